@@ -1,0 +1,117 @@
+"""Fingerprint methods (invariant 2): a key names every parameter that changes bits.
+
+Distances are only ever computed between fingerprints of one method. A new tokenizer,
+normalization or extractor is a new key beside the old ones, never an edit.
+"""
+
+import hashlib
+from dataclasses import asdict, dataclass
+from typing import Literal
+
+from ingest.core.normalize import NORMALIZERS, TOKENIZERS
+from ingest.core.simhash import simhash64_fast, simhash64_reference
+
+REFERENCE_KEY = "simhash64-words-sha256-v1"
+
+
+@dataclass(frozen=True)
+class MethodSpec:
+    key: str
+    bits: int
+    hash: str
+    tokenizer: str
+    weighting: str
+    normalization: str
+    tie_rule: str
+    extractor_version: str
+    description: str
+
+    def params(self) -> dict[str, object]:
+        data = asdict(self)
+        data.pop("key")
+        data.pop("description")
+        return data
+
+
+EXTRACTOR = "trafilatura-2-fast-v1"
+
+METHODS: dict[str, MethodSpec] = {
+    spec.key: spec
+    for spec in (
+        MethodSpec(
+            key=REFERENCE_KEY,
+            bits=64,
+            hash="sha256-first8-be",
+            tokenizer="words-casefold-v1",
+            weighting="term-frequency",
+            normalization="nfc-spacefold-v1",
+            tie_rule="zero",
+            extractor_version=EXTRACTOR,
+            description="Locked reference: casefolded \\w+ words, SHA-256, NFC.",
+        ),
+        MethodSpec(
+            key="simhash64-shingle3-sha256-v1",
+            bits=64,
+            hash="sha256-first8-be",
+            tokenizer="word-shingle3-v1",
+            weighting="term-frequency",
+            normalization="nfc-spacefold-v1",
+            tie_rule="zero",
+            extractor_version=EXTRACTOR,
+            description="Order-aware: word 3-shingles.",
+        ),
+        MethodSpec(
+            key="simhash64-cjkbigram-sha256-v1",
+            bits=64,
+            hash="sha256-first8-be",
+            tokenizer="cjk-bigram-words-v1",
+            weighting="term-frequency",
+            normalization="nfkc-spacefold-v1",
+            tie_rule="zero",
+            extractor_version=EXTRACTOR,
+            description="For CJK text: NFKC, Han character bigrams, words elsewhere.",
+        ),
+    )
+}
+
+Status = Literal["ok", "insufficient_features"]
+
+
+@dataclass(frozen=True)
+class FingerprintResult:
+    status: Status
+    simhash: int | None
+    text_sha256: str
+    token_count: int
+
+
+def method_get(key: str) -> MethodSpec:
+    try:
+        return METHODS[key]
+    except KeyError:
+        raise KeyError(f"unknown fingerprint method {key!r}; known: {sorted(METHODS)}") from None
+
+
+def normalize_for(key: str, text: str) -> str:
+    return NORMALIZERS[method_get(key).normalization](text)
+
+
+def tokens_for(key: str, normalized: str) -> list[str]:
+    return TOKENIZERS[method_get(key).tokenizer](normalized)
+
+
+def fingerprint_text(
+    key: str, text: str, *, min_tokens: int = 1, reference: bool = False
+) -> FingerprintResult:
+    """Normalize, hash (exact layer) and SimHash (near layer) one text.
+
+    Fewer than `min_tokens` tokens gives `insufficient_features` and no SimHash
+    (invariant 4): empty text is never a duplicate of empty text.
+    """
+    normalized = normalize_for(key, text)
+    tokens = tokens_for(key, normalized)
+    digest = hashlib.sha256(normalized.encode("utf-8")).hexdigest()
+    if len(tokens) < max(min_tokens, 1):
+        return FingerprintResult("insufficient_features", None, digest, len(tokens))
+    simhash = simhash64_reference(tokens) if reference else simhash64_fast(tokens)
+    return FingerprintResult("ok", simhash, digest, len(tokens))

@@ -1,0 +1,72 @@
+"""Text normalization and tokenizers. Each is part of a method key (invariant 2):
+changing one of them is a new method, never an edit of an existing one."""
+
+import re
+import unicodedata
+from collections.abc import Callable
+
+# Every kind of space (tabs, line breaks, NBSP U+00A0, ideographic U+3000, the U+2000
+# block, narrow NBSP, …) folds to one ASCII space; zero-width characters vanish.
+_SPACES = re.compile(r"[\s\u00a0\u1680\u2000-\u200a\u2028\u2029\u202f\u205f\u3000\u180e]+")
+_ZERO_WIDTH = re.compile(r"[\u200b\u200c\u200d\u2060\ufeff\u00ad]")
+
+# The locked reference tokenizer (DESIGN.md invariant 3).
+WORD_RE = re.compile(r"\w+")
+
+# Han script (CJK unified ideographs, extension A, compatibility ideographs).
+_HAN = r"\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff"
+_CJK_TOKEN_RE = re.compile(rf"[{_HAN}]+|[^\W{_HAN}]+")
+_HAN_RUN_RE = re.compile(rf"^[{_HAN}]+$")
+
+
+def fold_spaces(text: str) -> str:
+    text = _ZERO_WIDTH.sub("", text)
+    return _SPACES.sub(" ", text).strip()
+
+
+def normalize_nfc_v1(text: str) -> str:
+    """NFC, spaces folded. Digits, punctuation, case and diacritics are kept."""
+    return fold_spaces(unicodedata.normalize("NFC", text))
+
+
+def normalize_nfkc_v1(text: str) -> str:
+    """NFKC (full-width → half-width, ligatures split), spaces folded."""
+    return fold_spaces(unicodedata.normalize("NFKC", text))
+
+
+def tokens_words(text: str) -> list[str]:
+    """Reference tokenizer: re.findall(r'\\w+', text.casefold())."""
+    return WORD_RE.findall(text.casefold())
+
+
+def tokens_shingle3(text: str) -> list[str]:
+    """Word 3-shingles (order-aware). Fewer than 3 words: no shingle at all."""
+    words = tokens_words(text)
+    return [" ".join(words[i : i + 3]) for i in range(len(words) - 2)]
+
+
+def tokens_cjk_bigrams(text: str) -> list[str]:
+    """Han runs become character bigrams (a lone character stays a unigram);
+    everything else is split into words as the reference tokenizer does."""
+    out: list[str] = []
+    for run in _CJK_TOKEN_RE.findall(text.casefold()):
+        if _HAN_RUN_RE.match(run):
+            if len(run) == 1:
+                out.append(run)
+            else:
+                out.extend(run[i : i + 2] for i in range(len(run) - 1))
+        else:
+            out.append(run)
+    return out
+
+
+NORMALIZERS: dict[str, Callable[[str], str]] = {
+    "nfc-spacefold-v1": normalize_nfc_v1,
+    "nfkc-spacefold-v1": normalize_nfkc_v1,
+}
+
+TOKENIZERS: dict[str, Callable[[str], list[str]]] = {
+    "words-casefold-v1": tokens_words,
+    "word-shingle3-v1": tokens_shingle3,
+    "cjk-bigram-words-v1": tokens_cjk_bigrams,
+}
