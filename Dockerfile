@@ -1,0 +1,12 @@
+FROM python:3.12-slim
+ENV PYTHONUNBUFFERED=1 PIP_NO_CACHE_DIR=1
+WORKDIR /app
+COPY pyproject.toml ./
+COPY dedup_site dedup_site
+COPY ingest ingest
+COPY reviews reviews
+RUN pip install .
+COPY . .
+RUN SECRET_KEY=build python manage.py collectstatic --no-input -v 0
+EXPOSE 8000
+CMD ["gunicorn", "dedup_site.wsgi:application", "--bind", "0.0.0.0:8000", "--workers", "3"]

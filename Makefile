@@ -1,0 +1,45 @@
+# Dedup Desk. `make demo` runs the desk on the embedded default (SQLite, eager tasks);
+# `make test` runs the test suite. Both create the virtualenv on first use.
+
+PYTHON ?= $(shell command -v python3.12 || command -v python3)
+VENV := .venv
+PY := $(VENV)/bin/python
+STAMP := $(VENV)/.installed-stamp
+DEMO_WARC := var/demo.warc.gz
+HOST ?= 127.0.0.1
+PORT ?= 8000
+
+.PHONY: install demo demo-data test lint bench clean
+
+$(STAMP): pyproject.toml
+	@$(PYTHON) -c 'import sys; sys.exit(0 if sys.version_info >= (3, 12) else "Python 3.12+ is needed; found " + sys.version.split()[0])'
+	$(PYTHON) -m venv $(VENV)
+	$(VENV)/bin/pip install --quiet --upgrade pip
+	$(VENV)/bin/pip install --quiet -e '.[dev]'
+	@touch $(STAMP)
+
+install: $(STAMP)
+
+demo-data: install
+	@mkdir -p var
+	$(PY) manage.py migrate --no-input -v 0
+	$(PY) manage.py make_demo_crawl $(DEMO_WARC)
+	$(PY) manage.py demo_setup
+	$(PY) manage.py ingest $(DEMO_WARC) --no-progress
+
+demo: demo-data
+	@echo "Dedup Desk on http://$(HOST):$(PORT)/ (the logins are printed above)"
+	DEBUG=1 $(PY) manage.py runserver $(HOST):$(PORT)
+
+test: install
+	$(PY) -m pytest $(PYTEST_ARGS)
+
+lint: install
+	$(VENV)/bin/ruff check .
+	$(VENV)/bin/ruff format --check .
+
+bench: install
+	$(PY) bench/bench.py $(BENCH_ARGS)
+
+clean:
+	rm -rf var .pytest_cache

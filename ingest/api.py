@@ -1,0 +1,129 @@
+"""Crawler-facing HTTP API, /api/v1/ (token auth, OpenAPI schema at /api/v1/openapi.json)."""
+
+import hashlib
+from datetime import UTC, datetime
+from typing import Literal
+
+from django.http import HttpRequest, HttpResponse
+from ninja import NinjaAPI, Schema, Status
+from ninja.errors import ValidationError
+from ninja.security import HttpBearer
+from pydantic import Field, field_validator
+
+from ingest import services
+from ingest.core.readers import RawRecord
+from ingest.models import ApiToken
+
+MAX_DOCUMENTS_PER_REQUEST = 1000
+
+
+class TokenAuth(HttpBearer):
+    def authenticate(self, request: HttpRequest, token: str) -> ApiToken | None:
+        digest = hashlib.sha256(token.encode("utf-8")).hexdigest()
+        return (
+            ApiToken.objects.select_related("user")
+            .filter(key_sha256=digest, revoked_at=None)
+            .first()
+        )
+
+
+api = NinjaAPI(
+    title="Dedup Desk API",
+    version="1",
+    urls_namespace="api",
+    auth=TokenAuth(),
+    description="Send crawled pages to the desk; ask whether a page is a duplicate.",
+)
+
+
+@api.exception_handler(ValidationError)
+def validation_failed(request: HttpRequest, exc: ValidationError) -> HttpResponse:
+    """A payload that fails validation is a 400 naming the field, not a 422."""
+    errors = [
+        {"field": ".".join(str(p) for p in err.get("loc", ()) if p != "body"), "error": err["msg"]}
+        for err in exc.errors
+    ]
+    return api.create_response(request, {"detail": "invalid payload", "errors": errors}, status=400)
+
+
+DocType = Literal["article", "product", "short", "listing", "other"]
+
+
+class DocumentIn(Schema):
+    url: str = Field(min_length=1, max_length=8192, description="The fetched URL (http/https).")
+    html: str = Field(description="The response body, as text.")
+    status: int = Field(200, ge=100, le=599, description="HTTP status.")
+    fetched_at: datetime | None = Field(None, description="ISO 8601; defaults to now.")
+    headers: dict[str, str] = Field(default_factory=dict, description="HTTP response headers.")
+    final_url: str | None = Field(None, description="URL after redirects.")
+    doc_type: DocType | None = None
+
+    @field_validator("url", "final_url")
+    @classmethod
+    def http_url(cls, value: str | None) -> str | None:
+        if value is not None and not value.lower().startswith(("http://", "https://")):
+            raise ValueError("must be an http:// or https:// URL")
+        return value
+
+
+class IngestOut(Schema):
+    batch_id: int
+    received: int
+    stored: int
+    already_stored: int
+    exact_duplicates: int
+    errors: dict[str, int]
+    document_ids: list[int]
+
+
+class ErrorOut(Schema):
+    detail: str
+    errors: list[dict[str, str]] = []
+
+
+def _record(doc: DocumentIn, offset: int) -> RawRecord:
+    fetched_at = doc.fetched_at
+    if fetched_at is not None and fetched_at.tzinfo is None:
+        fetched_at = fetched_at.replace(tzinfo=UTC)
+    return RawRecord(
+        url=doc.url,
+        body=doc.html.encode("utf-8"),
+        http_status=doc.status,
+        headers={k.lower(): v for k, v in doc.headers.items()},
+        fetched_at=fetched_at,
+        offset=offset,
+        final_url=doc.final_url,
+        doc_type=doc.doc_type,
+        forced_charset="utf-8",
+    )
+
+
+@api.post("/documents", response={201: IngestOut, 400: ErrorOut}, tags=["ingest"])
+def documents_create(
+    request: HttpRequest, payload: list[DocumentIn] | DocumentIn
+) -> Status[dict[str, object]]:
+    """Store one document or a list of them (the JSONL object shape); extraction and
+    fingerprints are computed by the workers."""
+    docs = payload if isinstance(payload, list) else [payload]
+    if not docs:
+        return Status(400, {"detail": "no documents", "errors": []})
+    if len(docs) > MAX_DOCUMENTS_PER_REQUEST:
+        return Status(400, {"detail": f"at most {MAX_DOCUMENTS_PER_REQUEST} documents per request"})
+    token = request.auth  # type: ignore[attr-defined]
+    summary = services.batch_ingest(
+        source=f"api:{token.name}",
+        fmt="api",
+        items=(_record(doc, i) for i, doc in enumerate(docs, start=1)),
+    )
+    return Status(
+        201,
+        {
+            "batch_id": summary.batch_id,
+            "received": len(docs),
+            "stored": summary.stored,
+            "already_stored": summary.already_stored,
+            "exact_duplicates": summary.exact_duplicates,
+            "errors": dict(summary.errors),
+            "document_ids": summary.document_ids,
+        },
+    )

@@ -1,0 +1,51 @@
+import hashlib
+
+from django.contrib.auth.models import Group, User
+from django.core.management.base import BaseCommand
+
+from ingest.models import ApiToken, Site
+from ingest.services import methods_ensure
+
+# Demo accounts only: the demo runs on a local SQLite file.
+DEMO_USERS = [
+    ("editor", "demo-editor", "editor-demo-pass"),
+    ("auditor", "demo-auditor", "auditor-demo-pass"),
+    ("admin", "demo-admin", "admin-demo-pass"),
+]
+DEMO_API_TOKEN = "demo-crawler-token"
+
+SITE_SETTINGS = {
+    "news.example.com": (10, "article"),
+    "wire.example.org": (5, "article"),
+    "shop.example.com": (5, "product"),
+    "tintuc.example.vn": (5, "article"),
+    "xinwen.example.cn": (5, "article"),
+}
+
+
+class Command(BaseCommand):
+    help = "Create the demo roles, accounts, API token and site settings; print the logins."
+
+    def handle(self, *args: object, **options: object) -> None:
+        methods_ensure()
+        for host, (priority, doc_type) in SITE_SETTINGS.items():
+            Site.objects.update_or_create(
+                host=host, defaults={"priority": priority, "default_doc_type": doc_type}
+            )
+        lines = ["Demo accounts (log in at http://127.0.0.1:8000/):"]
+        for role, username, password in DEMO_USERS:
+            group, _ = Group.objects.get_or_create(name=role)
+            user, _ = User.objects.get_or_create(username=username)
+            user.set_password(password)
+            user.is_staff = role in {"admin", "auditor"}
+            user.is_superuser = role == "admin"
+            user.save()
+            user.groups.add(group)
+            lines.append(f"  {role:<8} {username} / {password}")
+        editor = User.objects.get(username="demo-editor")
+        digest = hashlib.sha256(DEMO_API_TOKEN.encode()).hexdigest()
+        ApiToken.objects.get_or_create(
+            key_sha256=digest, defaults={"name": "demo crawler", "user": editor}
+        )
+        lines.append(f"  API token (Authorization: Bearer …): {DEMO_API_TOKEN}")
+        self.stdout.write("\n".join(lines))

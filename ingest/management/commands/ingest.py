@@ -1,0 +1,108 @@
+import sys
+import time
+from collections.abc import Iterator
+from pathlib import Path
+from typing import BinaryIO
+
+from django.core.management.base import BaseCommand, CommandError, CommandParser
+
+from ingest import services
+from ingest.core.readers import Item, read_jsonl, read_warc
+
+
+class CountingReader:
+    """Wraps a binary file to count the bytes read (for the progress bar)."""
+
+    def __init__(self, raw: BinaryIO) -> None:
+        self.raw = raw
+        self.count = 0
+
+    def read(self, size: int = -1) -> bytes:
+        data = self.raw.read(size)
+        self.count += len(data)
+        return data
+
+    def readline(self, size: int = -1) -> bytes:
+        data = self.raw.readline(size)
+        self.count += len(data)
+        return data
+
+    def __iter__(self) -> Iterator[bytes]:
+        while line := self.readline():
+            yield line
+
+
+def guess_format(path: Path) -> str:
+    name = path.name.lower()
+    if name.endswith((".warc", ".warc.gz", ".arc.gz")):
+        return "warc"
+    if name.endswith((".jsonl", ".jsonl.gz", ".ndjson")):
+        return "jsonl"
+    raise CommandError(f"{path}: cannot tell the format from the name; pass --format")
+
+
+class Command(BaseCommand):
+    help = "Ingest crawl files (WARC or JSONL), streaming; extraction runs on the workers."
+
+    def add_arguments(self, parser: CommandParser) -> None:
+        parser.add_argument("paths", nargs="+", type=Path)
+        parser.add_argument("--format", choices=["warc", "jsonl"], default=None)
+        parser.add_argument("--no-progress", action="store_true")
+
+    def handle(self, *args: object, **options: object) -> None:
+        paths: list[Path] = options["paths"]  # type: ignore[assignment]
+        for path in paths:
+            if not path.is_file():
+                raise CommandError(f"{path}: no such file")
+        show = not options["no_progress"] and sys.stderr.isatty()
+        failed = 0
+        for path in paths:
+            fmt = str(options["format"] or guess_format(path))
+            failed += self._ingest_one(path, fmt, show_progress=show)
+        if failed:
+            raise CommandError(f"{failed} file(s) could not be ingested to the end")
+
+    def _ingest_one(self, path: Path, fmt: str, *, show_progress: bool) -> int:
+        total = path.stat().st_size
+        started = time.monotonic()
+        with path.open("rb") as raw:
+            stream = CountingReader(raw)
+            items: Iterator[Item] = read_warc(stream) if fmt == "warc" else read_jsonl(stream)
+
+            def progress(summary: services.IngestSummary) -> None:
+                if not show_progress:
+                    return
+                done = stream.count / total if total else 1.0
+                bar = "#" * int(done * 30)
+                sys.stderr.write(
+                    f"\r{path.name}: [{bar:<30}] {done:6.1%} read {summary.read} "
+                    f"stored {summary.stored}"
+                )
+                sys.stderr.flush()
+
+            summary = services.batch_ingest(
+                source=str(path),
+                fmt=fmt,
+                items=items,
+                bytes_total=total,
+                bytes_read=lambda: stream.count,
+                progress=progress,
+            )
+        if show_progress:
+            sys.stderr.write("\n")
+        elapsed = time.monotonic() - started
+        self.stdout.write(self._summary_text(path, summary, elapsed))
+        return 1 if summary.errors.get("truncated") or summary.errors.get("corrupt") else 0
+
+    @staticmethod
+    def _summary_text(path: Path, s: services.IngestSummary, elapsed: float) -> str:
+        lines = [
+            f"{path}: batch {s.batch_id} in {elapsed:.1f}s",
+            f"  read {s.read}, stored {s.stored}, already stored {s.already_stored}, "
+            f"exact duplicates {s.exact_duplicates}",
+        ]
+        skipped = ", ".join(f"{k} {v}" for k, v in sorted(s.skipped.items())) or "none"
+        errors = ", ".join(f"{k} {v}" for k, v in sorted(s.errors.items())) or "none"
+        lines.append(f"  skipped: {skipped}")
+        lines.append(f"  errors: {errors}")
+        return "\n".join(lines)

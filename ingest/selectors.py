@@ -1,0 +1,41 @@
+from django.conf import settings
+from django.db.models import Prefetch, QuerySet
+
+from ingest.core.extract import EXTRACTOR_VERSION
+from ingest.models import CrawlBatch, Document, Extraction, Fingerprint
+
+
+def documents_list(*, status: str = "") -> QuerySet[Document]:
+    qs = (
+        Document.objects.select_related("site")
+        .prefetch_related(
+            Prefetch(
+                "extractions",
+                queryset=Extraction.objects.filter(extractor_version=EXTRACTOR_VERSION).defer(
+                    "main_text", "full_text"
+                ),
+                to_attr="current_extractions",
+            ),
+            Prefetch(
+                "fingerprints",
+                queryset=Fingerprint.objects.filter(method__key=settings.ACTIVE_METHOD),
+                to_attr="active_fingerprints",
+            ),
+        )
+        .order_by("-id")
+    )
+    if status:
+        qs = qs.filter(extractions__extractor_version=EXTRACTOR_VERSION, extractions__status=status)
+    return qs
+
+
+def document_get(*, document_id: int) -> Document:
+    return Document.objects.select_related("site", "batch").get(pk=document_id)
+
+
+def document_fingerprints(*, document: Document) -> QuerySet[Fingerprint]:
+    return document.fingerprints.select_related("method").order_by("method__key", "branch")
+
+
+def batches_list() -> QuerySet[CrawlBatch]:
+    return CrawlBatch.objects.prefetch_related("errors").order_by("-started_at")

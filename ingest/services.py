@@ -1,0 +1,379 @@
+"""Ingest services: crawl records → documents → extraction → fingerprints.
+
+Every step is idempotent: re-ingesting a file adds nothing, and a processing task
+that is delivered twice (a worker died before its ack) finishes what is missing.
+"""
+
+import hashlib
+import logging
+from collections import Counter
+from collections.abc import Callable, Iterable, Sequence
+from dataclasses import dataclass, field
+from datetime import datetime
+from urllib.parse import urlsplit
+
+from django.conf import settings
+from django.db import IntegrityError, transaction
+from django.utils import timezone
+
+from ingest.core.encoding import decode_html
+from ingest.core.extract import EXTRACTOR_VERSION, extract
+from ingest.core.methods import METHODS, fingerprint_text
+from ingest.core.readers import Item, RawRecord, RecordError, Skipped, screen
+from ingest.core.simhash import to_signed64
+from ingest.models import (
+    BatchError,
+    CrawlBatch,
+    Document,
+    DocumentBody,
+    Extraction,
+    Fingerprint,
+    FingerprintMethod,
+    Site,
+)
+
+log = logging.getLogger(__name__)
+
+# Extraction statuses whose main text may enter the candidate index (invariant 4).
+INDEXABLE_MAIN = {Extraction.Status.OK, Extraction.Status.BLOCKED}
+
+
+@dataclass
+class IngestSummary:
+    batch_id: int
+    read: int = 0
+    stored: int = 0
+    already_stored: int = 0
+    exact_duplicates: int = 0
+    skipped: Counter[str] = field(default_factory=Counter)
+    errors: Counter[str] = field(default_factory=Counter)
+    document_ids: list[int] = field(default_factory=list)
+
+
+ProgressFn = Callable[[IngestSummary], None]
+
+
+def methods_ensure() -> dict[str, FingerprintMethod]:
+    """Register every known method (params as the core defines them) and mark the
+    configured one active. Existing rows are never edited: a key is immutable."""
+    rows = {m.key: m for m in FingerprintMethod.objects.all()}
+    for key, spec in METHODS.items():
+        if key not in rows:
+            rows[key], _ = FingerprintMethod.objects.get_or_create(
+                key=key,
+                defaults={
+                    "params": spec.params(),
+                    "description": spec.description,
+                    "is_active": key == settings.ACTIVE_METHOD,
+                },
+            )
+    return rows
+
+
+def _host(url: str) -> str:
+    try:
+        return (urlsplit(url).hostname or "").lower() or "unknown"
+    except ValueError:
+        return "unknown"
+
+
+class _SiteCache:
+    def __init__(self) -> None:
+        self._sites: dict[str, Site] = {}
+
+    def get(self, host: str) -> Site:
+        site = self._sites.get(host)
+        if site is None:
+            site, _ = Site.objects.get_or_create(host=host)
+            self._sites[host] = site
+        return site
+
+
+def _record_error(batch: CrawlBatch, error: RecordError, *, stored: bool = False) -> None:
+    BatchError.objects.get_or_create(
+        batch=batch,
+        offset=error.offset,
+        kind=error.kind,
+        defaults={"url": error.url, "message": error.message, "stored": stored},
+    )
+
+
+def batch_ingest(
+    *,
+    source: str,
+    fmt: str,
+    items: Iterable[Item],
+    bytes_total: int = 0,
+    bytes_read: Callable[[], int] | None = None,
+    progress: ProgressFn | None = None,
+) -> IngestSummary:
+    """Store every good record of a crawl stream; record every bad one and go on.
+
+    Documents are written in chunks, each in its own transaction, so a failure later in
+    the stream never loses what was stored before. Processing (extraction and
+    fingerprints) is enqueued when each chunk commits.
+    """
+    batch = CrawlBatch.objects.create(source=source, format=fmt, bytes_total=bytes_total)
+    summary = IngestSummary(batch_id=batch.pk)
+    sites = _SiteCache()
+    chunk: list[RawRecord] = []
+    chunk_size = settings.INGEST_CHUNK_SIZE
+
+    def flush() -> None:
+        if chunk:
+            _chunk_store(batch, chunk, sites, summary)
+            chunk.clear()
+        if bytes_read is not None:
+            batch.bytes_read = bytes_read()
+        _batch_counters_save(batch, summary)
+        if progress is not None:
+            progress(summary)
+
+    try:
+        for item in items:
+            if isinstance(item, Skipped):
+                summary.skipped[item.reason] += 1
+                continue
+            summary.read += 1
+            if isinstance(item, RecordError):
+                summary.errors[item.kind] += 1
+                _record_error(batch, item)
+                continue
+            problem = screen(item, max_bytes=settings.INGEST_MAX_BODY_BYTES)
+            if problem is not None:
+                summary.errors[problem.kind] += 1
+                _record_error(batch, problem)
+                continue
+            chunk.append(item)
+            if len(chunk) >= chunk_size:
+                flush()
+        flush()
+    except Exception as exc:
+        # Whatever broke the stream, the chunks stored so far stay stored.
+        batch.status = CrawlBatch.Status.FAILED
+        _record_error(batch, RecordError("ingest_failed", -1, f"{type(exc).__name__}: {exc}"))
+        _batch_counters_save(batch, summary)
+        raise
+    batch.status = CrawlBatch.Status.DONE
+    batch.finished_at = timezone.now()
+    _batch_counters_save(batch, summary)
+    return summary
+
+
+def _batch_counters_save(batch: CrawlBatch, summary: IngestSummary) -> None:
+    batch.records_read = summary.read
+    batch.stored = summary.stored
+    batch.already_stored = summary.already_stored
+    batch.exact_duplicates = summary.exact_duplicates
+    batch.skipped = dict(summary.skipped)
+    batch.error_count = sum(summary.errors.values())
+    batch.save()
+
+
+def _chunk_store(
+    batch: CrawlBatch, records: Sequence[RawRecord], sites: _SiteCache, summary: IngestSummary
+) -> None:
+    now = timezone.now()
+    prepared: list[tuple[RawRecord, str, datetime]] = []
+    for record in records:
+        sha = hashlib.sha256(record.body).hexdigest()
+        prepared.append((record, sha, record.fetched_at or now))
+
+    shas = {sha for _, sha, _ in prepared}
+    existing = list(
+        Document.objects.filter(raw_sha256__in=shas).values_list("url", "fetched_at", "raw_sha256")
+    )
+    known_snapshots = {(u, f, s) for u, f, s in existing}
+    known_url_sha = {(u, s) for u, _, s in existing}
+    known_sha = {s for _, _, s in existing}
+
+    documents: list[Document] = []
+    bodies: list[bytes] = []
+    for record, sha, fetched_at in prepared:
+        seen = (
+            (record.url, sha) in known_url_sha
+            if record.fetched_at is None
+            else (record.url, fetched_at, sha) in known_snapshots
+        )
+        if seen:
+            summary.already_stored += 1
+            continue
+        if sha in known_sha:
+            summary.exact_duplicates += 1
+        known_snapshots.add((record.url, fetched_at, sha))
+        known_url_sha.add((record.url, sha))
+        known_sha.add(sha)
+        site = sites.get(_host(record.final_url or record.url))
+        documents.append(
+            Document(
+                site=site,
+                batch=batch,
+                url=record.url,
+                final_url=record.final_url or "",
+                http_status=record.http_status,
+                fetched_at=fetched_at,
+                content_type=record.headers.get("content-type", "")[:255],
+                declared_encoding=(record.forced_charset or "")[:64],
+                charset_forced=record.forced_charset is not None,
+                raw_sha256=sha,
+                raw_size=len(record.body),
+                doc_type=record.doc_type or site.default_doc_type,
+                headers=record.headers,
+                batch_offset=record.offset,
+            )
+        )
+        bodies.append(DocumentBody.pack(record.body))
+    if not documents:
+        return
+    try:
+        with transaction.atomic():
+            created = _documents_create(documents, bodies)
+    except IntegrityError:
+        # Another ingest stored some of these snapshots meanwhile: go one by one.
+        created = []
+        for document, body in zip(documents, bodies, strict=True):
+            try:
+                with transaction.atomic():
+                    created += _documents_create([document], [body])
+            except IntegrityError:
+                summary.already_stored += 1
+    summary.stored += len(created)
+    summary.document_ids += created
+    documents_enqueue(created)
+
+
+def _documents_create(documents: list[Document], bodies: list[bytes]) -> list[int]:
+    for document in documents:
+        document.pk = None
+    Document.objects.bulk_create(documents)
+    DocumentBody.objects.bulk_create(
+        DocumentBody(document=document, data=body)
+        for document, body in zip(documents, bodies, strict=True)
+    )
+    return [document.pk for document in documents]
+
+
+def documents_enqueue(document_ids: Sequence[int]) -> None:
+    """Hand documents to the workers once the current transaction commits."""
+    from ingest.tasks import documents_process as documents_process_task
+
+    size = settings.PROCESS_TASK_SIZE
+    for start in range(0, len(document_ids), size):
+        part = list(document_ids[start : start + size])
+        documents_process_task.delay_on_commit(part)
+
+
+def documents_process(*, document_ids: Sequence[int]) -> int:
+    """Extract and fingerprint each document that still lacks it. Returns how many
+    documents got new work. Each document commits on its own, so a retry after a
+    crash only does what is missing."""
+    methods = methods_ensure()
+    wanted = [methods[key] for key in settings.FINGERPRINT_METHODS]
+    done = 0
+    for document_id in document_ids:
+        with transaction.atomic():
+            document = (
+                Document.objects.select_for_update(of=("self",))
+                .select_related("batch", "site")
+                .filter(pk=document_id)
+                .first()
+            )
+            if document is None:
+                log.warning("document %s vanished before processing", document_id)
+                continue
+            extraction = document_extract(document=document)
+            if fingerprints_compute(document=document, extraction=extraction, methods=wanted):
+                done += 1
+    return done
+
+
+def document_extract(*, document: Document) -> Extraction:
+    """The document's extraction under the current extractor version (made once)."""
+    existing = Extraction.objects.filter(
+        document=document, extractor_version=EXTRACTOR_VERSION
+    ).first()
+    if existing is not None:
+        return existing
+    raw = DocumentBody.objects.get(document=document).raw()
+    decoded = decode_html(
+        raw,
+        content_type=document.content_type or None,
+        forced=document.declared_encoding if document.charset_forced else None,
+    )
+    result = extract(
+        decoded.text,
+        url=document.url,
+        http_status=document.http_status,
+        min_tokens=settings.EXTRACTION_MIN_TOKENS,
+    )
+    extraction = Extraction.objects.create(
+        document=document,
+        extractor_version=EXTRACTOR_VERSION,
+        status=result.status,
+        message=result.message,
+        title=result.title,
+        language=result.language,
+        main_text=result.main_text,
+        full_text=result.full_text,
+        main_tokens=result.main_tokens,
+        full_tokens=result.full_tokens,
+    )
+    document.declared_encoding = (decoded.declared or "")[:64]
+    document.detected_encoding = decoded.used[:64]
+    update = ["declared_encoding", "detected_encoding"]
+    if (
+        result.status == Extraction.Status.OK
+        and result.main_tokens < settings.SHORT_DOC_MAX_TOKENS
+        and document.doc_type == document.site.default_doc_type
+    ):
+        document.doc_type = "short"
+        update.append("doc_type")
+    document.save(update_fields=update)
+    if document.batch is not None:
+        offset = document.batch_offset if document.batch_offset is not None else -document.pk
+        if decoded.warning:
+            _record_error(
+                document.batch,
+                RecordError("charset_mismatch", offset, decoded.warning, document.url),
+                stored=True,
+            )
+        if result.status == Extraction.Status.ERROR:
+            _record_error(
+                document.batch,
+                RecordError("extraction_error", offset, result.message, document.url),
+                stored=True,
+            )
+    return extraction
+
+
+def fingerprints_compute(
+    *, document: Document, extraction: Extraction, methods: Sequence[FingerprintMethod]
+) -> int:
+    """Fingerprint both branches under each method. Returns how many rows were new."""
+    have = set(Fingerprint.objects.filter(document=document).values_list("method_id", "branch"))
+    min_tokens = settings.FINGERPRINT_MIN_TOKENS
+    rows = []
+    for method in methods:
+        for branch, text in (
+            (Fingerprint.Branch.MAIN, extraction.main_text),
+            (Fingerprint.Branch.FULL, extraction.full_text),
+        ):
+            if (method.pk, branch) in have:
+                continue
+            result = fingerprint_text(method.key, text, min_tokens=min_tokens)
+            status, simhash = result.status, result.simhash
+            if branch == Fingerprint.Branch.MAIN and extraction.status not in INDEXABLE_MAIN:
+                status, simhash = Fingerprint.Status.INSUFFICIENT, None
+            rows.append(
+                Fingerprint(
+                    document=document,
+                    method=method,
+                    branch=branch,
+                    status=status,
+                    simhash=None if simhash is None else to_signed64(simhash),
+                    text_sha256=result.text_sha256,
+                    token_count=result.token_count,
+                )
+            )
+    Fingerprint.objects.bulk_create(rows, ignore_conflicts=True)
+    return len(rows)

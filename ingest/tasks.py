@@ -1,0 +1,9 @@
+from celery import shared_task
+from django.db import OperationalError
+
+
+@shared_task(acks_late=True, autoretry_for=(OperationalError,), max_retries=3, retry_backoff=True)
+def documents_process(document_ids: list[int]) -> int:
+    from ingest import services  # no import cycle
+
+    return services.documents_process(document_ids=document_ids)

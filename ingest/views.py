@@ -1,0 +1,57 @@
+from django.contrib.auth.decorators import login_required
+from django.core.paginator import Paginator
+from django.http import HttpRequest, HttpResponse
+from django.shortcuts import get_object_or_404, render
+from django.views.decorators.http import require_GET
+from django_htmx.middleware import HtmxDetails
+
+from ingest import selectors
+from ingest.core.extract import EXTRACTOR_VERSION
+from ingest.models import Document, Extraction
+
+
+class HtmxHttpRequest(HttpRequest):
+    htmx: HtmxDetails
+
+
+@login_required
+@require_GET
+def document_list(request: HtmxHttpRequest) -> HttpResponse:
+    status = request.GET.get("status", "")
+    if status not in Extraction.Status.values:
+        status = ""
+    page = Paginator(selectors.documents_list(status=status), 50).get_page(request.GET.get("page"))
+    for document in page:
+        extractions = document.current_extractions  # type: ignore[attr-defined]
+        document.extraction = extractions[0] if extractions else None  # type: ignore[attr-defined]
+        document.fp = {f.branch: f for f in document.active_fingerprints}  # type: ignore[attr-defined]
+    template = "ingest/document_list.html"
+    if request.htmx:
+        template += "#document-table"
+    return render(
+        request,
+        template,
+        {"page": page, "status": status, "statuses": Extraction.Status.choices},
+    )
+
+
+@login_required
+@require_GET
+def document_detail(request: HttpRequest, document_id: int) -> HttpResponse:
+    document = get_object_or_404(Document.objects.select_related("site", "batch"), pk=document_id)
+    extraction = document.extractions.filter(extractor_version=EXTRACTOR_VERSION).first()
+    return render(
+        request,
+        "ingest/document_detail.html",
+        {
+            "document": document,
+            "extraction": extraction,
+            "fingerprints": selectors.document_fingerprints(document=document),
+        },
+    )
+
+
+@login_required
+@require_GET
+def batch_list(request: HttpRequest) -> HttpResponse:
+    return render(request, "ingest/batch_list.html", {"batches": selectors.batches_list()[:50]})

@@ -1,0 +1,1 @@
+"""Review desk models (labels, decisions) arrive with the review desk."""

@@ -1,0 +1,100 @@
+"""Shared fixtures. Tests that need PostgreSQL, Redis + a worker, a browser or a tool
+skip with the reason on a bare machine; under REQUIRE_SERVICES=1 (CI) they fail."""
+
+import os
+import shutil
+import socket
+from collections.abc import Iterator
+from functools import partial
+from urllib.parse import urlsplit
+
+os.environ.setdefault("DJANGO_ALLOW_ASYNC_UNSAFE", "true")
+
+import pytest  # noqa: E402
+from django.conf import settings  # noqa: E402
+
+from tests import factories  # noqa: E402
+
+CHROMIUM = os.environ.get("CHROMIUM_PATH", "/usr/bin/chromium")
+
+
+def _reachable(url: str, default_port: int) -> bool:
+    parts = urlsplit(url)
+    try:
+        with socket.create_connection(
+            (parts.hostname or "127.0.0.1", parts.port or default_port), 1
+        ):
+            return True
+    except OSError:
+        return False
+
+
+def _missing(marker: str) -> str | None:
+    """Why a marker's service is missing, or None when it is there."""
+    if marker == "postgres":
+        if not settings.DATABASE_URL:
+            return "PostgreSQL: DATABASE_URL is not set (the suite runs on SQLite)"
+        if not _reachable(settings.DATABASE_URL, 5432):
+            return f"PostgreSQL: cannot connect to {urlsplit(settings.DATABASE_URL).netloc}"
+    elif marker == "redis":
+        if not settings.DATABASE_URL:
+            return "worker tests need PostgreSQL: DATABASE_URL is not set"
+        if not settings.CELERY_BROKER_URL:
+            return "Redis broker: CELERY_BROKER_URL is not set"
+        if not _reachable(settings.CELERY_BROKER_URL, 6379):
+            return f"Redis broker: cannot connect to {settings.CELERY_BROKER_URL}"
+    elif marker == "browser":
+        if not os.path.exists(CHROMIUM):
+            return f"browser: no Chromium at {CHROMIUM} (apt-get install chromium)"
+        try:
+            import playwright  # noqa: F401
+        except ImportError:
+            return "browser: the playwright package is not installed"
+    elif marker == "docker_compose" and shutil.which("docker-compose") is None:
+        return "docker-compose is not installed (apt-get install docker-compose)"
+    return None
+
+
+def pytest_configure(config: pytest.Config) -> None:
+    config.addinivalue_line("markers", "docker_compose: needs the docker-compose binary")
+
+
+def pytest_runtest_setup(item: pytest.Item) -> None:
+    for marker in ("postgres", "redis", "browser", "docker_compose"):
+        if item.get_closest_marker(marker) is None:
+            continue
+        why = _missing(marker)
+        if why is None:
+            continue
+        if settings.REQUIRE_SERVICES:
+            pytest.fail(f"REQUIRE_SERVICES is set but {why}", pytrace=False)
+        pytest.skip(why)
+
+
+@pytest.fixture(autouse=True)
+def _eager_tasks(request: pytest.FixtureRequest) -> Iterator[None]:
+    """Tasks run inline unless the test talks to a real worker."""
+    from dedup_site.celery import app
+
+    eager = request.node.get_closest_marker("redis") is None
+    before = app.conf.task_always_eager
+    app.conf.task_always_eager = eager
+    yield
+    app.conf.task_always_eager = before
+
+
+@pytest.fixture
+def committed(django_capture_on_commit_callbacks):
+    """`with committed(): …` runs what was deferred to commit (task enqueues) when the
+    block ends, as a real commit would; tests run inside a transaction otherwise."""
+    return partial(django_capture_on_commit_callbacks, execute=True)
+
+
+@pytest.fixture
+def editor(db):
+    return factories.user_create(username="editor", role="editor")
+
+
+@pytest.fixture
+def api_token(db) -> str:
+    return factories.api_token_create(user=factories.user_create(username="crawler"))

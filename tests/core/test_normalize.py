@@ -1,0 +1,70 @@
+import unicodedata
+
+from hypothesis import given
+from hypothesis import strategies as st
+
+from ingest.core.methods import REFERENCE_KEY, fingerprint_text
+from ingest.core.normalize import (
+    normalize_nfc_v1,
+    normalize_nfkc_v1,
+    tokens_cjk_bigrams,
+    tokens_shingle3,
+    tokens_words,
+)
+
+
+def test_every_kind_of_space_folds() -> None:
+    text = "a\u3000b\u00a0c\u200bd\te\n\nf\u2009g\u202fh"
+    assert normalize_nfc_v1(text) == "a b cd e f g h"
+
+
+def test_digits_punctuation_and_diacritics_are_kept() -> None:
+    text = "Giá: 1.250.000₫ — Tiếng Việt!"
+    assert normalize_nfc_v1(text) == text
+
+
+def test_nfd_and_nfc_normalize_to_the_same_text() -> None:
+    nfc = "Thủ tướng phát biểu tại Hà Nội"
+    nfd = unicodedata.normalize("NFD", nfc)
+    assert nfd != nfc
+    assert normalize_nfc_v1(nfd) == normalize_nfc_v1(nfc)
+
+
+def test_full_width_folds_only_under_nfkc() -> None:
+    assert normalize_nfkc_v1("ＡＢＣ１２３") == "ABC123"
+    assert normalize_nfc_v1("ＡＢＣ１２３") == "ＡＢＣ１２３"
+
+
+def test_reference_tokenizer_is_the_locked_regex() -> None:
+    assert tokens_words("Hello, WORLD! Straße 42") == ["hello", "world", "strasse", "42"]
+
+
+def test_shingles_keep_word_order() -> None:
+    assert tokens_shingle3("a b c d") == ["a b c", "b c d"]
+    assert tokens_shingle3("a b") == []
+
+
+def test_han_runs_become_bigrams() -> None:
+    assert tokens_cjk_bigrams("中华人民 ok 国") == ["中华", "华人", "人民", "ok", "国"]
+
+
+def test_empty_text_is_insufficient_not_a_fingerprint() -> None:
+    result = fingerprint_text(REFERENCE_KEY, " \u200b\u3000 ")
+    assert result.status == "insufficient_features"
+    assert result.simhash is None
+
+
+@given(st.text())
+def test_normalization_is_idempotent(text: str) -> None:
+    once = normalize_nfc_v1(text)
+    assert normalize_nfc_v1(once) == once
+
+
+@given(st.text())
+def test_fast_and_reference_fingerprints_agree_for_every_method(text: str) -> None:
+    for key in (
+        "simhash64-words-sha256-v1",
+        "simhash64-shingle3-sha256-v1",
+        "simhash64-cjkbigram-sha256-v1",
+    ):
+        assert fingerprint_text(key, text) == fingerprint_text(key, text, reference=True)

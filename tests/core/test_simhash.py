@@ -1,0 +1,78 @@
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from ingest.core.normalize import tokens_words
+from ingest.core.simhash import (
+    MASK64,
+    from_hex,
+    hamming,
+    simhash64_fast,
+    simhash64_reference,
+    to_hex,
+    to_signed64,
+    to_unsigned64,
+)
+
+u64 = st.integers(0, MASK64)
+
+
+def test_reference_vectors_from_the_design() -> None:
+    a = simhash64_reference(tokens_words("alpha beta gamma delta"))
+    b = simhash64_reference(tokens_words("alpha beta gamma delta epsilon"))
+    assert to_hex(a) == "8e4a54256f09d080"
+    assert to_hex(b) == "eedf74ad6fe9f881"
+    assert hamming(a, b) == 15
+
+
+def test_ties_are_zero() -> None:
+    # One token and its complement-free twin cannot tie, but two occurrences of
+    # tokens whose bits differ give sum 0 on those bits: they must be 0.
+    one = simhash64_reference(["alpha"])
+    two = simhash64_reference(["alpha", "beta"])
+    alpha = simhash64_reference(["alpha"])
+    beta = simhash64_reference(["beta"])
+    assert one == alpha
+    assert two == alpha & beta
+
+
+def test_no_tokens_gives_zero() -> None:
+    assert simhash64_reference([]) == 0
+    assert simhash64_fast([]) == 0
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.text())
+def test_fast_is_bit_identical_to_reference_on_any_text(text: str) -> None:
+    tokens = tokens_words(text)
+    assert simhash64_fast(tokens) == simhash64_reference(tokens)
+
+
+@settings(max_examples=100, deadline=None)
+@given(st.lists(st.sampled_from(["a", "b", "c", "d", "é", "中文", "x1"]), max_size=200))
+def test_fast_is_bit_identical_with_many_repeats(tokens: list[str]) -> None:
+    assert simhash64_fast(tokens) == simhash64_reference(tokens)
+
+
+@given(u64)
+def test_distance_to_itself_is_zero(x: int) -> None:
+    assert hamming(x, x) == 0
+
+
+@given(u64, u64)
+def test_distance_is_symmetric_and_bounded(a: int, b: int) -> None:
+    assert hamming(a, b) == hamming(b, a)
+    assert 0 <= hamming(a, b) <= 64
+
+
+@given(u64)
+def test_signed_round_trip_keeps_the_bits(x: int) -> None:
+    signed = to_signed64(x)
+    assert -(2**63) <= signed < 2**63
+    assert to_unsigned64(signed) == x
+
+
+@given(u64)
+def test_hex_is_sixteen_digits_and_round_trips(x: int) -> None:
+    text = to_hex(x)
+    assert len(text) == 16
+    assert from_hex(text) == x

@@ -1,0 +1,126 @@
+"""Plain factory functions for tests."""
+
+import hashlib
+import io
+import secrets
+from collections.abc import Iterable
+from datetime import UTC, datetime
+
+from django.contrib.auth.models import Group, User
+from warcio.statusandheaders import StatusAndHeaders
+from warcio.warcwriter import WARCWriter
+
+from ingest.models import ApiToken
+
+WORDS = [
+    "river",
+    "harbour",
+    "lantern",
+    "meadow",
+    "granite",
+    "orchard",
+    "falcon",
+    "copper",
+    "willow",
+    "ember",
+    "summit",
+    "thicket",
+    "canyon",
+    "beacon",
+    "marble",
+    "quarry",
+    "tundra",
+    "saffron",
+    "cobalt",
+    "juniper",
+    "prairie",
+    "glacier",
+    "harvest",
+    "citadel",
+    "voyage",
+    "anthem",
+    "mosaic",
+    "orbit",
+    "pebble",
+    "quill",
+    "ripple",
+    "sable",
+    "tempest",
+    "umber",
+    "velvet",
+    "wander",
+    "zephyr",
+    "almond",
+    "basalt",
+    "cedar",
+    "delta",
+    "fjord",
+    "grove",
+    "heron",
+    "inlet",
+]
+
+
+def user_create(*, username: str, role: str | None = None, password: str = "pw") -> User:
+    user = User.objects.create_user(username=username, password=password)
+    if role:
+        user.groups.add(Group.objects.get_or_create(name=role)[0])
+    return user
+
+
+def api_token_create(*, user: User, name: str = "test crawler") -> str:
+    token = secrets.token_urlsafe(16)
+    ApiToken.objects.create(
+        name=name, user=user, key_sha256=hashlib.sha256(token.encode()).hexdigest()
+    )
+    return token
+
+
+def article_text(seed: int, words: int = 220) -> str:
+    """Deterministic pseudo-article: `seed` picks a distinct word sequence."""
+    import random
+
+    rng = random.Random(seed)
+    paragraphs = []
+    remaining = words
+    while remaining > 0:
+        n = min(remaining, rng.randint(35, 60))
+        sentence_words = [rng.choice(WORDS) for _ in range(n)]
+        paragraphs.append(" ".join(sentence_words).capitalize() + ".")
+        remaining -= n
+    return "\n\n".join(paragraphs)
+
+
+def article_html(title: str, body: str, *, menu: str = "Home News Sport About") -> str:
+    paragraphs = "".join(f"<p>{p}</p>" for p in body.split("\n\n"))
+    links = "".join(f'<li><a href="/{w.lower()}">{w}</a></li>' for w in menu.split())
+    return (
+        f"<!doctype html><html lang='en'><head><meta charset='utf-8'><title>{title}</title>"
+        f"</head><body><nav><ul>{links}</ul></nav><main><article><h1>{title}</h1>"
+        f"{paragraphs}</article></main><footer><p>Copyright 2026 Example Media. "
+        "All rights reserved. Contact us.</p></footer></body></html>"
+    )
+
+
+def warc_bytes(
+    pages: Iterable[tuple[str, bytes]],
+    *,
+    gzip_records: bool = True,
+    content_type: str = "text/html; charset=utf-8",
+    status: str = "200 OK",
+    date: datetime | None = None,
+) -> bytes:
+    out = io.BytesIO()
+    writer = WARCWriter(out, gzip=gzip_records)
+    when = (date or datetime(2026, 5, 1, 12, 0, tzinfo=UTC)).strftime("%Y-%m-%dT%H:%M:%SZ")
+    for url, body in pages:
+        headers = StatusAndHeaders(status, [("Content-Type", content_type)], protocol="HTTP/1.1")
+        record = writer.create_warc_record(
+            url,
+            "response",
+            payload=io.BytesIO(body),
+            http_headers=headers,
+            warc_headers_dict={"WARC-Date": when},
+        )
+        writer.write_record(record)
+    return out.getvalue()

@@ -1,0 +1,105 @@
+import io
+
+import pytest
+
+from ingest import services
+from ingest.core.readers import read_warc
+from ingest.models import BatchError, Document, Extraction, Fingerprint
+from tests import factories
+
+pytestmark = pytest.mark.django_db
+
+
+@pytest.fixture
+def ingest(committed):
+    def run(data: bytes, source: str = "test.warc.gz") -> services.IngestSummary:
+        with committed():
+            return services.batch_ingest(
+                source=source, fmt="warc", items=read_warc(io.BytesIO(data))
+            )
+
+    return run
+
+
+def _pages(n: int) -> list[tuple[str, bytes]]:
+    return [
+        (
+            f"https://news.example.com/story-{i}",
+            factories.article_html(f"Story {i}", factories.article_text(i)).encode(),
+        )
+        for i in range(n)
+    ]
+
+
+def test_every_response_becomes_a_document_with_fingerprints(ingest) -> None:
+    summary = ingest(factories.warc_bytes(_pages(4)))
+    assert (summary.read, summary.stored) == (4, 4)
+    assert Extraction.objects.filter(status="ok").count() == 4
+    # 3 methods × 2 branches per document.
+    assert Fingerprint.objects.count() == 4 * 3 * 2
+    assert Fingerprint.objects.filter(status="ok", branch="main").count() == 4 * 3
+
+
+def test_reingesting_the_same_file_adds_nothing(ingest) -> None:
+    data = factories.warc_bytes(_pages(3))
+    ingest(data)
+    again = ingest(data)
+    assert again.stored == 0
+    assert again.already_stored == 3
+    assert Document.objects.count() == 3
+    assert Fingerprint.objects.count() == 3 * 6
+
+
+def test_same_bytes_at_another_url_is_stored_and_counted_as_exact_duplicate(ingest) -> None:
+    pages = _pages(2)
+    pages.append(("https://mirror.example.net/copy", pages[0][1]))
+    summary = ingest(factories.warc_bytes(pages))
+    assert summary.stored == 3
+    assert summary.exact_duplicates == 1
+    a, copy = Document.objects.filter(
+        raw_sha256=Document.objects.get(pk=summary.document_ids[0]).raw_sha256
+    )
+    assert {a.url, copy.url} == {pages[0][0], "https://mirror.example.net/copy"}
+
+
+def test_raw_bytes_are_kept_compressed_with_their_sha256(ingest) -> None:
+    import hashlib
+
+    body = _pages(1)[0][1]
+    summary = ingest(factories.warc_bytes([("https://news.example.com/x", body)]))
+    document = Document.objects.get(pk=summary.document_ids[0])
+    assert document.raw_sha256 == hashlib.sha256(body).hexdigest()
+    assert document.body.raw() == body
+    assert len(bytes(document.body.data)) < len(body)
+
+
+def test_empty_page_gets_a_status_and_no_main_fingerprint(ingest) -> None:
+    html = b"<html><body><nav><a href='/'>Home</a></nav></body></html>"
+    summary = ingest(factories.warc_bytes([("https://news.example.com/empty", html)]))
+    document = Document.objects.get(pk=summary.document_ids[0])
+    assert document.extractions.get().status in {"empty", "too_short"}
+    main = document.fingerprints.filter(branch="main")
+    assert main.count() == 3
+    assert {f.status for f in main} == {"insufficient_features"}
+    assert all(f.simhash is None for f in main)
+
+
+def test_processing_twice_changes_nothing(ingest) -> None:
+    summary = ingest(factories.warc_bytes(_pages(2)))
+    before = list(Fingerprint.objects.order_by("pk").values_list("pk", "simhash"))
+    assert services.documents_process(document_ids=summary.document_ids) == 0
+    assert list(Fingerprint.objects.order_by("pk").values_list("pk", "simhash")) == before
+
+
+def test_declared_charset_mismatch_is_recorded_and_the_page_still_stored(ingest) -> None:
+    body = (
+        factories.article_html("Café", factories.article_text(3))
+        .replace("Copyright", "Caf\xe9 Copyright")
+        .encode("latin-1")
+    )
+    data = factories.warc_bytes([("https://news.example.com/cafe", body)])
+    summary = ingest(data)
+    assert summary.stored == 1
+    error = BatchError.objects.get(kind="charset_mismatch")
+    assert error.stored is True
+    assert error.url == "https://news.example.com/cafe"

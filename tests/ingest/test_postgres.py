@@ -1,0 +1,64 @@
+"""Behaviour that must hold on PostgreSQL itself."""
+
+import pytest
+
+from ingest.core.simhash import MASK64, to_signed64
+from ingest.models import Document, Fingerprint, FingerprintMethod, Site
+
+pytestmark = [pytest.mark.postgres, pytest.mark.django_db]
+
+
+@pytest.mark.parametrize("value", [MASK64, 1 << 63, (1 << 63) - 1, 0x8E4A54256F09D080, 0, 1])
+def test_fingerprints_with_the_top_bit_set_survive_the_round_trip(value: int) -> None:
+    from django.db import connection
+
+    assert connection.vendor == "postgresql"
+    site = Site.objects.create(host="pg.example.com")
+    document = Document.objects.create(
+        site=site,
+        url="https://pg.example.com/",
+        fetched_at="2026-05-01T00:00:00Z",
+        raw_sha256="0" * 64,
+        raw_size=0,
+    )
+    method = FingerprintMethod.objects.create(key="m", params={})
+    Fingerprint.objects.create(
+        document=document,
+        method=method,
+        branch="main",
+        status="ok",
+        simhash=to_signed64(value),
+        text_sha256="0" * 64,
+        token_count=4,
+    )
+    stored = Fingerprint.objects.get(document=document)
+    assert stored.value == value
+    assert stored.hex == f"{value:016x}"
+    with connection.cursor() as cursor:
+        cursor.execute("SELECT to_hex(simhash) FROM ingest_fingerprint WHERE id = %s", [stored.pk])
+        (pg_hex,) = cursor.fetchone()
+    assert pg_hex.rjust(16, "0")[-16:] == f"{value:016x}"
+
+
+def test_a_fingerprint_says_ok_only_with_a_simhash() -> None:
+    from django.db import IntegrityError
+
+    site = Site.objects.create(host="pg2.example.com")
+    document = Document.objects.create(
+        site=site,
+        url="https://pg2.example.com/",
+        fetched_at="2026-05-01T00:00:00Z",
+        raw_sha256="1" * 64,
+        raw_size=0,
+    )
+    method = FingerprintMethod.objects.create(key="m2", params={})
+    with pytest.raises(IntegrityError):
+        Fingerprint.objects.create(
+            document=document,
+            method=method,
+            branch="main",
+            status="ok",
+            simhash=None,
+            text_sha256="0" * 64,
+            token_count=0,
+        )
