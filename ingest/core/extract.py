@@ -1,0 +1,383 @@
+"""Text extraction, extractor version ``trafilatura-2-fast-v1`` (``EXTRACTOR_VERSION``).
+
+Guarantees: ``extract`` never raises; it always returns an ``Extracted`` whose
+``status`` is one of ``STATUSES``. Two branches come out of every page:
+
+- ``main_text``: trafilatura (fast mode, tables kept, comments and ``<nav>`` dropped),
+  paragraphs one per line;
+- ``full_text``: every visible text block of the page (menus, footers included), one
+  block per line, spaces folded.
+
+Everything here is part of the extractor version: changing an option, the block list
+or a status rule means a new ``EXTRACTOR`` key in ``ingest.core.methods``.
+
+``language`` is a heuristic, not a classifier: the ``<html lang>`` primary subtag when
+present, else the script of the text (Han → zh, kana → ja, Hangul → ko, Vietnamese
+letters → vi, mostly ASCII letters → en, else ``und``).
+"""
+
+import re
+import unicodedata
+from dataclasses import dataclass
+from typing import Any
+
+import trafilatura
+from lxml import etree
+
+from ingest.core.methods import EXTRACTOR
+from ingest.core.normalize import fold_spaces, tokens_words
+
+EXTRACTOR_VERSION = EXTRACTOR
+
+STATUSES = frozenset({"ok", "empty", "too_short", "blocked", "error"})
+BLOCKED_HTTP_STATUSES = frozenset({401, 403, 407, 429, 451})
+# A page longer than this (in words, Han characters counted two to a word) is content
+# even if it mentions logging in or a captcha.
+SHORT_PAGE_WORDS = 150
+
+
+@dataclass(frozen=True)
+class Extracted:
+    status: str  # "ok" | "empty" | "too_short" | "blocked" | "error"
+    main_text: str
+    full_text: str
+    title: str
+    language: str  # ISO 639-1 where known, else "und"
+    main_tokens: int  # len(tokens_words(main_text))
+    full_tokens: int
+    message: str = ""  # why blocked, or the error
+
+
+_DROP_TAGS = (
+    "head",
+    "script",
+    "style",
+    "noscript",
+    "template",
+    "svg",
+    "math",
+    "iframe",
+    "object",
+    "embed",
+    "canvas",
+    "select",
+    "datalist",
+)
+_BLOCK_TAGS = frozenset(
+    {
+        "address",
+        "article",
+        "aside",
+        "blockquote",
+        "body",
+        "br",
+        "caption",
+        "dd",
+        "details",
+        "dialog",
+        "div",
+        "dl",
+        "dt",
+        "fieldset",
+        "figcaption",
+        "figure",
+        "footer",
+        "form",
+        "h1",
+        "h2",
+        "h3",
+        "h4",
+        "h5",
+        "h6",
+        "header",
+        "hgroup",
+        "hr",
+        "html",
+        "legend",
+        "li",
+        "main",
+        "menu",
+        "nav",
+        "ol",
+        "option",
+        "p",
+        "pre",
+        "section",
+        "summary",
+        "table",
+        "tbody",
+        "td",
+        "tfoot",
+        "th",
+        "thead",
+        "tr",
+        "ul",
+    }
+)
+_HIDDEN_STYLE_RE = re.compile(r"display\s*:\s*none|visibility\s*:\s*hidden", re.I)
+
+# Phrases that, on a short page, mean a login wall, a paywall or a bot challenge.
+_BLOCK_PHRASES: tuple[tuple[str, str], ...] = tuple(
+    (phrase, signal)
+    for signal, phrases in (
+        (
+            "login wall",
+            (
+                "sign in to continue",
+                "log in to continue",
+                "login to continue",
+                "please log in",
+                "please sign in",
+                "please login",
+                "you must be logged in",
+                "you need to log in",
+                "đăng nhập để tiếp tục",
+                "vui lòng đăng nhập",
+                "bạn cần đăng nhập",
+                "请登录",
+                "请先登录",
+                "登录后",
+                "登入後",
+            ),
+        ),
+        (
+            "paywall",
+            (
+                "subscribe to continue reading",
+                "subscribe to read",
+                "subscribers only",
+                "đăng ký để đọc tiếp",
+                "订阅后阅读",
+            ),
+        ),
+        (
+            "bot challenge",
+            (
+                "verify you are human",
+                "verify you are a human",
+                "are you a robot",
+                "not a robot",
+                "captcha",
+                "checking your browser",
+                "just a moment",
+                "enable javascript",
+                "enable cookies",
+                "xác minh bạn không phải là robot",
+                "验证码",
+                "人机验证",
+            ),
+        ),
+        (
+            "access denied",
+            (
+                "access denied",
+                "access to this page has been denied",
+                "you have been blocked",
+                "request blocked",
+                "forbidden",
+                "truy cập bị từ chối",
+                "访问被拒绝",
+                "拒绝访问",
+            ),
+        ),
+    )
+    for phrase in phrases
+)
+
+_HAN_RE = re.compile(r"[\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff]")
+_KANA_RE = re.compile(r"[\u3040-\u30ff]")
+_HANGUL_RE = re.compile(r"[\uac00-\ud7af\u1100-\u11ff]")
+# Latin Extended Additional U+1EA0–U+1EF9 is exactly the Vietnamese letters with tone
+# marks; ơ ư đ ă ĩ ũ complete the set (ă/ĩ/ũ alone would also match Romanian etc.).
+_VIETNAMESE_RE = re.compile(r"[\u1ea0-\u1ef9ơƠưƯđĐăĂĩĨũŨ]")
+_ASCII_LETTER_RE = re.compile(r"[A-Za-z]")
+_LANG_RE = re.compile(r"^([a-z]{2,3})(?:[-_]|$)")
+_XML_DECL_RE = re.compile(r"^\s*<\?xml[^>]*>", re.I)
+_LANG_SAMPLE = 20_000
+
+
+def extract(
+    html: str, *, url: str = "", http_status: int | None = 200, min_tokens: int = 8
+) -> Extracted:
+    """Both text branches, title, language and status of one page; never raises."""
+    try:
+        return _extract(_clean_input(html), url, http_status, min_tokens)
+    except Exception as exc:
+        return Extracted("error", "", "", "", "und", 0, 0, f"{type(exc).__name__}: {exc}")
+
+
+def _clean_input(html: str) -> str:
+    # NUL and lone surrogates make lxml raise; neither is visible text.
+    if not isinstance(html, str):
+        raise TypeError(f"html must be str, got {type(html).__name__}")
+    return html.encode("utf-8", errors="replace").decode("utf-8").replace("\x00", "")
+
+
+def _extract(html: str, url: str, http_status: int | None, min_tokens: int) -> Extracted:
+    root = _parse(html)
+    title = _title(root) if root is not None else ""
+    has_password = root is not None and bool(root.xpath("//input[@type='password']"))
+    html_lang = _html_lang(root) if root is not None else None
+    full_text = _visible_text(root) if root is not None else ""
+    main_text = _main_text(html, url) if root is not None else ""
+
+    main_tokens = len(tokens_words(main_text))
+    full_tokens = len(tokens_words(full_text))
+    language = html_lang or guess_language(main_text or full_text)
+
+    def result(status: str, message: str = "") -> Extracted:
+        return Extracted(
+            status, main_text, full_text, title, language, main_tokens, full_tokens, message
+        )
+
+    signal = _block_signal(f"{title}\n{main_text}\n{full_text}")
+    if http_status in BLOCKED_HTTP_STATUSES:
+        return result("blocked", f"HTTP {http_status}")
+    if http_status == 503 and signal:
+        return result("blocked", f"HTTP 503 ({signal[1]}: page says {signal[0]!r})")
+    # full_text normally contains main_text; trafilatura may find text lxml hides.
+    if max(_word_count(main_text), _word_count(full_text)) < SHORT_PAGE_WORDS:
+        if signal:
+            phrase, kind = signal
+            return result("blocked", f"{kind}: page says {phrase!r}")
+        if has_password:
+            return result("blocked", "login wall: short page with a password field")
+    if main_tokens == 0:
+        return result("empty", "no main text")
+    if main_tokens < min_tokens:
+        return result("too_short", f"{main_tokens} words of main text, minimum is {min_tokens}")
+    return result("ok")
+
+
+def _parse(html: str) -> Any:
+    """The lxml root element, or None when there is no document at all.
+
+    Plain ``etree`` elements, not ``lxml.html`` ones: its per-element class lookup
+    would double the cost of the walk below.
+    """
+    if not html.strip():
+        return None
+    # lxml refuses str input that carries its own encoding declaration; bytes are fine.
+    text = _XML_DECL_RE.sub("", html, count=1)
+    parser = etree.HTMLParser(encoding="utf-8", remove_comments=True, remove_pis=True)
+    try:
+        return etree.fromstring(text.encode("utf-8"), parser)
+    except etree.LxmlError:
+        return None
+
+
+def _main_text(html: str, url: str) -> str:
+    text = trafilatura.extract(
+        html,
+        url=url or None,
+        fast=True,
+        include_comments=False,
+        include_tables=True,
+        deduplicate=False,
+        output_format="txt",
+        # A page that is only navigation must come out empty, not as its menu.
+        prune_xpath="//nav",
+    )
+    if not text:
+        return ""
+    lines = (fold_spaces(line) for line in text.splitlines())
+    return "\n".join(line for line in lines if line)
+
+
+def _visible_text(root: Any) -> str:
+    """Visible text, one block element per line, spaces folded; ``root`` is modified."""
+    etree.strip_elements(root, *_DROP_TAGS, with_tail=False)
+    for element in root.xpath("//*[@hidden or @style]"):
+        if element.get("hidden") is not None or _HIDDEN_STYLE_RE.search(element.get("style")):
+            _remove_keep_tail(element)
+    # One fold_spaces call over the page is much faster than one per line; NUL marks
+    # the block boundaries (it cannot occur in the text: the input was cleaned of it).
+    parts: list[str] = []
+    append = parts.append
+    for event, element in etree.iterwalk(root, events=("start", "end")):
+        tag = element.tag
+        if not isinstance(tag, str):
+            continue
+        block = tag in _BLOCK_TAGS
+        if event == "start":
+            if block:
+                append("\x00")
+            if element.text:
+                append(element.text)
+        else:
+            append("\x00" if block else " " if tag in ("td", "th") else "")
+            if element.tail:
+                append(element.tail)
+    lines = (line.strip(" ") for line in fold_spaces("".join(parts)).split("\x00"))
+    return "\n".join(line for line in lines if line)
+
+
+def _remove_keep_tail(element: Any) -> None:
+    parent = element.getparent()
+    if parent is None:
+        return
+    if element.tail:
+        previous = element.getprevious()
+        if previous is not None:
+            previous.tail = (previous.tail or "") + element.tail
+        else:
+            parent.text = (parent.text or "") + element.tail
+    parent.remove(element)
+
+
+def _title(root: Any) -> str:
+    for path in ("//title", "//h1"):
+        for element in root.xpath(path):
+            text = fold_spaces("".join(element.itertext()))
+            if text:
+                return text
+    return ""
+
+
+def _html_lang(root: Any) -> str | None:
+    html = root if root.tag == "html" else root.find(".//html")
+    if html is None:
+        return None
+    lang = (html.get("lang") or html.get("xml:lang") or "").strip().lower()
+    match = _LANG_RE.match(lang)
+    return match.group(1) if match else None
+
+
+def guess_language(text: str) -> str:
+    """Script heuristic (see the module docstring); "und" when unsure."""
+    sample = unicodedata.normalize("NFC", text[:_LANG_SAMPLE])
+    letters = sum(1 for ch in sample if ch.isalpha())
+    if letters < 20:
+        return "und"
+    kana = len(_KANA_RE.findall(sample))
+    han = len(_HAN_RE.findall(sample))
+    if kana / letters > 0.05:
+        return "ja"
+    if han / letters > 0.3:
+        return "zh"
+    if len(_HANGUL_RE.findall(sample)) / letters > 0.3:
+        return "ko"
+    vietnamese = len(_VIETNAMESE_RE.findall(sample))
+    if vietnamese >= 3 and vietnamese / letters > 0.02:
+        return "vi"
+    if len(_ASCII_LETTER_RE.findall(sample)) / letters > 0.9:
+        return "en"
+    return "und"
+
+
+def _word_count(text: str) -> int:
+    """Words, with a run of Han characters counted as one word per two characters."""
+    count = 0
+    for token in tokens_words(text):
+        han = len(_HAN_RE.findall(token))
+        count += max(1, (han + 1) // 2 + (1 if han < len(token) else 0)) if han else 1
+    return count
+
+
+def _block_signal(text: str) -> tuple[str, str] | None:
+    """(phrase, signal kind) of the first blocked-page phrase in ``text``."""
+    haystack = fold_spaces(unicodedata.normalize("NFC", text)).casefold()
+    for phrase, kind in _BLOCK_PHRASES:
+        if phrase in haystack:
+            return phrase, kind
+    return None

@@ -1,0 +1,182 @@
+"""decode_html: declared charsets first, detection when they lie, never a raise."""
+
+import unicodedata
+
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from ingest.core.encoding import Decoded, charset_codec, decode_html
+
+ZH_TEXT = "这是一个用国标编码的中文网页。今天北京天气晴朗，气温二十度，适合出门散步。"
+VI_TEXT = "Tiếng Việt có dấu"
+FR_TEXT = (
+    "Le café du matin est très agréable. Nous étions à la façade de l'hôtel, où la crème "
+    "brûlée était délicieuse. Les élèves ont reçu leurs résultats après les fêtes de Noël. "
+    "Ça coûte cher, mais c'est la vérité : l'été dernier était très chaud."
+)
+
+
+def _cp1258(text: str) -> bytes:
+    """Encode as Windows-1258 does: base letter (with its circumflex, breve or horn
+    precomposed where the code page has it) followed by a combining tone mark."""
+    out = bytearray()
+    for char in unicodedata.normalize("NFC", text):
+        try:
+            out += char.encode("cp1258")
+            continue
+        except UnicodeEncodeError:
+            pass
+        decomposed = unicodedata.normalize("NFD", char)
+        base, marks = decomposed[0], list(decomposed[1:])
+        for i, mark in enumerate(marks):
+            composed = unicodedata.normalize("NFC", base + mark)
+            rest = "".join(marks[:i] + marks[i + 1 :])
+            try:
+                out += (composed + rest).encode("cp1258")
+                break
+            except UnicodeEncodeError:
+                continue
+        else:
+            out += (base + "".join(marks)).encode("cp1258")
+    return bytes(out)
+
+
+def test_gbk_page_declared_in_http_header() -> None:
+    html = f"<html><head><title>天气</title></head><body><p>{ZH_TEXT}</p></body></html>"
+
+    decoded = decode_html(html.encode("gbk"), content_type="text/html; charset=GBK")
+
+    assert decoded == Decoded(html, "gb18030", "gb18030", None)
+
+
+def test_gbk_page_declared_only_in_meta_as_gb2312() -> None:
+    html = (
+        '<html><head><meta http-equiv="Content-Type" content="text/html; charset=gb2312">'
+        f"</head><body><p>{ZH_TEXT}</p></body></html>"
+    )
+
+    decoded = decode_html(html.encode("gbk"), content_type="text/html")
+
+    assert decoded.text == html
+    assert decoded.declared == "gb18030"
+    assert decoded.warning is None
+
+
+def test_windows_1258_vietnamese_declared_in_meta() -> None:
+    html = f'<html><head><meta charset="windows-1258"></head><body><p>{VI_TEXT}</p></body></html>'
+
+    decoded = decode_html(_cp1258(html), content_type=None)
+
+    assert decoded.used == "cp1258"
+    assert unicodedata.normalize("NFC", decoded.text) == html
+
+
+def test_undeclared_utf8() -> None:
+    html = f"<html><body><p>{VI_TEXT} — {ZH_TEXT} — naïve café</p></body></html>"
+
+    decoded = decode_html(html.encode("utf-8"), content_type="text/html")
+
+    assert decoded == Decoded(html, None, "utf-8", None)
+
+
+def test_bytes_invalid_in_declared_charset_are_detected_with_a_warning() -> None:
+    html = f"<html><head><title>Café</title></head><body><p>{FR_TEXT}</p></body></html>"
+
+    decoded = decode_html(html.encode("latin-1"), content_type="text/html; charset=utf-8")
+
+    assert decoded.declared == "utf-8"
+    assert decoded.used == "cp1252"
+    assert decoded.text == html
+    assert decoded.warning == (
+        "bytes invalid in declared charset 'utf-8'; decoded as 'cp1252' by detection"
+    )
+
+
+def test_header_wins_over_meta() -> None:
+    html = f'<meta charset="utf-8"><p>{ZH_TEXT}</p>'
+
+    decoded = decode_html(html.encode("gb18030"), content_type="text/html; charset=gb18030")
+
+    assert decoded.text == html
+    assert decoded.declared == "gb18030"
+
+
+def test_unknown_header_label_falls_through_to_meta() -> None:
+    html = f'<meta charset="gbk"><p>{ZH_TEXT}</p>'
+
+    decoded = decode_html(html.encode("gbk"), content_type="text/html; charset=x-nonsense")
+
+    assert decoded.text == html
+    assert decoded.declared == "gb18030"
+
+
+def test_forced_charset_wins() -> None:
+    html = f'<meta charset="windows-1252"><p>{VI_TEXT}</p>'
+
+    decoded = decode_html(html.encode("utf-8"), content_type=None, forced="utf-8")
+
+    assert decoded.text == html
+    assert decoded.used == "utf-8"
+
+
+def test_byte_order_mark_wins_over_a_wrong_declaration() -> None:
+    html = f"<p>{VI_TEXT}</p>"
+    body = "\ufeff".encode("utf-16-le") + html.encode("utf-16-le")
+
+    decoded = decode_html(body, content_type="text/html; charset=iso-8859-1")
+
+    assert decoded.text == html
+    assert decoded.used == "utf-16"
+    assert decoded.warning is not None
+
+
+def test_body_cut_inside_last_character_keeps_the_declared_charset() -> None:
+    body = f"<p>{ZH_TEXT}</p>{ZH_TEXT}".encode()[:-1]
+
+    decoded = decode_html(body, content_type="text/html; charset=utf-8")
+
+    assert decoded.used == "utf-8"
+    assert decoded.text.endswith("\ufffd")
+    assert decoded.warning is not None
+
+
+@pytest.mark.parametrize(
+    ("label", "codec"),
+    [
+        ("ISO-8859-1", "cp1252"),
+        ("latin1", "cp1252"),
+        ("us-ascii", "cp1252"),
+        ("x-gbk", "gb18030"),
+        ("windows-1258", "cp1258"),
+        ('"UTF-8"', "utf-8"),
+        ("koi8-r", "koi8-r"),
+        ("utf-7", None),
+        ("base64", None),
+        ("rot13", None),
+        ("unicode_escape", None),
+        ("nonsense", None),
+        ("", None),
+    ],
+)
+def test_charset_labels(label: str, codec: str | None) -> None:
+    assert charset_codec(label) == codec
+
+
+@settings(max_examples=150, deadline=None)
+@given(st.binary(max_size=2048), st.one_of(st.none(), st.text(max_size=80)))
+def test_never_raises(body: bytes, content_type: str | None) -> None:
+    decoded = decode_html(body, content_type=content_type)
+
+    assert isinstance(decoded.text, str)
+    assert decoded.used
+
+
+@settings(max_examples=50, deadline=None)
+@given(st.binary(max_size=512), st.sampled_from(["utf-8", "gbk", "cp1258", "shift_jis", "x"]))
+def test_never_raises_with_declared_charsets(body: bytes, charset: str) -> None:
+    meta = f'<meta charset="{charset}">'.encode()
+
+    decoded = decode_html(meta + body, content_type=f"text/html; charset={charset}")
+
+    assert isinstance(decoded.text, str)

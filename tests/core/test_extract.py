@@ -1,0 +1,276 @@
+"""extract: two text branches, title, language and a status; never a raise."""
+
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from ingest.core.extract import EXTRACTOR_VERSION, STATUSES, extract, guess_language
+from ingest.core.methods import EXTRACTOR
+from ingest.core.normalize import tokens_words
+
+MENU = (
+    "<header><nav><ul><li><a href='/'>Home</a></li><li><a href='/world'>World</a></li>"
+    "<li><a href='/sport'>Sport</a></li><li><a href='/login'>Log in</a></li></ul></nav></header>"
+)
+FOOTER = "<footer><p>Copyright 2024 Example Media Group. All rights reserved.</p></footer>"
+EN_PARAGRAPHS = [
+    "The city council met on Tuesday evening to debate next year's budget, which has grown "
+    "by four percent after a long dispute over road repairs and school funding.",
+    "Council members spent more than three hours questioning the finance director about "
+    "the cost of the new tram line, which is now expected to open in the spring of 2026.",
+    "Residents who attended the meeting asked for more money for public libraries and for "
+    "longer opening hours at the swimming pools during the summer holidays.",
+    "The final vote took place shortly before midnight, and the budget passed with eleven "
+    "votes in favour, four against and two abstentions from the opposition benches.",
+]
+VI_PARAGRAPHS = [
+    "Hà Nội những ngày đầu đông thời tiết se lạnh, nhiệt độ buổi sáng xuống dưới mười lăm "
+    "độ, nhiều người dân đã phải mặc áo ấm khi ra đường đi làm.",
+    "Theo trung tâm dự báo khí tượng thủy văn quốc gia, không khí lạnh sẽ tiếp tục tăng "
+    "cường trong tuần tới và có thể gây mưa nhỏ ở nhiều tỉnh miền Bắc.",
+    "Các bác sĩ khuyên người già và trẻ nhỏ nên giữ ấm cơ thể, uống đủ nước và hạn chế ra "
+    "ngoài vào sáng sớm để phòng tránh các bệnh về đường hô hấp.",
+]
+ZH_PARAGRAPHS = [
+    "北京今年冬天比往年更冷，气象台连续发布寒潮预警，最低气温降到零下十五度，很多市民选择在家休息。",
+    "据市交通部门介绍，为了应对降雪天气，全市地铁将延长运营时间，公交车也增加了班次，方便市民出行。",
+    "专家提醒，老人和儿童要注意保暖，出门时最好戴上帽子和手套，同时多喝热水，避免感冒和其他疾病。",
+]
+
+# Fragments hypothesis glues together into broken HTML.
+HTML_PIECES = [
+    *("<p>", "</p>", "<div", ">", "<", "</", "<html>", "<body>", "&amp;", "&#0;", "<nav>"),
+    *("<script>", "<!--", "-->", "<title>", "<svg>", "<?xml ?>", "]]>", "<![CDATA["),
+    *("<input type=password>", "words here", "中文", "tiếng", "\x00", "\ud800"),
+]
+
+
+def _page(paragraphs: list[str], *, title: str = "", lang: str = "", extra: str = "") -> str:
+    lang_attr = f' lang="{lang}"' if lang else ""
+    body = "".join(f"<p>{p}</p>" for p in paragraphs)
+    return (
+        f"<!DOCTYPE html><html{lang_attr}><head><meta charset='utf-8'><title>{title}</title>"
+        "<style>body { color: red }</style><script>var tracking = 'secret';</script></head>"
+        f"<body>{MENU}<main><article><h1>{title}</h1>{body}</article></main>{extra}{FOOTER}"
+        "</body></html>"
+    )
+
+
+def test_extractor_version_is_the_methods_constant() -> None:
+    assert EXTRACTOR_VERSION == EXTRACTOR
+
+
+def test_article_main_text_excludes_menu_and_footer_full_text_includes_them() -> None:
+    html = _page(EN_PARAGRAPHS, title="Council passes budget after late vote")
+
+    result = extract(html, url="https://example.com/news/budget")
+
+    assert result.status == "ok"
+    assert result.title == "Council passes budget after late vote"
+    assert "eleven votes in favour" in result.main_text
+    assert "Sport" not in result.main_text
+    assert "Copyright 2024" not in result.main_text
+    assert "Sport" in result.full_text
+    assert "Copyright 2024 Example Media Group. All rights reserved." in result.full_text
+    assert "tracking" not in result.full_text
+    assert "color: red" not in result.full_text
+    assert result.main_tokens < result.full_tokens
+    assert result.language == "en"
+
+
+def test_long_article_with_a_log_in_link_stays_ok() -> None:
+    html = _page(EN_PARAGRAPHS * 3, title="Budget")
+
+    result = extract(html)
+
+    assert "Log in" in result.full_text
+    assert result.status == "ok"
+
+
+def test_main_text_keeps_paragraph_breaks() -> None:
+    result = extract(_page(EN_PARAGRAPHS, title="Budget"))
+
+    lines = result.main_text.split("\n")
+    assert EN_PARAGRAPHS[0] in lines
+    assert EN_PARAGRAPHS[3] in lines
+
+
+def test_full_text_is_one_folded_block_per_line() -> None:
+    html = (
+        "<html><body><div>  first\n\t block  </div><p>second <b>bold</b>\u00a0block</p>"
+        "<ul><li>item one</li><li>item two</li></ul>"
+        "<table><tr><td>cell a</td><td>cell b</td></tr></table>"
+        "<div hidden>hidden text</div><span style='display: none'>gone</span>tail</body></html>"
+    )
+
+    result = extract(html)
+
+    assert result.full_text.split("\n") == [
+        "first block",
+        "second bold block",
+        "item one",
+        "item two",
+        "cell a",
+        "cell b",
+        "tail",
+    ]
+
+
+def test_login_wall_is_blocked() -> None:
+    html = (
+        "<html><head><title>Sign in</title></head><body>"
+        "<h1>Members only</h1><p>Please log in to continue reading this story.</p>"
+        "<form><input name='user'><input type='password' name='pw'><button>Sign in</button>"
+        "</form></body></html>"
+    )
+
+    result = extract(html)
+
+    assert result.status == "blocked"
+    assert result.message.startswith("login wall")
+
+
+def test_short_page_with_a_password_field_is_blocked() -> None:
+    html = (
+        "<html><body><h1>Welcome back</h1><form><input name='user'>"
+        "<input type='password' name='pw'><button>Go</button></form></body></html>"
+    )
+
+    result = extract(html)
+
+    assert result.status == "blocked"
+    assert "password" in result.message
+
+
+@pytest.mark.parametrize(
+    "phrase",
+    [
+        "Verify you are human",
+        "vui lòng đăng nhập để xem bài viết",
+        "请登录后查看全文",
+        "访问被拒绝",
+    ],
+)
+def test_challenge_and_login_phrases_in_three_languages(phrase: str) -> None:
+    result = extract(f"<html><body><div><p>{phrase}</p></div></body></html>")
+
+    assert result.status == "blocked"
+
+
+@pytest.mark.parametrize("status", [401, 403, 407, 429, 451])
+def test_blocking_http_status(status: int) -> None:
+    result = extract(_page(EN_PARAGRAPHS, title="Budget"), http_status=status)
+
+    assert result.status == "blocked"
+    assert result.message == f"HTTP {status}"
+
+
+def test_503_challenge_page_is_blocked_but_plain_503_is_not() -> None:
+    challenge = "<html><head><title>Just a moment...</title></head><body>Checking</body></html>"
+
+    assert extract(challenge, http_status=503).status == "blocked"
+    assert extract(_page(EN_PARAGRAPHS), http_status=503).status == "ok"
+
+
+@pytest.mark.parametrize(
+    "html",
+    [
+        "",
+        "   \n ",
+        "<html><head><title>x</title></head><body></body></html>",
+        "<html><body>" + MENU + "</body></html>",
+    ],
+)
+def test_nothing_to_read_is_empty(html: str) -> None:
+    result = extract(html)
+
+    assert result.status == "empty"
+    assert result.main_text == ""
+    assert result.main_tokens == 0
+
+
+def test_three_words_is_too_short() -> None:
+    result = extract("<html><body><article><p>Hello small world</p></article></body></html>")
+
+    assert result.status == "too_short"
+    assert result.main_tokens == 3
+
+
+def test_min_tokens_is_the_threshold() -> None:
+    html = "<html><body><article><p>Hello small world</p></article></body></html>"
+
+    assert extract(html, min_tokens=3).status == "ok"
+
+
+def test_vietnamese_page() -> None:
+    result = extract(_page(VI_PARAGRAPHS, title="Hà Nội trở lạnh"))
+
+    assert result.status == "ok"
+    assert result.language == "vi"
+    assert "không khí lạnh" in result.main_text
+
+
+def test_chinese_page() -> None:
+    result = extract(_page(ZH_PARAGRAPHS, title="北京寒潮"))
+
+    assert result.status == "ok"
+    assert result.language == "zh"
+    assert "地铁将延长运营时间" in result.main_text
+
+
+def test_html_lang_wins_over_the_heuristic() -> None:
+    result = extract(_page(EN_PARAGRAPHS, lang="fr-CA"))
+
+    assert result.language == "fr"
+
+
+@pytest.mark.parametrize(
+    ("text", "language"),
+    [
+        (" ".join(EN_PARAGRAPHS), "en"),
+        (" ".join(VI_PARAGRAPHS), "vi"),
+        ("".join(ZH_PARAGRAPHS), "zh"),
+        ("Привет, как дела? Сегодня хорошая погода в Москве.", "und"),
+        ("ok", "und"),
+    ],
+)
+def test_language_heuristic(text: str, language: str) -> None:
+    assert guess_language(text) == language
+
+
+def test_title_falls_back_to_h1() -> None:
+    result = extract("<html><body><h1>  Only   heading </h1><p>text</p></body></html>")
+
+    assert result.title == "Only heading"
+
+
+def test_xml_declaration_and_nul_bytes_are_handled() -> None:
+    html = "<?xml version='1.0' encoding='utf-8'?>" + _page(EN_PARAGRAPHS).replace("<p>", "<p>\x00")
+
+    result = extract(html)
+
+    assert result.status == "ok"
+
+
+@settings(max_examples=150, deadline=None)
+@given(st.text(max_size=400))
+def test_arbitrary_text_never_raises(text: str) -> None:
+    result = extract(text)
+
+    assert result.status in STATUSES
+
+
+@settings(max_examples=150, deadline=None)
+@given(
+    st.lists(
+        st.sampled_from(HTML_PIECES),
+        max_size=40,
+    ),
+    st.sampled_from([None, 200, 403, 503]),
+)
+def test_malformed_html_never_raises(parts: list[str], status: int | None) -> None:
+    result = extract("".join(parts), http_status=status)
+
+    assert result.status in STATUSES
+    assert result.main_tokens == len(tokens_words(result.main_text))
+    assert result.full_tokens == len(tokens_words(result.full_text))

@@ -1,0 +1,422 @@
+"""Crawl readers: WARC and JSONL records in, one item per record out, never a raise."""
+
+import io
+import json
+from datetime import UTC, datetime
+
+import pytest
+from warcio.statusandheaders import StatusAndHeaders
+from warcio.warcwriter import WARCWriter
+
+from ingest.core.readers import (
+    Item,
+    RawRecord,
+    RecordError,
+    Skipped,
+    read_jsonl,
+    read_warc,
+    record_from_json,
+    screen,
+)
+
+WARC_DATE = "2024-05-06T07:08:09Z"
+
+
+def _page(i: int) -> bytes:
+    words = " ".join(f"word{i}x{n}" for n in range(300))  # incompressible-ish
+    return f"<html><body><h1>Page {i}</h1><p>{words}</p></body></html>".encode()
+
+
+def _response(
+    writer: WARCWriter,
+    url: str,
+    body: bytes,
+    *,
+    status: str = "200 OK",
+    headers: list[tuple[str, str]] | None = None,
+) -> None:
+    http_headers = StatusAndHeaders(
+        status, headers or [("Content-Type", "text/html; charset=utf-8")], protocol="HTTP/1.1"
+    )
+    record = writer.create_warc_record(
+        url,
+        "response",
+        payload=io.BytesIO(body),
+        http_headers=http_headers,
+        warc_headers_dict={"WARC-Date": WARC_DATE},
+    )
+    writer.write_record(record)
+
+
+def _warc(gzip: bool, count: int = 3) -> bytes:
+    buffer = io.BytesIO()
+    writer = WARCWriter(buffer, gzip=gzip)
+    for i in range(count):
+        _response(writer, f"https://example.com/{i}", _page(i))
+    return buffer.getvalue()
+
+
+def _kinds(items: list[Item]) -> list[str]:
+    return [item.kind if isinstance(item, RecordError) else type(item).__name__ for item in items]
+
+
+def _raw(item: Item) -> RawRecord:
+    assert isinstance(item, RawRecord), item
+    return item
+
+
+def _error(item: Item) -> RecordError:
+    assert isinstance(item, RecordError), item
+    return item
+
+
+@pytest.mark.parametrize("gzip", [True, False])
+def test_warc_responses_become_raw_records(gzip: bool) -> None:
+    items = list(read_warc(io.BytesIO(_warc(gzip))))
+
+    assert _kinds(items) == ["RawRecord"] * 3
+    first = _raw(items[0])
+    assert first.url == "https://example.com/0"
+    assert first.body == _page(0)
+    assert first.http_status == 200
+    assert first.headers["content-type"] == "text/html; charset=utf-8"
+    assert first.fetched_at == datetime(2024, 5, 6, 7, 8, 9, tzinfo=UTC)
+    assert first.offset == 0
+    assert 0 < items[1].offset < items[2].offset
+
+
+def test_warc_offsets_point_at_each_gzip_member() -> None:
+    data = _warc(True)
+    items = list(read_warc(io.BytesIO(data)))
+
+    for item in items:
+        alone = list(read_warc(io.BytesIO(data[item.offset :])))
+        assert alone[0].url == item.url
+
+
+def test_truncated_gzip_warc_keeps_earlier_records_then_one_error() -> None:
+    data = _warc(True)
+    last = list(read_warc(io.BytesIO(data)))[-1].offset
+    cut = data[: last + (len(data) - last) // 2]
+
+    items = list(read_warc(io.BytesIO(cut)))
+
+    assert _kinds(items) == ["RawRecord", "RawRecord", "truncated"]
+    assert items[2].offset == last
+    assert "truncated" in _error(items[2]).message
+
+
+def test_truncated_plain_warc_keeps_earlier_records_then_one_error() -> None:
+    data = _warc(False)
+    last = list(read_warc(io.BytesIO(data)))[-1].offset
+
+    items = list(read_warc(io.BytesIO(data[: last + 200])))
+
+    assert _kinds(items) == ["RawRecord", "RawRecord", "truncated"]
+    assert items[2].offset == last
+
+
+@pytest.mark.parametrize("gzip", [True, False])
+def test_cut_anywhere_never_raises_and_never_passes_silently(gzip: bool) -> None:
+    data = _warc(gzip)
+    for cut in range(1, len(data), 97):
+        items = list(read_warc(io.BytesIO(data[:cut])))
+        assert isinstance(items[-1], RecordError)
+        assert items[-1].kind in {"truncated", "corrupt"}
+        assert all(isinstance(item, RawRecord) for item in items[:-1])
+
+
+def test_gzip_member_cut_in_its_trailer_reports_truncation() -> None:
+    data = _warc(True)
+
+    items = list(read_warc(io.BytesIO(data[:-3])))
+
+    assert _kinds(items) == ["RawRecord", "RawRecord", "RawRecord", "truncated"]
+
+
+def test_garbage_after_records_is_corrupt() -> None:
+    data = _warc(False, count=1) + b"this is not a warc record\r\n\r\n"
+
+    items = list(read_warc(io.BytesIO(data)))
+
+    assert _kinds(items) == ["RawRecord", "corrupt"]
+
+
+def test_not_a_warc_at_all_is_one_error() -> None:
+    items = list(read_warc(io.BytesIO(b"<html><body>hello</body></html>\n")))
+
+    assert _kinds(items) == ["corrupt"]
+    assert items[0].offset == 0
+
+
+def test_revisit_request_and_warcinfo_records_are_skipped() -> None:
+    buffer = io.BytesIO()
+    writer = WARCWriter(buffer, gzip=True)
+    writer.write_record(writer.create_warcinfo_record("crawl.warc.gz", {"software": "test"}))
+    request_headers = StatusAndHeaders(
+        "GET /a HTTP/1.1", [("Host", "example.com")], is_http_request=True
+    )
+    writer.write_record(
+        writer.create_warc_record("https://example.com/a", "request", http_headers=request_headers)
+    )
+    _response(writer, "https://example.com/a", _page(1))
+    writer.write_record(
+        writer.create_revisit_record(
+            "https://example.com/a",
+            digest="sha1:AAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAA",
+            refers_to_uri="https://example.com/a",
+            refers_to_date=WARC_DATE,
+        )
+    )
+
+    items = list(read_warc(io.BytesIO(buffer.getvalue())))
+
+    assert [getattr(item, "reason", type(item).__name__) for item in items] == [
+        "warcinfo",
+        "request",
+        "RawRecord",
+        "revisit",
+    ]
+    assert items[1].url == "https://example.com/a"
+
+
+def test_response_without_http_headers_is_an_error_and_reading_goes_on() -> None:
+    html = b"<html><body><p>no http envelope</p></body></html>"
+    raw = (
+        b"WARC/1.0\r\nWARC-Type: response\r\nWARC-Target-URI: https://example.com/raw\r\n"
+        b"WARC-Date: " + WARC_DATE.encode() + b"\r\nContent-Type: text/html\r\n"
+        b"Content-Length: " + str(len(html)).encode() + b"\r\n\r\n" + html + b"\r\n\r\n"
+    )
+    data = raw + _warc(False, count=1)
+
+    items = list(read_warc(io.BytesIO(data)))
+
+    assert _kinds(items) == ["no_http_headers", "RawRecord"]
+    assert items[0].url == "https://example.com/raw"
+    assert "HTTP headers" in _error(items[0]).message
+
+
+def test_non_http_response_is_skipped() -> None:
+    buffer = io.BytesIO()
+    writer = WARCWriter(buffer, gzip=False)
+    record = writer.create_warc_record(
+        "dns:example.com", "response", payload=io.BytesIO(b"example.com. 300 IN A 1.2.3.4")
+    )
+    writer.write_record(record)
+
+    items = list(read_warc(io.BytesIO(buffer.getvalue())))
+
+    assert [(type(item).__name__, getattr(item, "reason", "")) for item in items] == [
+        ("Skipped", "non_http")
+    ]
+
+
+def test_chunked_and_gzip_encoded_payload_is_decoded() -> None:
+    import gzip as gz
+
+    html = _page(7)
+    packed = gz.compress(html)
+    chunked = b"%x\r\n%s\r\n0\r\n\r\n" % (len(packed), packed)
+    buffer = io.BytesIO()
+    writer = WARCWriter(buffer, gzip=True)
+    headers = [
+        ("Content-Type", "text/html"),
+        ("Content-Encoding", "gzip"),
+        ("Transfer-Encoding", "chunked"),
+    ]
+    _response(writer, "https://example.com/z", chunked, headers=headers)
+
+    (item,) = read_warc(io.BytesIO(buffer.getvalue()))
+
+    assert _raw(item).body == html
+
+
+def test_body_over_reader_limit_is_too_large() -> None:
+    items = list(read_warc(io.BytesIO(_warc(True, count=2)), max_body_bytes=100))
+
+    assert _kinds(items) == ["too_large", "too_large"]
+
+
+def _jsonl(*lines: object) -> io.BytesIO:
+    text = "\n".join(line if isinstance(line, str) else json.dumps(line) for line in lines)
+    return io.BytesIO(text.encode("utf-8"))
+
+
+def test_jsonl_lines_become_raw_records() -> None:
+    stream = _jsonl(
+        {
+            "url": "https://example.com/a",
+            "html": "<p>xin chào</p>",
+            "status": 404,
+            "fetched_at": "2024-05-06T09:08:09+02:00",
+            "headers": {"Content-Type": "text/html"},
+            "final_url": "https://example.com/a/",
+            "doc_type": "article",
+        },
+        "",
+        {"url": "https://example.com/b", "html": "<p>b</p>", "fetched_at": "2024-05-06T07:08:09"},
+    )
+
+    first, second = (_raw(item) for item in read_jsonl(stream))
+
+    assert first == RawRecord(
+        url="https://example.com/a",
+        body="<p>xin chào</p>".encode(),
+        http_status=404,
+        headers={"content-type": "text/html"},
+        fetched_at=datetime(2024, 5, 6, 7, 8, 9, tzinfo=UTC),
+        offset=1,
+        final_url="https://example.com/a/",
+        doc_type="article",
+        forced_charset="utf-8",
+    )
+    assert second.offset == 3
+    assert second.http_status == 200
+    assert second.fetched_at == datetime(2024, 5, 6, 7, 8, 9, tzinfo=UTC)
+
+
+def test_bad_jsonl_lines_are_errors_and_the_file_goes_on() -> None:
+    good = {"url": "https://example.com/ok", "html": "<p>ok</p>"}
+    stream = io.BytesIO(
+        b"{not json\n"
+        + json.dumps({"html": "<p>x</p>"}).encode()
+        + b"\n"
+        + json.dumps({"url": "https://e.com/", "html": 5}).encode()
+        + b"\n\xff\xfe\n"
+        + json.dumps(good).encode()
+        + b"\n"
+    )
+
+    items = list(read_jsonl(stream))
+
+    assert _kinds(items) == ["bad_json", "missing_field", "bad_field", "bad_json", "RawRecord"]
+    assert [item.offset for item in items] == [1, 2, 3, 4, 5]
+    assert "'url'" in _error(items[1]).message
+    assert "'html'" in _error(items[2]).message
+
+
+@pytest.mark.parametrize(
+    ("field", "value"),
+    [
+        ("status", "200"),
+        ("status", True),
+        ("status", 1000),
+        ("fetched_at", "yesterday"),
+        ("fetched_at", 12),
+        ("headers", ["a"]),
+        ("headers", {"a": 1}),
+        ("final_url", 3),
+        ("doc_type", "novel"),
+        ("url", ""),
+    ],
+)
+def test_record_from_json_names_the_bad_field(field: str, value: object) -> None:
+    obj = {"url": "https://example.com/", "html": "<p>x</p>", field: value}
+
+    result = record_from_json(obj, 9)
+
+    assert isinstance(result, RecordError)
+    assert result.kind == "bad_field"
+    assert result.offset == 9
+    assert repr(field) in result.message
+
+
+def test_record_from_json_rejects_non_objects() -> None:
+    result = record_from_json(["url", "html"], 1)
+
+    assert isinstance(result, RecordError)
+    assert result.kind == "bad_json"
+
+
+def test_jsonl_over_long_line_is_skipped_and_next_line_read() -> None:
+    long_line = json.dumps({"url": "https://e.com/big", "html": "x" * 5000})
+    stream = _jsonl(long_line, {"url": "https://e.com/small", "html": "<p>s</p>"})
+
+    items = list(read_jsonl(stream, max_line_bytes=1000))
+
+    assert _kinds(items) == ["too_large", "RawRecord"]
+    assert items[1].offset == 2
+
+
+def _record(body: bytes, content_type: str | None = "text/html") -> RawRecord:
+    headers = {"content-type": content_type} if content_type else {}
+    return RawRecord("https://e.com/", body, 200, headers, None, 1)
+
+
+def test_screen_accepts_html() -> None:
+    assert screen(_record(b"<html><p>hi</p></html>"), max_bytes=1000) is None
+    assert screen(_record("<p>hi</p>".encode("utf-16"), None), max_bytes=1000) is None
+
+
+@pytest.mark.parametrize("body", [b"", b"  \r\n\t "])
+def test_screen_empty_body(body: bytes) -> None:
+    error = screen(_record(body), max_bytes=1000)
+
+    assert error is not None
+    assert error.kind == "empty_body"
+
+
+def test_screen_too_large_says_how_big() -> None:
+    error = screen(_record(b"x" * 6_291_456), max_bytes=5_242_880)
+
+    assert error is not None
+    assert error.kind == "too_large"
+    assert error.message == "body is 6291456 bytes, cap is 5242880"
+
+
+@pytest.mark.parametrize(
+    ("body", "content_type"),
+    [
+        (b"<p>looks like html</p>", "application/pdf"),
+        (b"%PDF-1.7 ...", "text/html"),
+        (b"\x89PNG\r\n\x1a\n....", None),
+        (b"\xff\xd8\xff\xe0....", None),
+        (b"GIF89a....", None),
+        (b"PK\x03\x04....", None),
+        (b"RIFF....WEBP", None),
+        (b"<html>\x00\x01\x02</html>", None),
+    ],
+)
+def test_screen_non_html(body: bytes, content_type: str | None) -> None:
+    error = screen(_record(body, content_type), max_bytes=1000)
+
+    assert error is not None
+    assert error.kind == "non_html"
+
+
+@pytest.mark.parametrize("content_type", ["application/xhtml+xml", "text/plain", "TEXT/HTML; x=y"])
+def test_screen_html_like_content_types(content_type: str) -> None:
+    assert screen(_record(b"<p>hi</p>", content_type), max_bytes=1000) is None
+
+
+def test_skipped_and_error_carry_offsets() -> None:
+    assert Skipped("revisit", 10).offset == 10
+    assert RecordError("bad_json", 2, "m").url == ""
+
+
+def test_arc_file_is_read_too() -> None:
+    http = b"HTTP/1.1 200 OK\r\nContent-Type: text/html\r\n\r\n" + _page(3)
+    version = b"1 0 test\nURL IP-address Archive-date Content-type Archive-length\n"
+    desc = b"filedesc://crawl.arc 0.0.0.0 20240506070809 text/plain %d\n" % len(version)
+    line = b"http://example.com/arc 1.2.3.4 20240506070809 text/html %d\n" % len(http)
+    data = desc + version + b"\n" + line + http + b"\n"
+
+    items = list(read_warc(io.BytesIO(data)))
+
+    assert [type(item).__name__ for item in items] == ["Skipped", "RawRecord"]
+    record = _raw(items[1])
+    assert record.url == "http://example.com/arc"
+    assert record.body == _page(3)
+    assert record.fetched_at == datetime(2024, 5, 6, 7, 8, 9, tzinfo=UTC)
+
+
+def test_undecodable_content_encoding_is_an_error() -> None:
+    buffer = io.BytesIO()
+    writer = WARCWriter(buffer, gzip=False)
+    headers = [("Content-Type", "text/html"), ("Content-Encoding", "zstd")]
+    _response(writer, "https://example.com/z", b"\x28\xb5\x2f\xfd....", headers=headers)
+
+    (item,) = read_warc(io.BytesIO(buffer.getvalue()))
+
+    assert _error(item).kind == "bad_record"
+    assert "zstd" in _error(item).message
