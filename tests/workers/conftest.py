@@ -1,0 +1,79 @@
+"""A real Celery worker process against the test database and the Redis broker."""
+
+import os
+import signal
+import subprocess
+import sys
+import time
+from collections.abc import Callable, Iterator
+from pathlib import Path
+from urllib.parse import urlsplit, urlunsplit
+
+import pytest
+from django.conf import settings
+
+ROOT = Path(__file__).resolve().parents[2]
+
+
+class WorkerProcess:
+    def __init__(self, env: dict[str, str], log: Path) -> None:
+        self.env = env
+        self.log = log
+        self.proc: subprocess.Popen[bytes] | None = None
+
+    def start(self) -> None:
+        with self.log.open("ab") as out:
+            self.proc = subprocess.Popen(
+                [sys.executable, "-m", "celery", "-A", "dedup_site", "worker", "--pool", "solo",
+                 "--loglevel", "INFO", "--without-gossip", "--without-mingle",
+                 "--without-heartbeat", "-n", f"test-{os.getpid()}@%h"],
+                cwd=ROOT, env=self.env, stdout=out, stderr=subprocess.STDOUT,
+                start_new_session=True,
+            )
+
+    def kill(self) -> None:
+        """SIGKILL: no clean shutdown, no ack for the task in hand."""
+        assert self.proc is not None
+        os.killpg(self.proc.pid, signal.SIGKILL)
+        self.proc.wait(10)
+
+    def stop(self) -> None:
+        if self.proc is not None and self.proc.poll() is None:
+            os.killpg(self.proc.pid, signal.SIGTERM)
+            try:
+                self.proc.wait(20)
+            except subprocess.TimeoutExpired:
+                os.killpg(self.proc.pid, signal.SIGKILL)
+                self.proc.wait(10)
+
+
+def wait_until(check: Callable[[], bool], timeout: float, what: str) -> None:
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        if check():
+            return
+        time.sleep(0.05)
+    raise AssertionError(f"timed out after {timeout}s waiting for {what}")
+
+
+@pytest.fixture
+def worker(transactional_db, tmp_path: Path) -> Iterator[WorkerProcess]:
+    from django.db import connection
+
+    from dedup_site.celery import app
+
+    app.control.purge()
+    db_url = urlsplit(settings.DATABASE_URL)
+    test_db_url = urlunsplit(db_url._replace(path="/" + connection.settings_dict["NAME"]))
+    env = {
+        **os.environ,
+        "DATABASE_URL": test_db_url,
+        "CELERY_BROKER_URL": settings.CELERY_BROKER_URL,
+        "CELERY_VISIBILITY_TIMEOUT": "4",
+        "DB_CONN_MAX_AGE": "0",
+    }
+    process = WorkerProcess(env, tmp_path / "worker.log")
+    process.start()
+    yield process
+    process.stop()
+    print(process.log.read_text(errors="replace")[-3000:])
