@@ -161,8 +161,11 @@ CELERY_TASK_IGNORE_RESULT = True
 CELERY_BROKER_CONNECTION_RETRY_ON_STARTUP = True
 # With acks_late, a message whose worker died is handed out again once this many
 # seconds pass without an ack (Redis transport). Keep it above the longest task.
+# How often workers sweep for such messages: about interval × throttle seconds.
 CELERY_BROKER_TRANSPORT_OPTIONS = {
     "visibility_timeout": env_int("CELERY_VISIBILITY_TIMEOUT", 3600),
+    "unacked_restore_interval": env_int("CELERY_UNACKED_RESTORE_INTERVAL", 10),
+    "unacked_restore_throttle": env_int("CELERY_UNACKED_RESTORE_THROTTLE", 10),
 }
 CELERY_TASK_DEFAULT_QUEUE = env_str("CELERY_QUEUE", "dedup")
 

@@ -70,6 +70,8 @@ def worker(transactional_db, tmp_path: Path) -> Iterator[WorkerProcess]:
         "DATABASE_URL": test_db_url,
         "CELERY_BROKER_URL": settings.CELERY_BROKER_URL,
         "CELERY_VISIBILITY_TIMEOUT": "4",
+        "CELERY_UNACKED_RESTORE_INTERVAL": "1",
+        "CELERY_UNACKED_RESTORE_THROTTLE": "1",
         "DB_CONN_MAX_AGE": "0",
     }
     process = WorkerProcess(env, tmp_path / "worker.log")
