@@ -1,0 +1,53 @@
+"""A real headless Chromium (Debian's package) driven by Playwright against live_server."""
+
+import os
+from collections.abc import Iterator
+
+import pytest
+
+LAUNCH_ARGS = [
+    "--no-sandbox",
+    "--disable-gpu",
+    "--disable-background-networking",
+    "--disable-component-update",
+    "--no-first-run",
+    "--disable-sync",
+    "--disable-quic",
+]
+
+
+@pytest.fixture(scope="session")
+def browser() -> Iterator[object]:
+    from playwright.sync_api import sync_playwright
+
+    with sync_playwright() as pw:
+        chromium = pw.chromium.launch(
+            executable_path=os.environ.get("CHROMIUM_PATH", "/usr/bin/chromium"),
+            args=LAUNCH_ARGS,
+            headless=True,
+        )
+        yield chromium
+        chromium.close()
+
+
+@pytest.fixture
+def page(browser, live_server) -> Iterator[object]:
+    context = browser.new_context(base_url=live_server.url)
+    page = context.new_page()
+    page.set_default_timeout(10_000)
+    yield page
+    context.close()
+
+
+@pytest.fixture
+def logged_in(page, live_server, django_user_model):
+    """A page logged in as an editor through the real login form."""
+    from tests import factories
+
+    factories.user_create(username="eve", role="editor", password="pw-eve-123")
+    page.goto("/accounts/login/")
+    page.fill("input[name=username]", "eve")
+    page.fill("input[name=password]", "pw-eve-123")
+    page.click("button:has-text('Log in')")
+    page.wait_for_url(f"{live_server.url}/")
+    return page
