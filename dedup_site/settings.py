@@ -150,6 +150,9 @@ CSRF_COOKIE_SAMESITE = "Lax"
 # --- Celery -------------------------------------------------------------------------
 CELERY_BROKER_URL = env_str("CELERY_BROKER_URL")
 CELERY_TASK_ALWAYS_EAGER = not CELERY_BROKER_URL
+if CELERY_TASK_ALWAYS_EAGER:
+    # Eager tasks never touch a broker; an in-memory one keeps kombu quiet.
+    CELERY_BROKER_URL = "memory://localhost/"
 CELERY_TASK_EAGER_PROPAGATES = True
 CELERY_TASK_SERIALIZER = "json"
 CELERY_RESULT_SERIALIZER = "json"
@@ -205,6 +208,8 @@ LOGGING = {
     "disable_existing_loggers": False,
     "handlers": {"console": {"class": "logging.StreamHandler"}},
     "root": {"handlers": ["console"], "level": env_str("LOG_LEVEL", "WARNING")},
+    # trafilatura logs every page it finds empty; the extraction status records that.
+    "loggers": {"trafilatura": {"level": "ERROR"}},
 }
 
 # API payloads carry whole pages: allow large request bodies (the per-page cap above

@@ -39,7 +39,7 @@ def _missing(marker: str) -> str | None:
     elif marker == "redis":
         if not settings.DATABASE_URL:
             return "worker tests need PostgreSQL: DATABASE_URL is not set"
-        if not settings.CELERY_BROKER_URL:
+        if not settings.CELERY_BROKER_URL.startswith("redis"):
             return "Redis broker: CELERY_BROKER_URL is not set"
         if not _reachable(settings.CELERY_BROKER_URL, 6379):
             return f"Redis broker: cannot connect to {settings.CELERY_BROKER_URL}"
