@@ -1,0 +1,192 @@
+"""Grouping rules over candidate pairs (invariants 5 and 7): pure, named, versioned.
+
+A rule turns documents and their groupable pairs into groups. Do-not-match
+constraints (a person said two documents differ) are hard: no rule ever puts such
+documents in one group; where the pairs would have joined them, the rule reports a
+conflict instead, for a person to look at.
+"""
+
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass, field
+from datetime import datetime
+
+import numpy as np
+
+CONNECTED = "connected-components-v1"
+CENTRED = "representative-centred-v1"
+RULES = (CONNECTED, CENTRED)
+
+
+@dataclass(frozen=True)
+class Edge:
+    a: int
+    b: int
+    distance: int
+
+
+@dataclass
+class Grouping:
+    groups: list[set[int]]
+    # Pairs (a, b) whose union was refused because of a do-not-match constraint.
+    conflicts: list[tuple[int, int]] = field(default_factory=list)
+
+
+def _pair(a: int, b: int) -> tuple[int, int]:
+    return (a, b) if a < b else (b, a)
+
+
+def connected_components(
+    documents: Iterable[int], edges: Sequence[Edge], do_not_match: Iterable[tuple[int, int]]
+) -> Grouping:
+    """Single linkage under cannot-link constraints: edges are joined nearest first and
+    a join that would put a do-not-match pair in one group is refused (a conflict)."""
+    parent: dict[int, int] = {d: d for d in documents}
+    members: dict[int, set[int]] = {d: {d} for d in parent}
+    banned: dict[int, set[int]] = {d: set() for d in parent}
+    for a, b in do_not_match:
+        if a in parent and b in parent:
+            banned[a].add(b)
+            banned[b].add(a)
+
+    def find(x: int) -> int:
+        while parent[x] != x:
+            parent[x] = parent[parent[x]]
+            x = parent[x]
+        return x
+
+    conflicts: list[tuple[int, int]] = []
+    for edge in sorted(edges, key=lambda e: (e.distance, e.a, e.b)):
+        ra, rb = find(edge.a), find(edge.b)
+        if ra == rb:
+            continue
+        small, large = sorted((ra, rb), key=lambda r: len(members[r]))
+        if any(banned[m] & members[large] for m in members[small]):
+            conflicts.append(_pair(edge.a, edge.b))
+            continue
+        parent[small] = large
+        members[large] |= members.pop(small)
+    groups = [m for r, m in members.items() if find(r) == r and len(m) > 1]
+    return Grouping(groups=groups, conflicts=conflicts)
+
+
+def representative_centred(
+    ranked: Sequence[int],
+    edges: Sequence[Edge],
+    do_not_match: Iterable[tuple[int, int]],
+    threshold: int,
+) -> Grouping:
+    """Documents in representative-policy order: the best unassigned one founds a group,
+    and a document joins only when it is within `threshold` of that representative (no
+    chaining through other members)."""
+    near: dict[int, dict[int, int]] = {d: {} for d in ranked}
+    for e in edges:
+        if e.a in near and e.b in near and e.distance <= threshold:
+            near[e.a][e.b] = e.distance
+            near[e.b][e.a] = e.distance
+    banned = {_pair(a, b) for a, b in do_not_match}
+    assigned: set[int] = set()
+    groups: list[set[int]] = []
+    conflicts: list[tuple[int, int]] = []
+    for rep in ranked:
+        if rep in assigned:
+            continue
+        group = {rep}
+        for doc in ranked:
+            if doc in assigned or doc in group or doc not in near[rep]:
+                continue
+            clash = next((m for m in group if _pair(m, doc) in banned), None)
+            if clash is not None:
+                conflicts.append(_pair(clash, doc))
+                continue
+            group.add(doc)
+        if len(group) > 1:
+            assigned |= group
+            groups.append(group)
+    return Grouping(groups=groups, conflicts=conflicts)
+
+
+@dataclass(frozen=True)
+class Candidate:
+    """What the representative policy looks at for one document."""
+
+    document_id: int
+    site_priority: int
+    extraction_ok: bool
+    main_tokens: int
+    fetched_at: datetime
+    url: str
+
+
+def _https(url: str) -> bool:
+    return url.lower().startswith("https://")
+
+
+POLICY_STEPS = ("site_priority", "extraction_complete", "newest", "canonical_url")
+
+
+def _key(c: Candidate, step: str) -> tuple[object, ...]:
+    """Smaller is better."""
+    if step == "site_priority":
+        return (-c.site_priority,)
+    if step == "extraction_complete":
+        return (not c.extraction_ok, -c.main_tokens)
+    if step == "newest":
+        return (-c.fetched_at.timestamp(),)
+    if step == "canonical_url":
+        return (not _https(c.url), len(c.url))
+    raise ValueError(f"unknown representative policy step {step!r}; known: {POLICY_STEPS}")
+
+
+def _why(best: Candidate, other: Candidate, step: str) -> str:
+    if step == "site_priority":
+        return f"site priority {best.site_priority} > {other.site_priority}"
+    if step == "extraction_complete":
+        if best.extraction_ok != other.extraction_ok:
+            return "extraction complete (the other is not ok)"
+        return f"longer main text ({best.main_tokens} > {other.main_tokens} tokens)"
+    if step == "newest":
+        return (
+            f"newest snapshot ({best.fetched_at:%Y-%m-%d %H:%M} > "
+            f"{other.fetched_at:%Y-%m-%d %H:%M})"
+        )
+    if _https(best.url) != _https(other.url):
+        return "https URL"
+    return f"shorter URL ({len(best.url)} < {len(other.url)} characters)"
+
+
+def rank(candidates: Sequence[Candidate], policy: Sequence[str]) -> list[Candidate]:
+    """Best first under the ordered policy; ties end with the lower document id."""
+    return sorted(
+        candidates,
+        key=lambda c: (*[_key(c, step) for step in policy], c.document_id),
+    )
+
+
+def choose_representative(
+    candidates: Sequence[Candidate], policy: Sequence[str]
+) -> tuple[int, str]:
+    """The suggested representative and the reason, written out against the runner-up."""
+    if not candidates:
+        raise ValueError("no candidates")
+    ranked = rank(candidates, policy)
+    best = ranked[0]
+    if len(ranked) == 1:
+        return best.document_id, "only member"
+    runner_up = ranked[1]
+    for step in policy:
+        if _key(best, step) != _key(runner_up, step):
+            return best.document_id, _why(best, runner_up, step)
+    return best.document_id, "all policy steps tie: lowest document id"
+
+
+def diameter(values: Sequence[int], limit: int) -> tuple[int, bool]:
+    """Largest pairwise Hamming distance among the first `limit` values, and whether the
+    set was cut (so the figure is a lower bound)."""
+    cut = len(values) > limit
+    array = np.array([v & ((1 << 64) - 1) for v in values[:limit]], dtype=np.uint64)
+    if len(array) < 2:
+        return 0, cut
+    widest = 0
+    for i in range(len(array) - 1):
+        widest = max(widest, int(np.bitwise_count(array[i + 1 :] ^ array[i]).max()))
+    return widest, cut

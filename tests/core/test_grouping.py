@@ -1,0 +1,104 @@
+from datetime import UTC, datetime, timedelta
+
+from hypothesis import given
+from hypothesis import strategies as st
+
+from ingest.core.grouping import (
+    Candidate,
+    Edge,
+    choose_representative,
+    connected_components,
+    diameter,
+    representative_centred,
+)
+
+POLICY = ["site_priority", "extraction_complete", "newest", "canonical_url"]
+T0 = datetime(2026, 5, 1, tzinfo=UTC)
+
+
+def _c(doc: int, **kw: object) -> Candidate:
+    base: dict[str, object] = {
+        "document_id": doc,
+        "site_priority": 0,
+        "extraction_ok": True,
+        "main_tokens": 100,
+        "fetched_at": T0,
+        "url": f"https://example.com/{doc}",
+    }
+    base.update(kw)
+    return Candidate(**base)  # type: ignore[arg-type]
+
+
+def test_a_chain_is_one_component() -> None:
+    result = connected_components([1, 2, 3, 4], [Edge(1, 2, 1), Edge(2, 3, 2)], [])
+    assert result.groups == [{1, 2, 3}]
+    assert result.conflicts == []
+
+
+def test_do_not_match_is_never_grouped_even_through_a_chain() -> None:
+    result = connected_components([1, 2, 3], [Edge(1, 2, 1), Edge(2, 3, 2)], [(1, 3)])
+    assert all(not {1, 3} <= g for g in result.groups)
+    assert {1, 2} in result.groups
+    assert result.conflicts == [(2, 3)]
+
+
+def test_centred_rule_does_not_chain() -> None:
+    edges = [Edge(1, 2, 2), Edge(2, 3, 2)]  # 1 and 3 are 4 apart: no pair between them
+    result = representative_centred([1, 2, 3], edges, [], threshold=3)
+    assert result.groups == [{1, 2}]
+
+
+def test_representative_reason_names_the_deciding_step() -> None:
+    rep, why = choose_representative([_c(1, site_priority=5), _c(2, site_priority=10)], POLICY)
+    assert (rep, why) == (2, "site priority 10 > 5")
+    rep, why = choose_representative(
+        [_c(1, fetched_at=T0), _c(2, fetched_at=T0 + timedelta(days=1))], POLICY
+    )
+    assert rep == 2 and why.startswith("newest snapshot")
+    rep, why = choose_representative(
+        [_c(1, url="http://example.com/a"), _c(2, url="https://example.com/abc")], POLICY
+    )
+    assert (rep, why) == (2, "https URL")
+    rep, why = choose_representative([_c(1, extraction_ok=False), _c(2)], POLICY)
+    assert rep == 2 and "extraction complete" in why
+
+
+def test_diameter_is_the_widest_pair_and_says_when_cut() -> None:
+    assert diameter([0b0, 0b1, 0b111], 10) == (3, False)
+    assert diameter([0, 1, 2**64 - 1], 2) == (1, True)
+
+
+edges_st = st.lists(
+    st.builds(Edge, st.integers(0, 15), st.integers(0, 15), st.integers(0, 6)).filter(
+        lambda e: e.a != e.b
+    ),
+    max_size=40,
+)
+dnm_st = st.lists(
+    st.tuples(st.integers(0, 15), st.integers(0, 15)).filter(lambda p: p[0] != p[1]), max_size=8
+)
+
+
+@given(edges_st, dnm_st)
+def test_no_rule_ever_groups_a_do_not_match_pair(
+    edges: list[Edge], dnm: list[tuple[int, int]]
+) -> None:
+    docs = list(range(16))
+    for result in (
+        connected_components(docs, edges, dnm),
+        representative_centred(docs, edges, dnm, threshold=6),
+    ):
+        for group in result.groups:
+            assert not any(a in group and b in group for a, b in dnm)
+        seen: set[int] = set()
+        for group in result.groups:
+            assert not (group & seen), "a document is in two groups"
+            seen |= group
+
+
+@given(edges_st)
+def test_without_constraints_components_match_plain_connectivity(edges: list[Edge]) -> None:
+    docs = list(range(16))
+    result = connected_components(docs, edges, [])
+    for e in edges:
+        assert any(e.a in g and e.b in g for g in result.groups)
