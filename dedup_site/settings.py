@@ -42,6 +42,8 @@ def database_from_url(url: str) -> dict[str, object]:
         "PORT": str(parts.port or ""),
         "CONN_MAX_AGE": env_int("DB_CONN_MAX_AGE", 60),
         "CONN_HEALTH_CHECKS": True,
+        # Prepared statements (the band index lookup) use one generic plan.
+        "OPTIONS": {"options": "-c plan_cache_mode=force_generic_plan"},
         "TEST": {"NAME": env_str("TEST_DATABASE_NAME", "") or None},
     }
 
@@ -215,3 +217,64 @@ LOGGING = {
 # API payloads carry whole pages: allow large request bodies (the per-page cap above
 # still applies to each document).
 DATA_UPLOAD_MAX_MEMORY_SIZE = env_int("DATA_UPLOAD_MAX_MEMORY_SIZE", 64 * 1024 * 1024)
+
+# --- Candidates and groups ----------------------------------------------------------
+DOC_TYPES = ["article", "product", "short", "listing", "other"]
+
+
+def env_per_doc_type(name: str, default: dict[str, float]) -> dict[str, float]:
+    """`article=3,product=2` overrides the defaults for the doc types it names."""
+    out = dict(default)
+    for item in env_str(name).split(","):
+        if "=" in item:
+            key, value = item.split("=", 1)
+            out[key.strip()] = float(value)
+    return out
+
+
+# Candidate threshold (Hamming bits, main-text branch) per doc type; at most 6, the
+# largest distance the band index answers. Calibrate them from labels.
+CANDIDATE_THRESHOLDS = {
+    k: int(v)
+    for k, v in env_per_doc_type(
+        "CANDIDATE_THRESHOLDS",
+        {"article": 3, "product": 3, "short": 2, "listing": 3, "other": 3},
+    ).items()
+}
+# Pairs whose token-set similarity (0–100) is under the floor, and whose shorter text is
+# not contained in the longer one, are stored but kept out of the queue and of groups.
+SIMILARITY_FLOORS = env_per_doc_type(
+    "SIMILARITY_FLOORS",
+    {"article": 60.0, "product": 70.0, "short": 80.0, "listing": 60.0, "other": 60.0},
+)
+CONTAINMENT_FLOOR = 0.8
+# Compare only with documents fetched within this many days (0: off).
+CANDIDATE_LOOKBACK_DAYS = env_int("CANDIDATE_LOOKBACK_DAYS", 0)
+# Methods whose main-text fingerprints are indexed and searched.
+CANDIDATE_METHODS = [m for m in env_str("CANDIDATE_METHODS", ACTIVE_METHOD).split(",") if m]
+# Text compared by rapidfuzz is cut to this many characters (bounded work per pair).
+SIMILARITY_MAX_CHARS = env_int("SIMILARITY_MAX_CHARS", 20_000)
+# More candidates than this for one document: the nearest are kept, the rest counted.
+CANDIDATES_PER_DOCUMENT_MAX = env_int("CANDIDATES_PER_DOCUMENT_MAX", 200)
+
+# Grouping rule: "connected-components-v1" or "representative-centred-v1".
+GROUP_RULE = env_str("GROUP_RULE", "connected-components-v1")
+# Groups larger than this are flagged (likely a login wall or an error page).
+GROUP_LARGE = env_int("GROUP_LARGE", 50)
+# Pairwise work (diameter) is done on at most this many members.
+GROUP_PAIRWISE_MAX = env_int("GROUP_PAIRWISE_MAX", 500)
+# Ordered policy for the suggested representative.
+REPRESENTATIVE_POLICY = [
+    p
+    for p in env_str(
+        "REPRESENTATIVE_POLICY", "site_priority,extraction_complete,newest,canonical_url"
+    ).split(",")
+    if p
+]
+
+# --- Review desk ----------------------------------------------------------------------
+# "Next" leases a queue item to one editor for this long; an expired claim returns.
+REVIEW_LEASE_MINUTES = env_int("REVIEW_LEASE_MINUTES", 15)
+# Diffs are bounded: words per side (text diffs) and lines per side (HTML source diff).
+REVIEW_DIFF_MAX_WORDS = env_int("REVIEW_DIFF_MAX_WORDS", 4000)
+REVIEW_SOURCE_MAX_LINES = env_int("REVIEW_SOURCE_MAX_LINES", 3000)

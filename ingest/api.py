@@ -1,6 +1,7 @@
 """Crawler-facing HTTP API, /api/v1/ (token auth, OpenAPI schema at /api/v1/openapi.json)."""
 
 import hashlib
+from dataclasses import asdict
 from datetime import UTC, datetime
 from typing import Literal
 
@@ -8,9 +9,10 @@ from django.http import HttpRequest, HttpResponse
 from ninja import NinjaAPI, Schema, Status
 from ninja.errors import ValidationError
 from ninja.security import HttpBearer
-from pydantic import Field, field_validator
+from pydantic import Field, field_validator, model_validator
 
-from ingest import services
+from ingest import candidates, services
+from ingest.core.extract import extract
 from ingest.core.readers import RawRecord
 from ingest.models import ApiToken
 
@@ -127,3 +129,56 @@ def documents_create(
             "document_ids": summary.document_ids,
         },
     )
+
+
+class CheckIn(Schema):
+    html: str | None = Field(None, description="The page; its main text is extracted.")
+    text: str | None = Field(None, description="Or the main text itself.")
+    url: str | None = None
+    title: str = ""
+    doc_type: DocType = "other"
+
+    @model_validator(mode="after")
+    def html_or_text(self) -> "CheckIn":
+        if (self.html is None) == (self.text is None):
+            raise ValueError("give exactly one of html or text")
+        return self
+
+
+class MatchOut(Schema):
+    document_id: int
+    url: str
+    distance: int
+    exact: bool
+    ratio: float
+    token_set_ratio: float
+    containment: float
+    guards: list[str]
+    below_floor: bool
+
+
+class CheckOut(Schema):
+    verdict: Literal["exact", "near", "new", "insufficient"]
+    method: str
+    simhash: str | None = Field(description="16 hex digits, or null when insufficient")
+    token_count: int
+    threshold: int
+    extraction_status: str | None = None
+    matches: list[MatchOut]
+
+
+@api.post("/check", response={200: CheckOut, 400: ErrorOut}, tags=["check"])
+def check(request: HttpRequest, payload: CheckIn) -> dict[str, object]:
+    """Is this page a duplicate of something stored? Answers exact, near, new or
+    insufficient, with the matches (distance, similarities, guards). Reads only."""
+    title, status = payload.title, None
+    text = payload.text or ""
+    if payload.html is not None:
+        extracted = extract(payload.html, url=payload.url or "")
+        text, status = extracted.main_text, extracted.status
+        title = title or extracted.title
+    result = candidates.check(text=text, title=title, doc_type=payload.doc_type)
+    out = {**asdict(result), "extraction_status": status}
+    if status not in (None, "ok", "blocked"):
+        out["verdict"], out["matches"] = "insufficient", []
+    return out

@@ -252,3 +252,141 @@ class ApiToken(models.Model):
 
     def __str__(self) -> str:
         return self.name
+
+
+class IndexEntry(models.Model):
+    """The candidate index: one compact row per indexed fingerprint (main branch, ok).
+
+    On PostgreSQL a GIN expression index over band_keys(method, simhash) finds every
+    entry within k bits with equality lookups (see ingest/core/bands.py); the row holds
+    only what the lookup filters on.
+    """
+
+    pk = models.CompositePrimaryKey("method", "document")
+    method = models.ForeignKey(FingerprintMethod, on_delete=models.PROTECT, db_index=False)
+    document = models.ForeignKey(Document, on_delete=models.PROTECT, db_index=False)
+    simhash = models.BigIntegerField()
+    fetched_at = models.DateTimeField()
+
+    def __str__(self) -> str:
+        return f"{self.method_id}:{self.document_id}"
+
+
+class DoNotMatch(models.Model):
+    """Two documents a person said are not the same: never paired into a group again."""
+
+    a = models.ForeignKey(Document, on_delete=models.PROTECT, related_name="+")
+    b = models.ForeignKey(Document, on_delete=models.PROTECT, related_name="+")
+    source = models.CharField(max_length=16, help_text="label, split or import")
+    reason = models.TextField(blank=True)
+    actor = models.CharField(max_length=150, help_text="person:<username> or rule:<name>")
+    created_at = models.DateTimeField(auto_now_add=True)
+
+    class Meta:
+        constraints = [
+            models.UniqueConstraint(fields=["a", "b"], name="do_not_match_once"),
+            models.CheckConstraint(condition=models.Q(a__lt=models.F("b")), name="dnm_a_lt_b"),
+        ]
+
+    def __str__(self) -> str:
+        return f"{self.a_id} ≠ {self.b_id}"
+
+
+class CandidatePair(models.Model):
+    """A nomination, never a decision (invariant 5)."""
+
+    method = models.ForeignKey(FingerprintMethod, on_delete=models.PROTECT)
+    a = models.ForeignKey(Document, on_delete=models.PROTECT, related_name="pairs_as_a")
+    b = models.ForeignKey(Document, on_delete=models.PROTECT, related_name="pairs_as_b")
+    doc_type = models.CharField(max_length=16, choices=DocType.choices)
+    distance = models.SmallIntegerField(help_text="Hamming distance, main-text branch.")
+    full_distance = models.SmallIntegerField(null=True, help_text="Full-page branch.")
+    xor = models.BigIntegerField(help_text="Differing bits (signed storage of the XOR).")
+    band = models.SmallIntegerField(null=True, help_text="The index band that nominated it.")
+    exact = models.BooleanField(help_text="Same normalized main text (SHA-256).")
+    ratio = models.FloatField()
+    token_set_ratio = models.FloatField()
+    length_ratio = models.FloatField()
+    containment = models.FloatField()
+    numbers_differ = models.BooleanField()
+    ids_differ = models.BooleanField()
+    title_differs = models.BooleanField()
+    guard_details = models.JSONField(default=dict)
+    below_floor = models.BooleanField(
+        help_text="Similarity under the doc type's floor: stored, kept out of the queue "
+        "and out of groups."
+    )
+    created_at = models.DateTimeField(auto_now_add=True)
+
+    class Meta:
+        constraints = [
+            models.UniqueConstraint(fields=["method", "a", "b"], name="pair_once_per_method"),
+            models.CheckConstraint(condition=models.Q(a__lt=models.F("b")), name="pair_a_lt_b"),
+        ]
+        indexes = [
+            models.Index(fields=["method", "b"]),
+            models.Index(fields=["method", "below_floor", "distance"]),
+        ]
+
+    def __str__(self) -> str:
+        return f"{self.a_id}~{self.b_id} d={self.distance}"
+
+    @property
+    def differing_bits(self) -> list[int]:
+        x = to_unsigned64(self.xor)
+        return [bit for bit in range(64) if (x >> bit) & 1]
+
+    def guard_flags(self) -> list[str]:
+        names = ["numbers_differ", "ids_differ", "title_differs"]
+        return [name for name in names if getattr(self, name)]
+
+
+class CandidateGroup(models.Model):
+    class Kind(models.TextChoices):
+        EXACT = "exact"
+        NEAR = "near"
+
+    method = models.ForeignKey(FingerprintMethod, on_delete=models.PROTECT)
+    kind = models.CharField(max_length=8, choices=Kind.choices)
+    rule = models.CharField(max_length=64)
+    rule_params = models.JSONField(default=dict)
+    representative = models.ForeignKey(
+        Document, on_delete=models.PROTECT, null=True, related_name="+"
+    )
+    representative_reason = models.TextField(blank=True)
+    representative_by = models.CharField(max_length=150, blank=True)
+    representative_locked = models.BooleanField(
+        default=False, help_text="Chosen by a person: the workers never change it."
+    )
+    size = models.IntegerField(default=0)
+    diameter = models.SmallIntegerField(null=True)
+    chained = models.BooleanField(default=False)
+    oversized = models.BooleanField(default=False)
+    needs_review = models.BooleanField(default=False)
+    review_note = models.TextField(blank=True)
+    dissolved = models.BooleanField(default=False)
+    version = models.IntegerField(default=1)
+    created_at = models.DateTimeField(auto_now_add=True)
+    updated_at = models.DateTimeField(auto_now=True)
+
+    class Meta:
+        indexes = [models.Index(fields=["method", "dissolved", "size"])]
+
+    def __str__(self) -> str:
+        return f"group {self.pk} ({self.size})"
+
+
+class GroupMember(models.Model):
+    group = models.ForeignKey(CandidateGroup, on_delete=models.PROTECT, related_name="members")
+    document = models.ForeignKey(Document, on_delete=models.PROTECT, related_name="memberships")
+    method = models.ForeignKey(FingerprintMethod, on_delete=models.PROTECT)
+    added_by = models.CharField(max_length=150)
+    created_at = models.DateTimeField(auto_now_add=True)
+
+    class Meta:
+        constraints = [
+            models.UniqueConstraint(fields=["method", "document"], name="one_group_per_method"),
+        ]
+
+    def __str__(self) -> str:
+        return f"{self.document_id} in {self.group_id}"

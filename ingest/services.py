@@ -284,7 +284,17 @@ def documents_process(*, document_ids: Sequence[int]) -> int:
             extraction = document_extract(document=document)
             if fingerprints_compute(document=document, extraction=extraction, methods=wanted):
                 done += 1
+    # Candidates are searched for every document handed in, new work or not: a retry
+    # after a crash between the two steps must not leave documents unsearched.
+    candidates_enqueue(document_ids)
     return done
+
+
+def candidates_enqueue(document_ids: Sequence[int]) -> None:
+    from ingest.tasks import candidates_find as candidates_find_task
+
+    if document_ids:
+        candidates_find_task.delay_on_commit(list(document_ids))
 
 
 def document_extract(*, document: Document) -> Extraction:

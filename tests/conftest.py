@@ -71,6 +71,15 @@ def pytest_runtest_setup(item: pytest.Item) -> None:
         pytest.skip(why)
 
 
+@pytest.fixture(autouse=True, scope="session")
+def _eager_by_default() -> None:
+    """Even with a broker configured, tasks run inline unless a test asks for a worker
+    (module-scoped data fixtures run before the per-test switch below)."""
+    from dedup_site.celery import app
+
+    app.conf.task_always_eager = True
+
+
 @pytest.fixture(autouse=True)
 def _eager_tasks(request: pytest.FixtureRequest) -> Iterator[None]:
     """Tasks run inline unless the test talks to a real worker."""

@@ -124,3 +124,58 @@ def warc_bytes(
         )
         writer.write_record(record)
     return out.getvalue()
+
+
+def indexed_document(
+    *,
+    url: str,
+    text: str,
+    simhash: int,
+    site: str = "g.example.com",
+    priority: int = 0,
+    doc_type: str = "article",
+    fetched_at: datetime | None = None,
+    title: str = "",
+):  # type: ignore[no-untyped-def]
+    """A document with an ok extraction and a main/full fingerprint of the active method,
+    the SimHash given rather than computed (to set distances exactly)."""
+    from django.conf import settings
+
+    from ingest.core.extract import EXTRACTOR_VERSION
+    from ingest.core.methods import fingerprint_text
+    from ingest.core.simhash import to_signed64
+    from ingest.models import Document, Extraction, Fingerprint, Site
+    from ingest.services import methods_ensure
+
+    method = methods_ensure()[settings.ACTIVE_METHOD]
+    digest = fingerprint_text(settings.ACTIVE_METHOD, text).text_sha256
+    site_row, _ = Site.objects.get_or_create(host=site, defaults={"priority": priority})
+    raw = text.encode()
+    document = Document.objects.create(
+        site=site_row,
+        url=url,
+        fetched_at=fetched_at or datetime(2026, 5, 1, tzinfo=UTC),
+        raw_sha256=hashlib.sha256(raw + url.encode()).hexdigest(),
+        raw_size=len(raw),
+        doc_type=doc_type,
+    )
+    Extraction.objects.create(
+        document=document,
+        extractor_version=EXTRACTOR_VERSION,
+        status="ok",
+        main_text=text,
+        full_text=text,
+        title=title,
+        main_tokens=len(text.split()),
+    )
+    for branch in ("main", "full"):
+        Fingerprint.objects.create(
+            document=document,
+            method=method,
+            branch=branch,
+            status="ok",
+            simhash=to_signed64(simhash),
+            token_count=len(text.split()),
+            text_sha256=digest,
+        )
+    return document

@@ -24,10 +24,27 @@ class WorkerProcess:
     def start(self) -> None:
         with self.log.open("ab") as out:
             self.proc = subprocess.Popen(
-                [sys.executable, "-m", "celery", "-A", "dedup_site", "worker", "--pool", "solo",
-                 "--loglevel", "INFO", "--without-gossip", "--without-mingle",
-                 "--without-heartbeat", "-n", f"test-{os.getpid()}@%h"],
-                cwd=ROOT, env=self.env, stdout=out, stderr=subprocess.STDOUT,
+                [
+                    sys.executable,
+                    "-m",
+                    "celery",
+                    "-A",
+                    "dedup_site",
+                    "worker",
+                    "--pool",
+                    "solo",
+                    "--loglevel",
+                    "INFO",
+                    "--without-gossip",
+                    "--without-mingle",
+                    "--without-heartbeat",
+                    "-n",
+                    f"test-{os.getpid()}@%h",
+                ],
+                cwd=ROOT,
+                env=self.env,
+                stdout=out,
+                stderr=subprocess.STDOUT,
                 start_new_session=True,
             )
 

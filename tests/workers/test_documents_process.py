@@ -34,9 +34,7 @@ def _ingest(data: bytes) -> services.IngestSummary:
 def test_a_worker_fingerprints_an_ingested_warc(worker) -> None:
     summary = _ingest(_crawl(30))
     assert summary.stored == 30
-    wait_until(
-        lambda: Fingerprint.objects.count() == 30 * PER_DOCUMENT, 60, "all fingerprints"
-    )
+    wait_until(lambda: Fingerprint.objects.count() == 30 * PER_DOCUMENT, 60, "all fingerprints")
     assert Extraction.objects.filter(status="ok").count() == 30
 
 

@@ -1,0 +1,132 @@
+"""The candidate index store: IndexEntry rows, and the lookup "every entry of this
+method within k bits of a value".
+
+PostgreSQL: the band keys of ingest/core/bands.py (scheme b32x2: the two 32-bit
+halves), computed by SQL functions and indexed by one btree each on (method, key) —
+the keys are never stored in the row. A query looks up every key within the scheme's
+radius of the query's halves, then applies the exact Hamming filter (migration 0003).
+Elsewhere (the embedded SQLite default) the same answer comes from a scan of the
+method's entries; fine for a demo, not for a corpus.
+"""
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+from datetime import datetime, timedelta
+
+import numpy as np
+import psycopg
+from django.db import connection
+
+from ingest.core.bands import BandScheme, scheme_for
+from ingest.core.simhash import to_signed64, to_unsigned64
+from ingest.models import IndexEntry
+
+# Largest threshold the index answers; per-doc-type thresholds must stay at or below it.
+K_MAX = 6
+SCHEME: BandScheme = scheme_for(K_MAX)
+SQL_FUNCTION = "dedup_band_key"
+
+
+@dataclass(frozen=True)
+class Hit:
+    document_id: int
+    value: int  # unsigned
+    distance: int
+
+
+def uses_band_index() -> bool:
+    return connection.vendor == "postgresql"
+
+
+def entries_add(rows: Sequence[tuple[int, int, int, datetime]]) -> None:
+    """Add (method_id, document_id, unsigned value, fetched_at) rows; repeats are no-ops."""
+    IndexEntry.objects.bulk_create(
+        [
+            IndexEntry(method_id=m, document_id=d, simhash=to_signed64(v), fetched_at=f)
+            for m, d, v, f in rows
+        ],
+        ignore_conflicts=True,
+    )
+
+
+def query(
+    *,
+    method_id: int,
+    value: int,
+    k: int,
+    exclude_document: int | None = None,
+    around: datetime | None = None,
+    lookback_days: int = 0,
+) -> list[Hit]:
+    """Every indexed document of the method within k bits of `value`."""
+    if not 0 <= k <= K_MAX:
+        raise ValueError(f"the index answers thresholds 0..{K_MAX}, not {k}")
+    window = None
+    if lookback_days and around is not None:
+        span = timedelta(days=lookback_days)
+        window = (around - span, around + span)
+    if uses_band_index():
+        return _query_pg(method_id, value, k, exclude_document, window)
+    return _query_scan(method_id, value, k, exclude_document, window)
+
+
+_PG_QUERY = f"""
+SELECT document_id, simhash, bit_count((simhash # %s)::bit(64))
+FROM ingest_indexentry
+WHERE method_id = %s
+  AND {SCHEME.sql_probe_condition(SQL_FUNCTION)}
+  AND bit_count((simhash # %s)::bit(64)) <= %s
+"""
+_WINDOW = "  AND fetched_at BETWEEN %s AND %s\n"
+
+
+def _query_pg(
+    method_id: int,
+    value: int,
+    k: int,
+    exclude: int | None,
+    window: tuple[datetime, datetime] | None,
+) -> list[Hit]:
+    signed = to_signed64(value)
+    sql = _PG_QUERY + (_WINDOW if window else "")
+    params: list[object] = [signed, method_id, *SCHEME.probes(value, k), signed, k]
+    if window:
+        params += window
+    connection.ensure_connection()
+    raw = connection.connection
+    # Server-side binding and a prepared statement (generic plan: see the connection
+    # options in settings): the probe arrays are large, and planning them afresh costs
+    # more than the lookup.
+    with psycopg.Cursor(raw) as cursor:
+        cursor.execute(sql, params, prepare=True)
+        rows = cursor.fetchall()
+    return [
+        Hit(d, to_unsigned64(s), dist) for d, s, dist in rows if exclude is None or d != exclude
+    ]
+
+
+def _query_scan(
+    method_id: int,
+    value: int,
+    k: int,
+    exclude: int | None,
+    window: tuple[datetime, datetime] | None,
+) -> list[Hit]:
+    qs = IndexEntry.objects.filter(method_id=method_id)
+    if exclude is not None:
+        qs = qs.exclude(document_id=exclude)
+    if window is not None:
+        qs = qs.filter(fetched_at__range=window)
+    rows = list(qs.values_list("document_id", "simhash"))
+    if not rows:
+        return []
+    ids = np.fromiter((r[0] for r in rows), dtype=np.int64, count=len(rows))
+    values = np.fromiter((r[1] for r in rows), dtype=np.int64, count=len(rows)).view(np.uint64)
+    distances = np.bitwise_count(values ^ np.uint64(value))
+    keep = np.nonzero(distances <= k)[0]
+    return [Hit(int(ids[i]), int(values[i]), int(distances[i])) for i in keep]
+
+
+def brute_force(*, method_id: int, value: int, k: int) -> list[Hit]:
+    """The scan, on any database: what the recall check compares the index against."""
+    return _query_scan(method_id, value, k, None, None)

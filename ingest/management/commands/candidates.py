@@ -1,0 +1,100 @@
+import random
+import time
+
+from django.conf import settings
+from django.core.management.base import BaseCommand, CommandError, CommandParser
+
+from ingest import candidates, index
+from ingest.models import Fingerprint, FingerprintMethod, IndexEntry
+
+
+class Command(BaseCommand):
+    help = (
+        "Candidate index tools. --recall-check compares the band index with brute force "
+        "on the stored fingerprints; --rebuild searches every fingerprinted document again."
+    )
+
+    def add_arguments(self, parser: CommandParser) -> None:
+        parser.add_argument("--recall-check", action="store_true")
+        parser.add_argument("--rebuild", action="store_true")
+        parser.add_argument("--method", default=settings.ACTIVE_METHOD)
+        parser.add_argument("--sample", type=int, default=0, help="queries (0: every entry)")
+        parser.add_argument(
+            "-k", type=int, default=None, help="distance (default: the largest threshold)"
+        )
+        parser.add_argument("--seed", type=int, default=1)
+
+    def handle(self, *args: object, **options: object) -> None:
+        method = FingerprintMethod.objects.filter(key=options["method"]).first()
+        if method is None:
+            raise CommandError(f"no fingerprints for method {options['method']!r}")
+        if options["rebuild"]:
+            self._rebuild(method)
+        if options["recall_check"]:
+            k = options["k"] if options["k"] is not None else candidates.query_k()
+            self._recall(method, int(k), int(options["sample"]), int(options["seed"]))  # type: ignore[arg-type]
+        if not (options["rebuild"] or options["recall_check"]):
+            raise CommandError("say what to do: --recall-check and/or --rebuild")
+
+    def _rebuild(self, method: FingerprintMethod) -> None:
+        ids = list(
+            Fingerprint.objects.filter(method=method, branch="main", status="ok")
+            .order_by("document_id")
+            .values_list("document_id", flat=True)
+        )
+        started = time.monotonic()
+        for start in range(0, len(ids), 500):
+            candidates.candidates_find(document_ids=ids[start : start + 500])
+        self.stdout.write(f"searched {len(ids)} documents in {time.monotonic() - started:.1f}s")
+
+    def _recall(self, method: FingerprintMethod, k: int, sample: int, seed: int) -> None:
+        entries = list(
+            IndexEntry.objects.filter(method=method).values_list("document_id", "simhash")
+        )
+        if not entries:
+            raise CommandError("the index is empty for this method")
+        queries = (
+            entries
+            if not sample or sample >= len(entries)
+            else random.Random(seed).sample(entries, sample)
+        )
+        index_pairs: set[tuple[int, int]] = set()
+        brute_pairs: set[tuple[int, int]] = set()
+        t_index = t_brute = 0.0
+        for document_id, simhash in queries:
+            value = simhash & ((1 << 64) - 1)
+            t0 = time.perf_counter()
+            hits = index.query(method_id=method.pk, value=value, k=k, exclude_document=document_id)
+            t1 = time.perf_counter()
+            brute = index.brute_force(method_id=method.pk, value=value, k=k)
+            t2 = time.perf_counter()
+            t_index += t1 - t0
+            t_brute += t2 - t1
+            index_pairs |= {_pair(document_id, h.document_id) for h in hits}
+            brute_pairs |= {
+                _pair(document_id, h.document_id) for h in brute if h.document_id != document_id
+            }
+        found = len(index_pairs & brute_pairs)
+        recall = found / len(brute_pairs) if brute_pairs else 1.0
+        mode = (
+            "band index (GIN)"
+            if index.uses_band_index()
+            else "scan (no band index on this database)"
+        )
+        self.stdout.write(
+            "\n".join(
+                [
+                    f"method {method.key}, k = {k}, {len(entries)} indexed, {len(queries)} queries",
+                    f"index: {mode}",
+                    f"pairs found by the index:     {len(index_pairs)}  ({t_index * 1000:.1f} ms)",
+                    f"pairs found by brute force:   {len(brute_pairs)}  ({t_brute * 1000:.1f} ms)",
+                    f"recall: {recall:.3f}",
+                ]
+            )
+        )
+        if recall < 1.0:
+            raise CommandError(f"recall {recall:.3f} < 1.000: the index missed pairs")
+
+
+def _pair(a: int, b: int) -> tuple[int, int]:
+    return (a, b) if a < b else (b, a)

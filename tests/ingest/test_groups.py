@@ -1,0 +1,150 @@
+"""Grouping rules, do-not-match and human decisions, on documents with set distances."""
+
+import pytest
+
+from ingest import candidates
+from ingest.models import CandidateGroup, CandidatePair, DoNotMatch, GroupMember
+from tests import factories
+
+pytestmark = pytest.mark.django_db
+
+TEXT = factories.article_text(42, words=120)
+BASE = 0x0123456789ABCDEF
+
+
+def _docs(*flips: int, **kw: object):  # type: ignore[no-untyped-def]
+    """One document per entry, its SimHash the base with that many low bits flipped."""
+    return [
+        factories.indexed_document(
+            url=f"https://g.example.com/{i}", text=TEXT, simhash=BASE ^ ((1 << f) - 1), **kw
+        )
+        for i, f in enumerate(flips)
+    ]
+
+
+def _doc(path: str, simhash: int = BASE, **kw: object):  # type: ignore[no-untyped-def]
+    kw.setdefault("text", TEXT)
+    return factories.indexed_document(url=f"https://g.example.com/{path}", simhash=simhash, **kw)
+
+
+def _find(docs) -> None:  # type: ignore[no-untyped-def]
+    candidates.candidates_find(document_ids=[d.pk for d in docs])
+
+
+def _group(doc) -> CandidateGroup | None:  # type: ignore[no-untyped-def]
+    m = GroupMember.objects.filter(document=doc).first()
+    return m.group if m else None
+
+
+def test_a_chain_is_one_group_flagged_chained() -> None:
+    # 0 — 3 bits — 6 bits: A~B and B~C within 3, A and C 6 apart.
+    a, b, c = _docs(0, 3, 6)
+    _find([a, b, c])
+    assert CandidatePair.objects.filter(distance__lte=3).count() == 2
+    group = _group(a)
+    assert group is not None and group == _group(b) == _group(c)
+    assert group.diameter == 6
+    assert group.chained
+
+
+def test_the_centred_rule_does_not_chain(settings) -> None:  # type: ignore[no-untyped-def]
+    settings.GROUP_RULE = "representative-centred-v1"
+    a, b, c = _docs(0, 3, 6)
+    _find([a, b, c])
+    groups = {g for g in (_group(a), _group(b), _group(c)) if g}
+    for group in groups:
+        assert group.rule == "representative-centred-v1"
+        assert group.diameter <= 3
+
+
+def test_do_not_match_documents_are_not_grouped_again() -> None:
+    a, b = _docs(0, 1)
+    DoNotMatch.objects.create(a=a, b=b, source="split", actor="person:eve")
+    _find([a, b])
+    assert _group(a) is None or _group(a) != _group(b)
+    assert not CandidatePair.objects.filter(a=a, b=b).exists()
+
+
+def test_a_chain_across_a_do_not_match_is_flagged_for_review() -> None:
+    a, b, c = _docs(0, 2, 4)
+    DoNotMatch.objects.create(a=a, b=c, source="split", actor="person:eve")
+    _find([a, b, c])
+    assert _group(a) != _group(c)
+    flagged = CandidateGroup.objects.filter(needs_review=True)
+    assert flagged.exists()
+    assert "separated" in flagged.first().review_note  # type: ignore[union-attr]
+
+
+def test_the_worker_never_overwrites_a_person_s_representative() -> None:
+    a, b = _docs(0, 1)
+    _find([a, b])
+    group = _group(a)
+    assert group is not None
+    chosen = b if group.representative_id == a.pk else a
+    group.representative = chosen
+    group.representative_locked = True
+    group.representative_by = "person:eve"
+    group.save()
+    (c,) = [
+        factories.indexed_document(
+            url="https://g.example.com/new", text=TEXT, simhash=BASE, priority=0
+        )
+    ]
+    _find([c])
+    group.refresh_from_db()
+    assert _group(c) == group
+    assert group.representative_id == chosen.pk
+    assert group.representative_by == "person:eve"
+
+
+def test_the_representative_follows_site_priority_with_the_reason() -> None:
+    low = factories.indexed_document(
+        url="https://low.example.com/x", text=TEXT, simhash=BASE, site="low.example.com", priority=1
+    )
+    high = factories.indexed_document(
+        url="https://high.example.com/x",
+        text=TEXT,
+        simhash=BASE ^ 1,
+        site="high.example.com",
+        priority=9,
+    )
+    _find([low, high])
+    group = _group(low)
+    assert group is not None
+    assert group.representative_id == high.pk
+    assert group.representative_reason == "site priority 9 > 1"
+
+
+def test_a_pair_under_the_similarity_floor_is_stored_but_does_not_group() -> None:
+    a = factories.indexed_document(
+        url="https://g.example.com/a", text=factories.article_text(1), simhash=BASE
+    )
+    b = factories.indexed_document(
+        url="https://g.example.com/b",
+        text="Completely different words about cooking pasta " * 20,
+        simhash=BASE ^ 1,
+    )
+    _find([a, b])
+    pair = CandidatePair.objects.get()
+    assert pair.below_floor
+    assert _group(a) is None and _group(b) is None
+
+
+def test_lookback_window_skips_old_documents(settings) -> None:  # type: ignore[no-untyped-def]
+    from datetime import UTC, datetime
+
+    settings.CANDIDATE_LOOKBACK_DAYS = 7
+    old = factories.indexed_document(
+        url="https://g.example.com/old",
+        text=TEXT,
+        simhash=BASE,
+        fetched_at=datetime(2026, 1, 1, tzinfo=UTC),
+    )
+    new = factories.indexed_document(
+        url="https://g.example.com/new",
+        text=TEXT,
+        simhash=BASE,
+        fetched_at=datetime(2026, 5, 1, tzinfo=UTC),
+    )
+    _find([old, new])
+    assert not CandidatePair.objects.exists()
