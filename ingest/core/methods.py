@@ -5,10 +5,11 @@ normalization or extractor is a new key beside the old ones, never an edit.
 """
 
 import hashlib
+from collections.abc import Sequence
 from dataclasses import asdict, dataclass
 from typing import Literal
 
-from ingest.core.normalize import NORMALIZERS, TOKENIZERS
+from ingest.core.normalize import NORMALIZERS, TOKENIZERS, tokens_words
 from ingest.core.simhash import simhash64_fast, simhash64_reference
 
 REFERENCE_KEY = "simhash64-words-sha256-v1"
@@ -100,6 +101,10 @@ def tokens_for(key: str, normalized: str) -> list[str]:
     return TOKENIZERS[method_get(key).tokenizer](normalized)
 
 
+# Tokens that repeat across documents are worth caching; shingles rarely repeat.
+_UNCACHED_TOKENIZERS = {"word-shingle3-v1"}
+
+
 def fingerprint_text(
     key: str, text: str, *, min_tokens: int = 1, reference: bool = False
 ) -> FingerprintResult:
@@ -108,10 +113,42 @@ def fingerprint_text(
     Fewer than `min_tokens` tokens gives `insufficient_features` and no SimHash
     (invariant 4): empty text is never a duplicate of empty text.
     """
-    normalized = normalize_for(key, text)
-    tokens = tokens_for(key, normalized)
-    digest = hashlib.sha256(normalized.encode("utf-8")).hexdigest()
-    if len(tokens) < max(min_tokens, 1):
-        return FingerprintResult("insufficient_features", None, digest, len(tokens))
-    simhash = simhash64_reference(tokens) if reference else simhash64_fast(tokens)
-    return FingerprintResult("ok", simhash, digest, len(tokens))
+    return fingerprint_texts([key], text, min_tokens=min_tokens, reference=reference)[key]
+
+
+def fingerprint_texts(
+    keys: Sequence[str], text: str, *, min_tokens: int = 1, reference: bool = False
+) -> dict[str, FingerprintResult]:
+    """`fingerprint_text` for several methods at once: each normalization and the word
+    tokens are computed once and shared (shingles are built from the words)."""
+    normalized: dict[str, tuple[str, str]] = {}
+    words: dict[str, list[str]] = {}
+    out: dict[str, FingerprintResult] = {}
+    for key in keys:
+        spec = method_get(key)
+        if spec.normalization not in normalized:
+            norm = NORMALIZERS[spec.normalization](text)
+            normalized[spec.normalization] = (
+                norm,
+                hashlib.sha256(norm.encode("utf-8")).hexdigest(),
+            )
+        norm, digest = normalized[spec.normalization]
+        if spec.tokenizer in ("words-casefold-v1", "word-shingle3-v1"):
+            if spec.normalization not in words:
+                words[spec.normalization] = tokens_words(norm)
+            w = words[spec.normalization]
+            if spec.tokenizer == "words-casefold-v1":
+                tokens = w
+            else:
+                tokens = [" ".join(w[i : i + 3]) for i in range(len(w) - 2)]
+        else:
+            tokens = TOKENIZERS[spec.tokenizer](norm)
+        if len(tokens) < max(min_tokens, 1):
+            out[key] = FingerprintResult("insufficient_features", None, digest, len(tokens))
+            continue
+        if reference:
+            simhash = simhash64_reference(tokens)
+        else:
+            simhash = simhash64_fast(tokens, cache=spec.tokenizer not in _UNCACHED_TOKENIZERS)
+        out[key] = FingerprintResult("ok", simhash, digest, len(tokens))
+    return out

@@ -32,41 +32,72 @@ def simhash64_reference(tokens: Iterable[str]) -> int:
     return sum(1 << bit for bit in range(64) if sums[bit] > 0)
 
 
-# Token values are pure functions of the token, so a bounded cache is safe: real text
-# repeats its vocabulary, and hashing is most of the reference's cost.
-_VALUE_CACHE: dict[str, int] = {}
-_VALUE_CACHE_MAX = 300_000
+# Token values are pure functions of the token, so caching them is safe: real text
+# repeats its vocabulary, and hashing is most of the reference's cost. Each cached
+# token gets a row id and its 64 bits unpacked in a row of _BITS (most significant
+# first), so a document costs one dict lookup per token and one gather-and-sum.
+# The rows are float32 so that the sum is one BLAS matrix-vector product (exact: counts
+# stay far below 2^24). Bounded: past _CACHE_MAX tokens (32 MiB of rows) the cache
+# starts over. Not thread-safe (workers are processes).
+_CACHE_MAX = 1 << 17
+_IDS: dict[str, int] = {}
+_BITS = np.zeros((1 << 14, 64), dtype=np.float32)
 
 
-def _values(tokens: Iterable[str]) -> list[int]:
-    cache = _VALUE_CACHE
-    if len(cache) > _VALUE_CACHE_MAX:
-        cache.clear()
-    out = []
-    for token in tokens:
-        value = cache.get(token)
-        if value is None:
-            value = cache[token] = token_value(token)
-        out.append(value)
-    return out
+def _unpacked(values: list[int]) -> np.ndarray:
+    array = np.array(values, dtype=">u8")
+    return np.unpackbits(array.view(np.uint8).reshape(-1, 8), axis=1)
 
 
-def simhash64_fast(tokens: Iterable[str]) -> int:
-    """Bit-identical to the reference: count tokens once, then one weighted bit sum.
+def _cache_add(tokens: Iterable[str]) -> None:
+    global _BITS
+    distinct = list(dict.fromkeys(tokens))
+    new = [t for t in distinct if t not in _IDS]
+    if not new:
+        return
+    if len(_IDS) + len(new) > _CACHE_MAX:
+        _IDS.clear()
+        new = distinct
+    first = len(_IDS)
+    need = first + len(new)
+    if need > len(_BITS):
+        grown = np.zeros((max(need, 2 * len(_BITS)), 64), dtype=np.float32)
+        grown[:first] = _BITS[:first]
+        _BITS = grown
+    _BITS[first:need] = _unpacked([token_value(t) for t in new])
+    for i, token in enumerate(new, start=first):
+        _IDS[token] = i
 
-    For a token seen c times, the reference adds ±c per bit; summing c·bit over the
-    distinct tokens and comparing 2·sum with the total count gives the same signs.
+
+def _from_bit_sums(ones: np.ndarray, total: int) -> int:
+    # A bit is set when the occurrences with it set outnumber those without.
+    return int.from_bytes(np.packbits((2 * ones) > total).tobytes(), "big")
+
+
+def simhash64_fast(tokens: Iterable[str], *, cache: bool = True) -> int:
+    """Bit-identical to the reference.
+
+    For every occurrence the reference adds +1 where the token's bit is set and -1
+    where it is clear, so a bit's sum is 2·ones - total: summing the cached bit rows of
+    all occurrences and comparing 2·ones with the count gives the same signs.
+    `cache=False` (for tokens that rarely repeat, like shingles) hashes each distinct
+    token of the document once instead.
     """
-    counts = Counter(tokens)
-    if not counts:
+    tokens = tokens if isinstance(tokens, list) else list(tokens)
+    if not tokens:
         return 0
-    values = np.array(_values(counts.keys()), dtype=">u8")
-    weights = np.fromiter(counts.values(), dtype=np.int64, count=len(counts))
-    # Row i holds the 64 bits of value i, most significant first.
-    bits = np.unpackbits(values.view(np.uint8).reshape(-1, 8), axis=1)
-    ones = weights @ bits  # per bit: occurrences whose token has the bit set
-    set_bits = (2 * ones) > int(weights.sum())
-    return int.from_bytes(np.packbits(set_bits).tobytes(), "big")
+    if not cache or len(tokens) >= 1 << 24:  # float32 sums are exact below 2^24
+        counts = Counter(tokens)
+        weights = np.fromiter(counts.values(), dtype=np.int64, count=len(counts))
+        ones = weights @ _unpacked([token_value(t) for t in counts])
+        return _from_bit_sums(ones, len(tokens))
+    try:
+        ids = np.fromiter(map(_IDS.__getitem__, tokens), dtype=np.intp, count=len(tokens))
+    except KeyError:
+        _cache_add(tokens)
+        ids = np.fromiter(map(_IDS.__getitem__, tokens), dtype=np.intp, count=len(tokens))
+    ones = np.ones(len(ids), dtype=np.float32) @ _BITS[ids]
+    return _from_bit_sums(ones, len(tokens))
 
 
 def hamming(a: int, b: int) -> int:
