@@ -1,0 +1,165 @@
+"""Dedup Desk benchmark (`make bench`): fingerprint throughput and ingest end to end.
+
+    .venv/bin/python bench/bench.py                   # everything (~5-10 minutes)
+    .venv/bin/python bench/bench.py --fingerprint-only
+    .venv/bin/python bench/bench.py --ingest-only --pages 2000
+    .venv/bin/python bench/bench.py --rev HEAD         # a commit, not the working tree
+
+Prints the figures with the targets of issue 2 next to them and writes the same data as
+JSON to bench/out/bench-<date>.json. Needs PostgreSQL (127.0.0.1:5432, user postgres)
+and Redis (127.0.0.1:6379, db 13 is flushed) for the ingest part.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import platform
+import shutil
+import subprocess
+import sys
+import tarfile
+import time
+from datetime import datetime
+from pathlib import Path
+
+BENCH = Path(__file__).resolve().parent
+ROOT = BENCH.parent
+OUT = BENCH / "out"
+sys.path.insert(0, str(BENCH))
+
+
+def _cpuinfo_model() -> str:
+    try:
+        for line in Path("/proc/cpuinfo").read_text().splitlines():
+            if line.startswith("model name"):
+                return line.split(":", 1)[1].strip()
+    except OSError:
+        pass
+    return platform.processor() or "unknown"
+
+
+def _mem_total_gb() -> float:
+    try:
+        for line in Path("/proc/meminfo").read_text().splitlines():
+            if line.startswith("MemTotal:"):
+                return int(line.split()[1]) / 2**20
+    except OSError:
+        pass
+    return 0.0
+
+
+def _git() -> str:
+    try:
+        rev = subprocess.run(
+            ["git", "rev-parse", "--short", "HEAD"], cwd=ROOT, capture_output=True, text=True
+        ).stdout.strip()
+        dirty = subprocess.run(
+            ["git", "status", "--porcelain", "--untracked-files=no"],
+            cwd=ROOT,
+            capture_output=True,
+            text=True,
+        ).stdout.strip()
+        return f"{rev}{' (uncommitted changes)' if dirty else ''}" if rev else "unknown"
+    except OSError:
+        return "unknown"
+
+
+def export_rev(rev: str) -> tuple[Path, str]:
+    """`git archive` of a commit into bench/out/src-<sha>/ (reused when present)."""
+    sha = subprocess.run(
+        ["git", "rev-parse", "--verify", f"{rev}^{{commit}}"],
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+        check=True,
+    ).stdout.strip()
+    dest = OUT / f"src-{sha[:12]}"
+    if not (dest / "manage.py").exists():
+        tmp = dest.with_name(dest.name + ".part")
+        shutil.rmtree(tmp, ignore_errors=True)
+        tmp.mkdir(parents=True)
+        archive = subprocess.Popen(["git", "archive", sha], cwd=ROOT, stdout=subprocess.PIPE)
+        with tarfile.open(fileobj=archive.stdout, mode="r|") as tar:
+            tar.extractall(tmp, filter="data")
+        if archive.wait() != 0:
+            raise RuntimeError(f"git archive {sha} failed")
+        shutil.rmtree(dest, ignore_errors=True)
+        tmp.rename(dest)
+    return dest, sha
+
+
+def machine() -> dict:
+    return {
+        "cpu": _cpuinfo_model(),
+        "nproc": os.cpu_count(),
+        "ram_gb": round(_mem_total_gb(), 1),
+        "python": platform.python_version(),
+        "date": datetime.now().astimezone().isoformat(timespec="seconds"),
+        "load_avg_at_start": [round(x, 2) for x in os.getloadavg()],
+        "commit": _git(),
+    }
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description="Dedup Desk benchmark")
+    only = parser.add_mutually_exclusive_group()
+    only.add_argument("--fingerprint-only", action="store_true")
+    only.add_argument("--ingest-only", "--ingest", dest="ingest_only", action="store_true")
+    parser.add_argument("--pages", type=int, default=10_000, help="pages in the ingest WARC")
+    parser.add_argument("--docs", type=int, default=300, help="300-1,500-word fingerprint docs")
+    parser.add_argument(
+        "--rev", help="benchmark this commit (exported with git archive), not the working tree"
+    )
+    args = parser.parse_args(argv)
+
+    started = time.perf_counter()
+    OUT.mkdir(parents=True, exist_ok=True)
+    info = machine()
+    if args.rev:
+        project, sha = export_rev(args.rev)
+        os.environ["BENCH_PROJECT_ROOT"] = str(project)
+        info["commit"] = f"{sha[:12]} ({args.rev}, exported to {project.relative_to(ROOT)})"
+    import fingerprint_bench
+    import ingest_bench
+
+    result: dict = {"machine": info}
+    print("Dedup Desk benchmark")
+    print(
+        f"machine: {info['cpu']}, {info['nproc']} CPUs, {info['ram_gb']:g} GB RAM, Python "
+        f"{info['python']}, {info['date']}, load average at start "
+        f"{' '.join(str(x) for x in info['load_avg_at_start'])}\ncode under test: commit "
+        f"{info['commit']}"
+    )
+    if info["load_avg_at_start"][0] > 0.5:
+        print(
+            "  note: the machine was not idle at start (load average above); figures below "
+            "share the CPUs with whatever else runs"
+        )
+
+    if not args.ingest_only:
+        print("\n== 1. Fingerprint throughput (same documents, same process) ==", flush=True)
+        res = fingerprint_bench.run(args.docs)
+        result["fingerprint"] = res
+        print("\n".join(fingerprint_bench.report(res)), flush=True)
+
+    if not args.fingerprint_only:
+        print(
+            f"\n== 2. Ingest end to end ({args.pages} pages, PostgreSQL, 2 Celery workers) ==",
+            flush=True,
+        )
+        res = ingest_bench.run(args.pages)
+        result["ingest"] = res
+        print("\n".join(ingest_bench.report(res)), flush=True)
+
+    result["bench_s"] = time.perf_counter() - started
+    stamp = datetime.now().strftime("%Y-%m-%d-%H%M%S")
+    path = OUT / f"bench-{stamp}.json"
+    path.write_text(json.dumps(result, indent=2, default=str))
+    print(f"\n(benchmark took {result['bench_s']:.0f}s; JSON: {path.relative_to(ROOT)})")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,1098 @@
+"""Ingest end to end: a generated N-page WARC → documents → extraction → fingerprints,
+on PostgreSQL with real Celery workers, then an in-process profile of where a worker's
+time goes.
+
+Steps (see bench/README.md): write the WARC (cached under bench/out/, not timed);
+drop/recreate the database `dedup_bench_ingest`, migrate; flush Redis db 13; start two
+Celery workers (`--pool prefork --concurrency 1`, one busy child each); time
+`manage.py ingest FILE --no-progress` from its start until the last of the 6
+fingerprints (3 methods × 2 branches) of every document is stored; sample the workers'
+peak RSS (VmHWM in /proc) and CPU time; stop the workers. Then a subprocess
+(`--profile`) re-processes a sample of the same documents in-process, timing each
+stage of `ingest.services.documents_process` by wrapping the functions it calls.
+
+Run alone: .venv/bin/python bench/ingest_bench.py [--pages 10000] [--json OUT]
+"""
+
+from __future__ import annotations
+
+import argparse
+import contextlib
+import io
+import json
+import os
+import random
+import re
+import resource
+import signal
+import statistics
+import subprocess
+import sys
+import time
+from collections import Counter, defaultdict
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from datetime import UTC, datetime, timedelta
+from html import escape
+from pathlib import Path
+from typing import Any
+
+BENCH = Path(__file__).resolve().parent
+ROOT = BENCH.parent
+OUT = BENCH / "out"
+# The code under test: this checkout, or an export of a commit (bench.py --rev).
+PROJECT = Path(os.environ.get("BENCH_PROJECT_ROOT") or ROOT).resolve()
+if str(BENCH) not in sys.path:
+    sys.path.insert(0, str(BENCH))
+if str(PROJECT) not in sys.path:
+    sys.path.insert(0, str(PROJECT))
+
+from fingerprint_bench import TextGen  # noqa: E402
+
+PG = "postgres://postgres@127.0.0.1:5432"
+DB_NAME = os.environ.get("BENCH_DB_NAME", "dedup_bench_ingest")
+REDIS_URL = os.environ.get("BENCH_REDIS_URL", "redis://127.0.0.1:6379/13")
+TARGET_PAGES_PER_S = 100.0
+FINGERPRINTS_PER_DOC = 6
+GENERATOR_VERSION = "bench-pages-v1"
+PY = sys.executable
+
+# --- page generator ------------------------------------------------------------------
+
+
+@dataclass
+class Site:
+    host: str
+    name: str
+    kind: str  # news | blog | shop | forum | docs
+    menu: list[str]
+    footer_links: list[str]
+    footer_text: str
+    cookie: str
+    css: str
+    js: str
+    sidebar_pool: list[str]
+    comments: bool
+    lean: bool = False  # a bare template: no banner, sidebar, inline CSS/JS
+    sections: list[str] = field(default_factory=list)
+
+
+def _css(rng: random.Random, n_rules: int) -> str:
+    props = (
+        "margin:0 auto",
+        "padding:.5rem 1rem",
+        "display:flex",
+        "color:#1a1a1a",
+        "font:16px/1.5 Georgia,serif",
+        "border-bottom:1px solid #ddd",
+        "background:#f7f7f2",
+        "max-width:72rem",
+        "text-decoration:none",
+        "gap:1.25rem",
+        "font-weight:600",
+        "list-style:none",
+    )
+    rules = []
+    for i in range(n_rules):
+        cls = f".{rng.choice('abcdefghijklmnop')}{rng.randrange(10_000):x}-{i}"
+        rules.append(f"{cls}{{{';'.join(rng.sample(props, rng.randint(2, 5)))}}}")
+    return "\n".join(rules)
+
+
+def _js(rng: random.Random, n_lines: int) -> str:
+    lines = ["window.dataLayer=window.dataLayer||[];function gtag(){dataLayer.push(arguments)}"]
+    for i in range(n_lines):
+        key = "".join(rng.choices("abcdefghijklmnopqrstuvwxyz", k=8))
+        lines.append(
+            f"(function(d,s,i){{var e=d.createElement(s);e.async=1;e.src='/static/{key}.js?v="
+            f"{rng.randrange(10**6)}';e.id='{key}{i}';d.head.appendChild(e)}})(document,'script',"
+            f"'{key}');"
+        )
+    return "\n".join(lines)
+
+
+def make_sites(gen: TextGen, rng: random.Random) -> list[Site]:
+    specs = [
+        ("news.harbourline.example", "The Harbourline", "news", 14, 40, True),
+        ("www.valleytimes.example", "Valley Times", "news", 18, 180, False),
+        ("dailymeridian.example", "Daily Meridian", "news", 10, 20, True),
+        ("blog.quillandember.example", "Quill & Ember", "blog", 6, 5, True),
+        ("notes.cobaltgrove.example", "Cobalt Grove Notes", "blog", 4, 0, False),
+        ("shop.saffronmarket.example", "Saffron Market", "shop", 16, 160, False),
+        ("forum.tundraclub.example", "Tundra Club Forum", "forum", 8, 60, True),
+        ("docs.basaltworks.example", "Basalt Works Docs", "docs", 12, 30, False),
+        ("www.lanternpost.example", "Lantern Post", "news", 12, 80, False),
+        ("weekly.orchardgazette.example", "Orchard Gazette", "news", 5, 0, False),
+    ]
+    sites = []
+    for host, name, kind, n_menu, css_rules, comments in specs:
+        menu = [
+            " ".join(w.capitalize() for w in gen.words(rng.randint(1, 2), rng))
+            for _ in range(n_menu)
+        ]
+        sites.append(
+            Site(
+                host=host,
+                name=name,
+                kind=kind,
+                menu=menu,
+                footer_links=["About us", "Contact", "Privacy policy", "Terms of use", "Careers"]
+                + [w.capitalize() for w in gen.words(rng.randint(2, 8), rng)],
+                footer_text=f"© 2009–2026 {name}. All rights reserved. "
+                + " ".join(gen.sentences(gen.words(rng.randint(15, 60), rng), rng)),
+                cookie="We use cookies to improve your experience. "
+                + " ".join(gen.sentences(gen.words(rng.randint(10, 30), rng), rng)),
+                css=_css(rng, css_rules),
+                js=_js(rng, rng.choice((0, 2, 6, 20, 45))) if css_rules else "",
+                sidebar_pool=[gen.title(rng) for _ in range(60)],
+                comments=comments,
+                lean=css_rules == 0,
+                sections=[w for w in menu[:6]],
+            )
+        )
+    return sites
+
+
+def _slug(text: str) -> str:
+    return "-".join("".join(c for c in w.lower() if c.isalnum()) for w in text.split()[:8])
+
+
+def page_html(
+    site: Site, title: str, paragraphs: list[str], gen: TextGen, rng: random.Random, when: datetime
+) -> str:
+    parts = ["<!DOCTYPE html>\n<html lang='en'><head><meta charset='utf-8'>"]
+    parts.append(f"<title>{escape(title)} | {escape(site.name)}</title>")
+    desc = escape(paragraphs[0][:150])
+    parts.append(f"<meta name='description' content='{desc}'>")
+    parts.append("<meta name='viewport' content='width=device-width, initial-scale=1'>")
+    parts.append(f"<link rel='stylesheet' href='https://{site.host}/static/site.css'>")
+    if site.css:
+        parts.append(f"<style>\n{site.css}\n</style>")
+    ld = {
+        "@context": "https://schema.org",
+        "@type": "Product" if site.kind == "shop" else "Article",
+        "headline": title,
+        "datePublished": when.isoformat(),
+        "publisher": site.name,
+    }
+    if not site.lean:
+        parts.append(f"<script type='application/ld+json'>{json.dumps(ld)}</script>")
+    if site.js:
+        parts.append(f"<script>\n{site.js}\n</script>")
+    parts.append("</head><body>")
+    if not site.lean:
+        parts.append(f"<div class='cookie-banner' role='dialog'><p>{escape(site.cookie)}</p>")
+        parts.append("<button>Accept</button><button>Settings</button></div>")
+    menu = "".join(f"<li><a href='/{_slug(m)}/'>{escape(m)}</a></li>" for m in site.menu)
+    parts.append(
+        f"<header class='site-header'><a class='logo' href='/'>{escape(site.name)}</a>"
+        f"<nav class='main-nav'><ul>{menu}</ul></nav><form class='search' action='/search'>"
+        "<input name='q' placeholder='Search'><button>Go</button></form></header>"
+    )
+    parts.append("<div class='wrap'><main><article>")
+    crumbs = rng.choice(site.sections) if site.sections else "News"
+    parts.append(f"<p class='crumbs'><a href='/'>Home</a> › <a href='/s/'>{escape(crumbs)}</a></p>")
+    parts.append(f"<h1>{escape(title)}</h1>")
+    author = " ".join(w.capitalize() for w in gen.words(2, rng))
+    parts.append(
+        f"<p class='byline'>By {escape(author)} · <time datetime='{when.date()}'>"
+        f"{when:%d %B %Y}</time></p>"
+    )
+    if site.kind == "shop":
+        price = f"{rng.randint(5, 900)}.{rng.choice((0, 49, 95, 99)):02d}"
+        rows = "".join(
+            f"<tr><th>{escape(gen.words(1, rng)[0].capitalize())}</th>"
+            f"<td>{escape(' '.join(gen.words(rng.randint(1, 4), rng)))}</td></tr>"
+            for _ in range(rng.randint(4, 10))
+        )
+        parts.append(
+            f"<p class='price'>Price: ${price}</p><p class='sku'>SKU {rng.randrange(10**7):07d}"
+            f"</p><table class='specs'>{rows}</table>"
+        )
+    for i, para in enumerate(paragraphs):
+        if i and i % rng.randint(3, 6) == 0:
+            parts.append(f"<h2>{escape(gen.title(rng))}</h2>")
+        if rng.random() < 0.06:
+            parts.append(f"<blockquote><p>{escape(para)}</p></blockquote>")
+        elif rng.random() < 0.05:
+            items = para.split(". ")
+            parts.append("<ul>" + "".join(f"<li>{escape(x)}</li>" for x in items) + "</ul>")
+        else:
+            parts.append(f"<p>{escape(para)}</p>")
+    parts.append("</article>")
+    if site.comments and rng.random() < 0.7:
+        parts.append("<section class='comments'><h3>Comments</h3>")
+        for _ in range(rng.randint(1, 8)):
+            who = gen.words(1, rng)[0].capitalize()
+            said = " ".join(gen.sentences(gen.words(rng.randint(8, 60), rng), rng))
+            parts.append(
+                f"<div class='comment'><p class='who'>{escape(who)} wrote:</p>"
+                f"<p>{escape(said)}</p></div>"
+            )
+        parts.append("</section>")
+    parts.append("</main>")
+    if site.lean:
+        parts.append(f"</div><footer><p>© 2026 {escape(site.name)}</p></footer>")
+    else:
+        parts.append("<aside class='sidebar'><h3>Most read</h3><ol>")
+        for headline in rng.sample(site.sidebar_pool, rng.randint(4, 10)):
+            parts.append(f"<li><a href='/a/{_slug(headline)}'>{escape(headline)}</a></li>")
+        parts.append("</ol><h3>Newsletter</h3><p>Get the best of ")
+        parts.append(f"{escape(site.name)} in your inbox every morning.</p></aside></div>")
+        links = "".join(
+            f"<li><a href='/{_slug(x)}'>{escape(x)}</a></li>" for x in site.footer_links
+        )
+        parts.append(
+            f"<footer class='site-footer'><ul>{links}</ul><p>{escape(site.footer_text)}</p>"
+            "</footer><script>gtag('js', new Date());gtag('config','G-BENCH');</script>"
+        )
+    parts.append("</body></html>\n")
+    return "".join(parts)
+
+
+def _edit_words(paragraphs: list[str], rng: random.Random, gen: TextGen) -> list[str]:
+    """1-10 small edits (replace / insert / delete a word)."""
+    out = [p.split(" ") for p in paragraphs]
+    for _ in range(rng.randint(1, 10)):
+        words = out[rng.randrange(len(out))]
+        k = rng.randrange(len(words))
+        op = rng.random()
+        if op < 0.5:
+            words[k] = gen.words(1, rng)[0]
+        elif op < 0.8:
+            words.insert(k, gen.words(1, rng)[0])
+        elif len(words) > 3:
+            del words[k]
+    return [" ".join(w) for w in out]
+
+
+@dataclass
+class WarcInfo:
+    path: Path
+    pages: int
+    sizes: list[int]
+    near_copies: Counter
+    charsets: Counter
+    generate_s: float
+
+
+def write_warc(path: Path, n_pages: int, seed: int = 1) -> WarcInfo:
+    """Stream n_pages generated response records into a gzipped WARC at path."""
+    from warcio.statusandheaders import StatusAndHeaders
+    from warcio.warcwriter import WARCWriter
+
+    started = time.perf_counter()
+    gen = TextGen()
+    rng = random.Random(seed)
+    sites = make_sites(gen, rng)
+    originals: list[tuple[Site, str, list[str], str]] = []
+    sizes: list[int] = []
+    near: Counter = Counter()
+    charsets: Counter = Counter()
+    base = datetime(2026, 4, 1, tzinfo=UTC)
+    tmp = path.with_suffix(".part")
+    with tmp.open("wb") as fh:
+        writer = WARCWriter(fh, gzip=True)
+        info = writer.create_warcinfo_record(
+            path.name, {"software": GENERATOR_VERSION, "format": "WARC File Format 1.1"}
+        )
+        writer.write_record(info)
+        for i in range(n_pages):
+            when = base + timedelta(seconds=i * 37 + rng.randrange(30))
+            if originals and rng.random() < 0.10:
+                src_site, src_title, src_paras, src_url = rng.choice(originals[-800:])
+                kind = rng.choices(("syndicated", "edited", "recrawl"), weights=(4, 4, 2))[0]
+                near[kind] += 1
+                if kind == "syndicated":
+                    site = rng.choice([s for s in sites if s is not src_site])
+                    title = gen.title(rng)
+                    paras = src_paras
+                    url = f"https://{site.host}/syndicated/{i}/{_slug(title)}"
+                elif kind == "edited":
+                    site, title = src_site, src_title
+                    paras = _edit_words(src_paras, rng, gen)
+                    url = f"{src_url}?amp=1&rev={i}"
+                else:
+                    site, title, paras, url = src_site, src_title, src_paras, src_url
+            else:
+                site = rng.choice(sites)
+                title = gen.title(rng)
+                n_words = int(round(300 * 5 ** rng.random()))  # log-uniform 300-1,500
+                paras = gen.article(n_words, rng)
+                url = f"https://{site.host}/{when:%Y/%m/%d}/{_slug(title)}-{i}"
+                originals.append((site, title, paras, url))
+            html = page_html(site, title, paras, gen, rng, when)
+            if rng.random() < 0.05:
+                charset, body = "windows-1252", html.encode("cp1252", errors="xmlcharrefreplace")
+                body = body.replace(b"charset='utf-8'", b"charset='windows-1252'")
+                content_type = "text/html; charset=windows-1252"
+            elif rng.random() < 0.15:
+                charset, body, content_type = "meta only", html.encode(), "text/html"
+            else:
+                charset, body = "utf-8", html.encode()
+                content_type = "text/html; charset=utf-8"
+            charsets[charset] += 1
+            sizes.append(len(body))
+            headers = StatusAndHeaders(
+                "200 OK",
+                [
+                    ("Content-Type", content_type),
+                    ("Content-Length", str(len(body))),
+                    ("Server", "nginx"),
+                    ("Cache-Control", "max-age=300"),
+                ],
+                protocol="HTTP/1.1",
+            )
+            record = writer.create_warc_record(
+                url,
+                "response",
+                payload=io.BytesIO(body),
+                http_headers=headers,
+                warc_headers_dict={"WARC-Date": when.strftime("%Y-%m-%dT%H:%M:%SZ")},
+            )
+            writer.write_record(record)
+    tmp.replace(path)
+    info = WarcInfo(path, n_pages, sizes, near, charsets, time.perf_counter() - started)
+    meta = {
+        "generator": GENERATOR_VERSION,
+        "pages": n_pages,
+        "seed": seed,
+        "sizes": sizes,
+        "near_copies": dict(near),
+        "charsets": dict(charsets),
+        "generate_s": info.generate_s,
+    }
+    path.with_suffix(".json").write_text(json.dumps(meta))
+    return info
+
+
+def warc_for(n_pages: int, seed: int = 1) -> WarcInfo:
+    """The cached WARC for (n_pages, seed), generated when missing or stale."""
+    OUT.mkdir(parents=True, exist_ok=True)
+    path = OUT / f"ingest-{n_pages}-s{seed}.warc.gz"
+    meta_path = path.with_suffix(".json")
+    if path.exists() and meta_path.exists():
+        meta = json.loads(meta_path.read_text())
+        if meta.get("generator") == GENERATOR_VERSION and meta.get("pages") == n_pages:
+            return WarcInfo(
+                path,
+                n_pages,
+                meta["sizes"],
+                Counter(meta["near_copies"]),
+                Counter(meta["charsets"]),
+                meta["generate_s"],
+            )
+    return write_warc(path, n_pages, seed)
+
+
+# --- processes -----------------------------------------------------------------------
+
+
+def bench_env() -> dict[str, str]:
+    env = dict(os.environ)
+    env.update(
+        DATABASE_URL=f"{PG}/{DB_NAME}",
+        CELERY_BROKER_URL=REDIS_URL,
+        CELERY_QUEUE="dedup",
+        DJANGO_SETTINGS_MODULE="dedup_site.settings",
+        PYTHONUNBUFFERED="1",
+        PYTHONPATH=str(PROJECT),
+        BENCH_PROJECT_ROOT=str(PROJECT),
+    )
+    for name in ("FINGERPRINT_METHODS", "PROCESS_TASK_SIZE", "INGEST_CHUNK_SIZE"):
+        env.pop(name, None)  # the project's defaults, not the caller's shell
+    return env
+
+
+def database_recreate() -> None:
+    import psycopg
+
+    with psycopg.connect(f"{PG}/postgres", autocommit=True) as conn:
+        conn.execute(f'DROP DATABASE IF EXISTS "{DB_NAME}" WITH (FORCE)')
+        conn.execute(f'CREATE DATABASE "{DB_NAME}"')
+
+
+def redis_flush() -> None:
+    import redis
+
+    redis.Redis.from_url(REDIS_URL).flushdb()
+
+
+def _children(pid: int) -> list[int]:
+    out = []
+    try:
+        for task in Path(f"/proc/{pid}/task").iterdir():
+            text = (task / "children").read_text().split()
+            out += [int(x) for x in text]
+    except OSError:
+        pass
+    return out
+
+
+def process_tree(pid: int) -> list[int]:
+    tree, todo = [], [pid]
+    while todo:
+        p = todo.pop()
+        tree.append(p)
+        todo += _children(p)
+    return tree
+
+
+def proc_status_kb(pid: int, key: str) -> int:
+    try:
+        for line in Path(f"/proc/{pid}/status").read_text().splitlines():
+            if line.startswith(key + ":"):
+                return int(line.split()[1])
+    except OSError:
+        pass
+    return 0
+
+
+def proc_cpu_s(pid: int) -> float:
+    try:
+        fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
+    except OSError:
+        return 0.0
+    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+
+
+def system_cpu() -> tuple[float, float]:
+    """(busy, total) CPU seconds over all CPUs since boot, from /proc/stat."""
+    values = [int(x) for x in Path("/proc/stat").read_text().split("\n", 1)[0].split()[1:]]
+    idle = values[3] + values[4]
+    total = sum(values[:8])
+    tick = os.sysconf("SC_CLK_TCK")
+    return (total - idle) / tick, total / tick
+
+
+class ServiceCpu:
+    """CPU seconds used since `__init__` by the PostgreSQL backends of the bench database,
+    PostgreSQL's background processes (WAL writer, checkpointer, …), backends of other
+    databases (not ours: other work on the machine) and Redis. Sampled: a backend that
+    exits between two samples loses its last half second."""
+
+    def __init__(self) -> None:
+        self.start = self._scan()
+        self.last = dict(self.start)
+
+    @staticmethod
+    def _kind(comm: str, pid: int) -> str | None:
+        if comm == "redis-server":
+            return "redis"
+        if comm != "postgres":
+            return None
+        try:
+            args = Path(f"/proc/{pid}/cmdline").read_bytes().replace(b"\0", b" ").decode()
+        except OSError:
+            return None
+        words = args.split()
+        # Backends: "postgres: 15/main: USER DBNAME HOST(PORT) STATE"
+        if len(words) >= 5 and "(" in words[4]:
+            return "postgres" if words[3] == DB_NAME else "postgres_other_db"
+        return "postgres_background"
+
+    def _scan(self) -> dict[tuple[str, int], float]:
+        out = {}
+        for entry in Path("/proc").iterdir():
+            if not entry.name.isdigit():
+                continue
+            try:
+                comm = (entry / "comm").read_text().strip()
+            except OSError:
+                continue
+            kind = self._kind(comm, int(entry.name))
+            if kind:
+                out[(kind, int(entry.name))] = proc_cpu_s(int(entry.name))
+        return out
+
+    def sample(self) -> None:
+        for key, cpu in self._scan().items():
+            self.last[key] = max(cpu, self.last.get(key, 0.0))
+
+    def used(self) -> dict[str, float]:
+        out: dict[str, float] = defaultdict(float)
+        for key, cpu in self.last.items():
+            out[key[0]] += cpu - self.start.get(key, 0.0)
+        return dict(out)
+
+
+class Workers:
+    """Two `celery worker --pool prefork --concurrency 1` instances (w1, w2)."""
+
+    def __init__(self, env: dict[str, str], n: int = 2) -> None:
+        self.env = env
+        self.n = n
+        self.procs: list[subprocess.Popen] = []
+        self.logs: list[Path] = []
+        self.hwm_kb: dict[int, int] = {}
+        self.role: dict[int, str] = {}
+        self.cpu_s: dict[int, float] = {}
+
+    def command(self, name: str) -> list[str]:
+        return [
+            PY,
+            "-m",
+            "celery",
+            "-A",
+            "dedup_site",
+            "worker",
+            "--pool",
+            "prefork",
+            "--concurrency",
+            "1",
+            "-Q",
+            "dedup",
+            "-n",
+            f"{name}@%h",
+            "--loglevel",
+            "INFO",
+            "--without-gossip",
+            "--without-mingle",
+            "--without-heartbeat",
+        ]
+
+    def start(self, timeout: float = 90.0) -> None:
+        for i in range(1, self.n + 1):
+            log = OUT / f"worker-w{i}.log"
+            self.logs.append(log)
+            with log.open("wb") as fh:
+                self.procs.append(
+                    subprocess.Popen(
+                        self.command(f"benchw{i}"),
+                        cwd=PROJECT,
+                        env=self.env,
+                        stdout=fh,
+                        stderr=subprocess.STDOUT,
+                        start_new_session=True,
+                    )
+                )
+        deadline = time.monotonic() + timeout
+        while time.monotonic() < deadline:
+            for proc, log in zip(self.procs, self.logs, strict=True):
+                if proc.poll() is not None:
+                    raise RuntimeError(f"worker exited early ({proc.returncode}); see {log}")
+            if all(b" ready." in log.read_bytes() for log in self.logs):
+                return
+            time.sleep(0.2)
+        raise RuntimeError(f"workers not ready after {timeout:.0f}s; see {self.logs}")
+
+    def sample(self) -> None:
+        for proc in self.procs:
+            for pid in process_tree(proc.pid):
+                hwm = proc_status_kb(pid, "VmHWM")
+                if hwm:
+                    self.hwm_kb[pid] = max(self.hwm_kb.get(pid, 0), hwm)
+                    self.role[pid] = "main" if pid == proc.pid else "child"
+                    self.cpu_s[pid] = max(self.cpu_s.get(pid, 0.0), proc_cpu_s(pid))
+
+    def stop(self) -> None:
+        for proc in self.procs:
+            if proc.poll() is None:
+                proc.send_signal(signal.SIGTERM)  # warm shutdown
+        deadline = time.monotonic() + 30
+        for proc in self.procs:
+            with contextlib.suppress(subprocess.TimeoutExpired):
+                proc.wait(timeout=max(0.1, deadline - time.monotonic()))
+        for proc in self.procs:
+            with contextlib.suppress(ProcessLookupError):
+                os.killpg(proc.pid, signal.SIGKILL)  # the worker's own session only
+            proc.wait()
+
+
+# --- end to end ----------------------------------------------------------------------
+
+_TASK_LINE = re.compile(r"Task ([\w.]+)\[[\w-]+\] (received|succeeded|raised|retry)")
+
+
+def worker_task_counts(logs: list[Path]) -> dict[str, dict[str, int]]:
+    """{task name: {received|succeeded|raised|retry: n}} from the workers' INFO logs."""
+    counts: dict[str, Counter] = defaultdict(Counter)
+    for log in logs:
+        with log.open(errors="replace") as fh:
+            for line in fh:
+                match = _TASK_LINE.search(line)
+                if match:
+                    counts[match.group(1).rsplit(".", 1)[-1]][match.group(2)] += 1
+    return {name: dict(c) for name, c in sorted(counts.items())}
+
+
+def _counts(conn: Any) -> tuple[int, int]:
+    docs = conn.execute("SELECT count(*) FROM ingest_document").fetchone()[0]
+    fps = conn.execute("SELECT count(*) FROM ingest_fingerprint").fetchone()[0]
+    return docs, fps
+
+
+def end_to_end(warc: WarcInfo, timeout_s: float = 1200.0) -> dict:
+    import psycopg
+
+    env = bench_env()
+    database_recreate()
+    subprocess.run(
+        [PY, "manage.py", "migrate", "--no-input", "-v", "0"], cwd=PROJECT, env=env, check=True
+    )
+    redis_flush()
+    workers = Workers(env)
+    ingest: subprocess.Popen | None = None
+    # A plain `kill` of the benchmark must still stop the workers (finally below).
+    previous = signal.signal(signal.SIGTERM, lambda *_: sys.exit(143))
+    result: dict[str, Any] = {
+        "workers": "2 × `celery -A dedup_site worker --pool prefork --concurrency 1 -Q dedup`"
+        " (each: a main process + 1 busy child)",
+        "database": f"{PG}/{DB_NAME}",
+        "broker": REDIS_URL,
+    }
+    try:
+        workers.start()
+        conn = psycopg.connect(f"{PG}/{DB_NAME}", autocommit=True)
+        services_cpu = ServiceCpu()
+        busy0, total0 = system_cpu()
+        ru0 = resource.getrusage(resource.RUSAGE_CHILDREN)
+        t0 = time.time()
+        ingest = subprocess.Popen(
+            [PY, "manage.py", "ingest", str(warc.path), "--no-progress"],
+            cwd=PROJECT,
+            env=env,
+            stdout=subprocess.PIPE,
+            stderr=subprocess.STDOUT,
+        )
+        ingest_end: float | None = None
+        ingest_out = b""
+        ingest_cpu = 0.0
+        last_progress, last_fps = time.time(), -1
+        timeline = []
+        while True:
+            time.sleep(0.5)
+            workers.sample()
+            services_cpu.sample()
+            if ingest_end is None and ingest.poll() is not None:
+                ingest_end = time.time()
+                ingest_out = ingest.stdout.read() if ingest.stdout else b""
+                ru1 = resource.getrusage(resource.RUSAGE_CHILDREN)
+                ingest_cpu = (ru1.ru_utime - ru0.ru_utime) + (ru1.ru_stime - ru0.ru_stime)
+                if ingest.returncode != 0:
+                    raise RuntimeError(
+                        f"ingest failed ({ingest.returncode}):\n{ingest_out.decode()[-3000:]}"
+                    )
+            docs, fps = _counts(conn)
+            now = time.time()
+            timeline.append((round(now - t0, 1), docs, fps))
+            if fps != last_fps:
+                last_progress, last_fps = now, fps
+            if ingest_end is not None and docs and fps >= FINGERPRINTS_PER_DOC * docs:
+                break
+            if now - last_progress > 120:
+                raise RuntimeError(
+                    f"no progress for 120 s ({docs} documents, {fps} fingerprints); "
+                    f"see {workers.logs}"
+                )
+            if now - t0 > timeout_s:
+                raise RuntimeError(f"timeout after {timeout_s:.0f}s ({docs} docs, {fps} fps)")
+        workers.sample()
+        services_cpu.sample()
+        busy1, total1 = system_cpu()
+        last_fp = conn.execute(
+            "SELECT extract(epoch FROM max(created_at)) FROM ingest_fingerprint"
+        ).fetchone()[0]
+        statuses = dict(
+            conn.execute("SELECT status, count(*) FROM ingest_extraction GROUP BY 1").fetchall()
+        )
+        batch = conn.execute(
+            "SELECT records_read, stored, exact_duplicates, error_count, skipped "
+            "FROM ingest_crawlbatch ORDER BY id DESC LIMIT 1"
+        ).fetchone()
+        conn.close()
+    finally:
+        if ingest is not None and ingest.poll() is None:
+            ingest.kill()
+            ingest.wait()
+        workers.stop()
+        signal.signal(signal.SIGTERM, previous)
+    tasks = worker_task_counts(workers.logs)
+    used = services_cpu.used()
+    t_end = float(last_fp)
+    elapsed = t_end - t0
+    mains = [pid for pid, role in workers.role.items() if role == "main"]
+    children = [pid for pid, role in workers.role.items() if role == "child"]
+    worker_cpu = sum(workers.cpu_s.values())
+    window = max(elapsed, ingest_end - t0 if ingest_end else 0)
+    result.update(
+        pages=warc.pages,
+        documents=docs,
+        fingerprints=fps,
+        extraction_status=statuses,
+        batch={
+            "records_read": batch[0],
+            "stored": batch[1],
+            "exact_duplicates": batch[2],
+            "errors": batch[3],
+            "skipped": batch[4],
+        },
+        elapsed_s=elapsed,
+        pages_per_s=docs / elapsed,
+        ingest_command_s=(ingest_end or t_end) - t0,
+        ingest_command_cpu_s=ingest_cpu,
+        ingest_command_output=ingest_out.decode(errors="replace").strip().splitlines()[-12:],
+        worker_peak_rss_mb={
+            "busy children (max)": max(workers.hwm_kb[p] for p in children) / 1024,
+            "main processes (max)": max(workers.hwm_kb[p] for p in mains) / 1024,
+            "per process": {
+                f"{workers.role[p]} {p}": round(workers.hwm_kb[p] / 1024, 1)
+                for p in sorted(workers.hwm_kb)
+            },
+            "sum of all": sum(workers.hwm_kb.values()) / 1024,
+        },
+        worker_cpu_s=worker_cpu,
+        worker_tasks=tasks,
+        system_cpu={
+            "window_s": window,
+            "cpus": os.cpu_count(),
+            "busy_cpu_s": busy1 - busy0,
+            "utilisation": (busy1 - busy0) / (total1 - total0) if total1 > total0 else None,
+            "workers_cpu_s": worker_cpu,
+            "ingest_cpu_s": ingest_cpu,
+            **{f"{k}_cpu_s": v for k, v in used.items()},
+            "other_cpu_s": (busy1 - busy0)
+            - worker_cpu
+            - ingest_cpu
+            - sum(v for k, v in used.items() if k != "postgres_other_db"),
+        },
+        timeline=timeline[:: max(1, len(timeline) // 40)],
+        target_pages_per_s=TARGET_PAGES_PER_S,
+        met=docs / elapsed >= TARGET_PAGES_PER_S,
+    )
+    return result
+
+
+# --- profile (runs in its own process, Django set up against the bench database) -----
+
+
+def parse_profile(path: Path, n: int) -> dict:
+    from ingest.core.readers import RawRecord, read_warc
+
+    count = 0
+    start = time.perf_counter()
+    with path.open("rb") as fh:
+        for item in read_warc(fh):
+            if isinstance(item, RawRecord):
+                count += 1
+                if count >= n:
+                    break
+    return {"records": count, "ms_per_page": (time.perf_counter() - start) * 1e3 / count}
+
+
+def _timed(table: dict[str, float], key: str | Callable[..., str], fn: Callable) -> Callable:
+    def wrapper(*args: Any, **kwargs: Any) -> Any:
+        start = time.perf_counter_ns()
+        try:
+            return fn(*args, **kwargs)
+        finally:
+            name = key(*args, **kwargs) if callable(key) else key
+            table[name] += time.perf_counter_ns() - start
+
+    return wrapper
+
+
+def worker_profile(warc_path: Path, sample: int, warm_docs: int) -> dict:
+    import django
+
+    django.setup()
+    from django.conf import settings
+    from django.db import connection
+
+    from ingest import services
+    from ingest.core import extract as extract_mod
+    from ingest.core import methods as methods_mod
+    from ingest.core import simhash as simhash_mod
+    from ingest.core.methods import fingerprint_text
+    from ingest.models import Document, DocumentBody, Extraction, Fingerprint
+
+    class CountingDict(dict):
+        clears = 0
+
+        def clear(self) -> None:
+            type(self).clears += 1
+            super().clear()
+
+    simhash_mod._VALUE_CACHE = CountingDict(simhash_mod._VALUE_CACHE)
+
+    ids = list(Document.objects.order_by("pk").values_list("pk", flat=True))
+    step = max(1, len(ids) // sample)
+    chosen = ids[::step][:sample]
+    # A worker's token-value cache is warm: fingerprint stored texts of other documents.
+    warm = list(
+        Extraction.objects.exclude(document_id__in=chosen)
+        .order_by("?")
+        .values_list("main_text", "full_text")[:warm_docs]
+    )
+    for main, full in warm:
+        for key in settings.FINGERPRINT_METHODS:
+            fingerprint_text(key, main)
+            fingerprint_text(key, full)
+    Fingerprint.objects.filter(document_id__in=chosen).delete()
+    Extraction.objects.filter(document_id__in=chosen).delete()
+    clears_before = CountingDict.clears
+
+    t: dict[str, float] = defaultdict(float)
+    sql_n: Counter = Counter()
+    SELECT, WRITE = "sql SELECT (round trips)", "sql INSERT/UPDATE (round trips)"
+
+    def sql_wrapper(execute: Callable, sql: str, params: Any, many: bool, context: Any) -> Any:
+        kind = SELECT if sql.lstrip()[:6].upper() == "SELECT" else WRITE
+        sql_n[kind] += 1
+        start = time.perf_counter_ns()
+        try:
+            return execute(sql, params, many, context)
+        finally:
+            t[kind] += time.perf_counter_ns() - start
+
+    missing: list[str] = []
+
+    def patch(obj: Any, name: str, label: str | Callable[..., str]) -> None:
+        # The project's internals may move; a missing name only blurs the breakdown.
+        if not callable(getattr(obj, name, None)):
+            missing.append(f"{getattr(obj, '__name__', type(obj).__name__)}.{name}")
+            return
+        setattr(obj, name, _timed(t, label, getattr(obj, name)))
+
+    patch(DocumentBody, "raw", "decompress")
+    patch(services, "decode_html", "decode")
+    patch(services, "extract", "extract")
+    patch(extract_mod, "_clean_input", "x clean")
+    patch(extract_mod, "_parse", "x parse")
+    patch(extract_mod, "_main_text", "x trafilatura")
+    patch(extract_mod, "_visible_text", "x full")
+    patch(extract_mod, "_word_count", "x wordcount")
+    patch(extract_mod, "guess_language", "x language")
+    patch(extract_mod, "_block_signal", "x block")
+    patch(services, "fingerprint_text", lambda key, *a, **k: f"fp {key}")
+    patch(methods_mod, "normalize_for", "f normalize")
+    patch(methods_mod, "tokens_for", "f tokenize")
+    patch(methods_mod, "simhash64_fast", "f simhash")
+    connection.ensure_connection()
+    patch(connection, "_commit", "commit")
+
+    size = settings.PROCESS_TASK_SIZE
+    start = time.perf_counter_ns()
+    with connection.execute_wrapper(sql_wrapper):
+        for i in range(0, len(chosen), size):
+            services.documents_process(document_ids=chosen[i : i + size])
+    total = time.perf_counter_ns() - start
+    n = len(chosen)
+    fp_total = sum(v for k, v in t.items() if k.startswith("fp "))
+    x_named = sum(v for k, v in t.items() if k.startswith("x "))
+    f_named = sum(v for k, v in t.items() if k.startswith("f "))
+    db = t[SELECT] + t[WRITE] + t["commit"]
+    extraction = t["decompress"] + t["decode"] + t["extract"]
+    stages = {
+        "EXTRACTION": extraction,
+        "  decompress stored body (zlib)": t["decompress"],
+        "  decode charset": t["decode"],
+        "  trafilatura main text": t["x trafilatura"],
+        "  full-text walk (lxml)": t["x full"],
+        "  lxml parse": t["x parse"],
+        "  Han-aware word count (_word_count)": t["x wordcount"],
+        "  blocked-page phrases (_block_signal)": t["x block"],
+        "  language guess": t["x language"],
+        "  input cleaning": t["x clean"],
+        "  rest of extract (token counts, title)": t["extract"] - x_named,
+        "FINGERPRINTS (3 methods × 2 branches)": fp_total,
+        **{f"  {k[3:]}": v for k, v in sorted(t.items()) if k.startswith("fp ")},
+        "   of which normalize (NFC/NFKC, spaces)": t["f normalize"],
+        "   of which tokenize": t["f tokenize"],
+        "   of which simhash64_fast": t["f simhash"],
+        "   of which exact SHA-256 + rest": fp_total - f_named,
+        "DATABASE": db,
+        f"  {SELECT}": t[SELECT],
+        f"  {WRITE}": t[WRITE],
+        "  commit (one transaction per document)": t["commit"],
+        "ORM + TASK CODE (model objects, queries built)": total - extraction - fp_total - db,
+    }
+    done = Fingerprint.objects.filter(document_id__in=chosen).count()
+    return {
+        "sample_docs": n,
+        "warm_docs": len(warm),
+        "fingerprints_written": done,
+        "total_ms_per_page": total / 1e6 / n,
+        "ms_per_page": {k: v / 1e6 / n for k, v in stages.items()},
+        "share": {k: v / total for k, v in stages.items()},
+        "sql_statements_per_page": {k: v / n for k, v in sql_n.items()},
+        "not_instrumented": missing,
+        "value_cache_size": len(simhash_mod._VALUE_CACHE),
+        "value_cache_max": getattr(simhash_mod, "_VALUE_CACHE_MAX", None),
+        "value_cache_clears_during_profile": CountingDict.clears - clears_before,
+        "value_cache_clears_during_warmup": clears_before,
+        "parse": parse_profile(warc_path, 1000),
+    }
+
+
+def run_profile_subprocess(warc: WarcInfo, sample: int, warm_docs: int) -> dict:
+    # The broker stays configured: whatever documents_process enqueues (e.g. candidate
+    # search) goes to Redis as it would from a worker, and is flushed afterwards.
+    env = bench_env()
+    proc = subprocess.run(
+        [
+            PY,
+            str(Path(__file__)),
+            "--profile",
+            "--warc",
+            str(warc.path),
+            "--sample",
+            str(sample),
+            "--warm-docs",
+            str(warm_docs),
+        ],
+        cwd=PROJECT,
+        env=env,
+        capture_output=True,
+        text=True,
+    )
+    redis_flush()
+    if proc.returncode != 0:
+        raise RuntimeError(f"profile failed:\n{proc.stderr[-3000:]}")
+    return json.loads(proc.stdout.strip().splitlines()[-1])
+
+
+# --- report --------------------------------------------------------------------------
+
+
+def run(pages: int = 10_000, sample: int = 300, warm_docs: int = 1000) -> dict:
+    started = time.perf_counter()
+    warc = warc_for(pages)
+    sizes = sorted(warc.sizes)
+    generated = {
+        "path": str(warc.path.relative_to(ROOT)),
+        "pages": pages,
+        "file_mb": warc.path.stat().st_size / 2**20,
+        "page_kb": {
+            "min": sizes[0] / 1024,
+            "p5": sizes[len(sizes) // 20] / 1024,
+            "median": statistics.median(sizes) / 1024,
+            "p95": sizes[len(sizes) * 19 // 20] / 1024,
+            "max": sizes[-1] / 1024,
+        },
+        "near_copies": dict(warc.near_copies),
+        "charsets": dict(warc.charsets),
+        "generate_s": warc.generate_s,
+    }
+    e2e = end_to_end(warc)
+    profile = run_profile_subprocess(warc, sample, warm_docs)
+    return {
+        "warc": generated,
+        "end_to_end": e2e,
+        "profile": profile,
+        "bench_s": time.perf_counter() - started,
+    }
+
+
+def _pairs(counts: dict) -> str:
+    return ", ".join(f"{a} {b}" for a, b in sorted(counts.items()))
+
+
+def report(res: dict) -> list[str]:
+    w, e, p = res["warc"], res["end_to_end"], res["profile"]
+    k = w["page_kb"]
+    lines = [
+        f"WARC {w['path']}: {w['pages']} pages, {w['file_mb']:.1f} MB gzipped; page size KB "
+        f"min {k['min']:.1f} / p5 {k['p5']:.1f} / median {k['median']:.1f} / "
+        f"p95 {k['p95']:.1f} / max {k['max']:.1f}",
+        f"  near-copies {sum(w['near_copies'].values())} ({_pairs(w['near_copies'])}); "
+        f"charsets {_pairs(w['charsets'])}; "
+        f"generated in {w['generate_s']:.1f}s (not counted)",
+        f"Workers: {e['workers']}; PostgreSQL {e['database']}; broker {e['broker']}",
+        f"  stored {e['documents']} documents, {e['fingerprints']} fingerprints; extraction "
+        + ", ".join(f"{a} {b}" for a, b in sorted(e["extraction_status"].items())),
+        f"  ingest throughput: {e['pages_per_s']:.1f} pages/s ({e['documents']} pages in "
+        f"{e['elapsed_s']:.1f}s, ingest start → last fingerprint)   target >= "
+        f"{e['target_pages_per_s']:g} pages/s on 2 cores: {'MET' if e['met'] else 'MISSED'}",
+        f"  ingest command (parse + store + enqueue): {e['ingest_command_s']:.1f}s wall, "
+        f"{e['ingest_command_cpu_s']:.1f}s CPU "
+        f"({e['documents'] / e['ingest_command_s']:.0f} pages/s while competing with the workers)",
+    ]
+    tasks = "; ".join(f"{name}: {_pairs(c)}" for name, c in e.get("worker_tasks", {}).items())
+    lines.append(f"  worker tasks (from their logs): {tasks or 'none logged'}")
+    r = e["worker_peak_rss_mb"]
+    lines.append(
+        f"  worker peak RSS (VmHWM): busy child {r['busy children (max)']:.0f} MB, main process "
+        f"{r['main processes (max)']:.0f} MB, all 4 processes together {r['sum of all']:.0f} MB"
+    )
+    c = e["system_cpu"]
+    util = c["utilisation"]
+    lines.append(
+        f"  CPU over the run: {c['busy_cpu_s']:.0f} CPU-s busy of {c['cpus']} CPUs "
+        f"({util:.0%} utilised): workers {c['workers_cpu_s']:.1f}, ingest command "
+        f"{c['ingest_cpu_s']:.1f}, PostgreSQL {c.get('postgres_cpu_s', 0):.1f} (bench db "
+        f"backends) + {c.get('postgres_background_cpu_s', 0):.1f} (WAL writer etc.), Redis "
+        f"{c.get('redis_cpu_s', 0):.1f}; not ours: anything else on the machine "
+        f"{c['other_cpu_s']:.1f} (of which other databases' backends "
+        f"{c.get('postgres_other_db_cpu_s', 0):.1f})"
+    )
+    n = e["documents"]
+    lines.append(
+        f"  CPU per page: workers {1e3 * c['workers_cpu_s'] / n:.1f} ms, ingest command "
+        f"{1e3 * c['ingest_cpu_s'] / n:.1f} ms, PostgreSQL "
+        f"{1e3 * (c.get('postgres_cpu_s', 0) + c.get('postgres_background_cpu_s', 0)) / n:.1f}"
+        " ms, Redis "
+        f"{1e3 * c.get('redis_cpu_s', 0) / n:.1f} ms"
+    )
+    lines.append(
+        f"Where worker time goes: in-process profile of {p['sample_docs']} of the same pages "
+        f"(ingest.services.documents_process, token cache pre-warmed on {p['warm_docs']} other "
+        "documents)"
+    )
+    for name, ms in p["ms_per_page"].items():
+        lines.append(f"  {name:<48} {ms:7.2f} ms/page {p['share'][name]:6.1%}")
+    lines.append(
+        f"  {'total (one worker process, no Celery)':<48} {p['total_ms_per_page']:7.2f} ms/page"
+    )
+    sql = ", ".join(f"{a} {b:.1f}" for a, b in sorted(p["sql_statements_per_page"].items()))
+    lines.append(f"  statements per page: {sql}")
+    lines.append(
+        f"  token-value cache: {p['value_cache_size']} entries (max {p['value_cache_max']}), "
+        f"cleared {p['value_cache_clears_during_warmup']}× during warm-up and "
+        f"{p['value_cache_clears_during_profile']}× during the profile"
+    )
+    if p.get("not_instrumented"):
+        lines.append(f"  not found, so not broken out: {', '.join(p['not_instrumented'])}")
+    ms = p["ms_per_page"]
+    parse_ms = p["parse"]["ms_per_page"]
+    ingest_ms = 1e3 * e["ingest_command_cpu_s"] / n
+    pg_ms = 1e3 * (c.get("postgres_cpu_s", 0) + c.get("postgres_background_cpu_s", 0)) / n
+    redis_ms = 1e3 * c.get("redis_cpu_s", 0) / n
+    lines.append(
+        f"Summary per page (CPU ms): parse {parse_ms:.2f} + store/enqueue "
+        f"{ingest_ms - parse_ms:.2f} (ingest command) | extraction {ms['EXTRACTION']:.2f} | "
+        f"fingerprints {ms['FINGERPRINTS (3 methods × 2 branches)']:.2f} | database client "
+        f"{ms['DATABASE']:.2f} (wall) + PostgreSQL server {pg_ms:.2f} + Redis {redis_ms:.2f} | "
+        f"ORM/task code {ms['ORM + TASK CODE (model objects, queries built)']:.2f}"
+    )
+    per_page_cpu = 1e3 * (c["workers_cpu_s"] + c["ingest_cpu_s"]) / n + pg_ms + redis_ms
+    lines.append(
+        f"  => the pipeline used {per_page_cpu:.1f} CPU-ms per page in the end-to-end run, so 2 "
+        f"idle cores could do at most {2000 / per_page_cpu:.0f} pages/s; 2 workers alone at "
+        f"{1e3 * c['workers_cpu_s'] / n:.1f} ms/page cap it at "
+        f"{2000 / (1e3 * c['workers_cpu_s'] / n):.0f}; measured {e['pages_per_s']:.0f}"
+    )
+    return lines
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--pages", type=int, default=10_000)
+    parser.add_argument("--sample", type=int, default=300)
+    parser.add_argument("--warm-docs", type=int, default=1000)
+    parser.add_argument("--json", type=Path)
+    parser.add_argument("--profile", action="store_true", help=argparse.SUPPRESS)
+    parser.add_argument("--warc", type=Path, help=argparse.SUPPRESS)
+    args = parser.parse_args(argv)
+    if args.profile:
+        print(json.dumps(worker_profile(args.warc, args.sample, args.warm_docs)))
+        return 0
+    res = run(args.pages, args.sample, args.warm_docs)
+    print("\n".join(report(res)))
+    if args.json:
+        args.json.write_text(json.dumps(res, indent=2, default=str))
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
