@@ -18,7 +18,7 @@ from django.utils import timezone
 
 from ingest.core.encoding import decode_html
 from ingest.core.extract import EXTRACTOR_VERSION, extract
-from ingest.core.methods import METHODS, fingerprint_text
+from ingest.core.methods import METHODS, fingerprint_texts
 from ingest.core.readers import Item, RawRecord, RecordError, Skipped, screen
 from ingest.core.simhash import to_signed64
 from ingest.models import (
@@ -264,113 +264,135 @@ def documents_enqueue(document_ids: Sequence[int]) -> None:
 
 
 def documents_process(*, document_ids: Sequence[int]) -> int:
-    """Extract and fingerprint each document that still lacks it. Returns how many
-    documents got new work. Each document commits on its own, so a retry after a
-    crash only does what is missing."""
+    """Extract and fingerprint the documents that still lack it, in one transaction
+    (bulk writes). Returns how many documents got new work. A retry after a crash
+    redoes the whole batch: the unique constraints make that safe."""
     methods = methods_ensure()
     wanted = [methods[key] for key in settings.FINGERPRINT_METHODS]
-    done = 0
-    for document_id in document_ids:
-        with transaction.atomic():
-            document = (
-                Document.objects.select_for_update(of=("self",))
-                .select_related("batch", "site")
-                .filter(pk=document_id)
-                .first()
-            )
-            if document is None:
-                log.warning("document %s vanished before processing", document_id)
-                continue
-            extraction = document_extract(document=document)
-            if fingerprints_compute(document=document, extraction=extraction, methods=wanted):
-                done += 1
+    with transaction.atomic():
+        documents = list(
+            Document.objects.select_for_update(of=("self",))
+            .select_related("batch", "site")
+            .filter(pk__in=document_ids)
+            .order_by("pk")
+        )
+        extractions = documents_extract(documents=documents)
+        done = fingerprints_compute(documents=documents, extractions=extractions, methods=wanted)
     # Candidates are searched for every document handed in, new work or not: a retry
     # after a crash between the two steps must not leave documents unsearched.
     candidates_enqueue(document_ids)
     return done
 
 
-def candidates_enqueue(document_ids: Sequence[int]) -> None:
-    from ingest.tasks import candidates_find as candidates_find_task
+def documents_extract(*, documents: Sequence[Document]) -> dict[int, Extraction]:
+    """Each document's extraction under the current extractor version (made once)."""
+    found = {
+        e.document_id: e
+        for e in Extraction.objects.filter(
+            document__in=documents, extractor_version=EXTRACTOR_VERSION
+        )
+    }
+    todo = [d for d in documents if d.pk not in found]
+    if not todo:
+        return found
+    bodies = dict(DocumentBody.objects.filter(document__in=todo).values_list("document_id", "data"))
+    created: list[Extraction] = []
+    errors: list[BatchError] = []
+    for document in todo:
+        decoded = decode_html(
+            DocumentBody(data=bodies[document.pk]).raw(),
+            content_type=document.content_type or None,
+            forced=document.declared_encoding if document.charset_forced else None,
+        )
+        result = extract(
+            decoded.text,
+            url=document.url,
+            http_status=document.http_status,
+            min_tokens=settings.EXTRACTION_MIN_TOKENS,
+        )
+        created.append(
+            Extraction(
+                document=document,
+                extractor_version=EXTRACTOR_VERSION,
+                status=result.status,
+                message=result.message,
+                title=result.title,
+                language=result.language,
+                main_text=result.main_text,
+                full_text=result.full_text,
+                main_tokens=result.main_tokens,
+                full_tokens=result.full_tokens,
+            )
+        )
+        document.declared_encoding = (decoded.declared or "")[:64]
+        document.detected_encoding = decoded.used[:64]
+        if (
+            result.status == Extraction.Status.OK
+            and result.main_tokens < settings.SHORT_DOC_MAX_TOKENS
+            and document.doc_type == document.site.default_doc_type
+        ):
+            document.doc_type = "short"
+        if document.batch is not None:
+            offset = document.batch_offset if document.batch_offset is not None else -document.pk
+            if decoded.warning:
+                errors.append(_batch_error(document, "charset_mismatch", offset, decoded.warning))
+            if result.status == Extraction.Status.ERROR:
+                errors.append(_batch_error(document, "extraction_error", offset, result.message))
+    Extraction.objects.bulk_create(created)
+    Document.objects.bulk_update(todo, ["declared_encoding", "detected_encoding", "doc_type"])
+    BatchError.objects.bulk_create(errors, ignore_conflicts=True)
+    found.update({e.document_id: e for e in created})
+    return found
 
-    if document_ids:
-        candidates_find_task.delay_on_commit(list(document_ids))
 
-
-def document_extract(*, document: Document) -> Extraction:
-    """The document's extraction under the current extractor version (made once)."""
-    existing = Extraction.objects.filter(
-        document=document, extractor_version=EXTRACTOR_VERSION
-    ).first()
-    if existing is not None:
-        return existing
-    raw = DocumentBody.objects.get(document=document).raw()
-    decoded = decode_html(
-        raw,
-        content_type=document.content_type or None,
-        forced=document.declared_encoding if document.charset_forced else None,
-    )
-    result = extract(
-        decoded.text,
+def _batch_error(document: Document, kind: str, offset: int, message: str) -> BatchError:
+    return BatchError(
+        batch=document.batch,
+        kind=kind,
+        offset=offset,
         url=document.url,
-        http_status=document.http_status,
-        min_tokens=settings.EXTRACTION_MIN_TOKENS,
+        message=message,
+        stored=True,
     )
-    extraction = Extraction.objects.create(
-        document=document,
-        extractor_version=EXTRACTOR_VERSION,
-        status=result.status,
-        message=result.message,
-        title=result.title,
-        language=result.language,
-        main_text=result.main_text,
-        full_text=result.full_text,
-        main_tokens=result.main_tokens,
-        full_tokens=result.full_tokens,
-    )
-    document.declared_encoding = (decoded.declared or "")[:64]
-    document.detected_encoding = decoded.used[:64]
-    update = ["declared_encoding", "detected_encoding"]
-    if (
-        result.status == Extraction.Status.OK
-        and result.main_tokens < settings.SHORT_DOC_MAX_TOKENS
-        and document.doc_type == document.site.default_doc_type
-    ):
-        document.doc_type = "short"
-        update.append("doc_type")
-    document.save(update_fields=update)
-    if document.batch is not None:
-        offset = document.batch_offset if document.batch_offset is not None else -document.pk
-        if decoded.warning:
-            _record_error(
-                document.batch,
-                RecordError("charset_mismatch", offset, decoded.warning, document.url),
-                stored=True,
-            )
-        if result.status == Extraction.Status.ERROR:
-            _record_error(
-                document.batch,
-                RecordError("extraction_error", offset, result.message, document.url),
-                stored=True,
-            )
-    return extraction
 
 
 def fingerprints_compute(
-    *, document: Document, extraction: Extraction, methods: Sequence[FingerprintMethod]
+    *,
+    documents: Sequence[Document],
+    extractions: dict[int, Extraction],
+    methods: Sequence[FingerprintMethod],
 ) -> int:
-    """Fingerprint both branches under each method. Returns how many rows were new."""
-    have = set(Fingerprint.objects.filter(document=document).values_list("method_id", "branch"))
+    """Fingerprint both branches under each method. Returns how many documents got new
+    fingerprints."""
+    have = set(
+        Fingerprint.objects.filter(document__in=documents).values_list(
+            "document_id", "method_id", "branch"
+        )
+    )
     min_tokens = settings.FINGERPRINT_MIN_TOKENS
-    rows = []
-    for method in methods:
-        for branch, text in (
-            (Fingerprint.Branch.MAIN, extraction.main_text),
-            (Fingerprint.Branch.FULL, extraction.full_text),
-        ):
-            if (method.pk, branch) in have:
-                continue
-            result = fingerprint_text(method.key, text, min_tokens=min_tokens)
+    rows: list[Fingerprint] = []
+    touched = 0
+    for document in documents:
+        extraction = extractions[document.pk]
+        missing = [
+            (m, branch)
+            for m in methods
+            for branch in (Fingerprint.Branch.MAIN, Fingerprint.Branch.FULL)
+            if (document.pk, m.pk, branch) not in have
+        ]
+        if not missing:
+            continue
+        touched += 1
+        texts = {
+            Fingerprint.Branch.MAIN: extraction.main_text,
+            Fingerprint.Branch.FULL: extraction.full_text,
+        }
+        results = {
+            branch: fingerprint_texts([m.key for m in methods], text, min_tokens=min_tokens)
+            for branch, text in texts.items()
+        }
+        for method, branch in missing:
+            result = results[branch][method.key]
             status, simhash = result.status, result.simhash
             if branch == Fingerprint.Branch.MAIN and extraction.status not in INDEXABLE_MAIN:
                 status, simhash = Fingerprint.Status.INSUFFICIENT, None
@@ -386,4 +408,11 @@ def fingerprints_compute(
                 )
             )
     Fingerprint.objects.bulk_create(rows, ignore_conflicts=True)
-    return len(rows)
+    return touched
+
+
+def candidates_enqueue(document_ids: Sequence[int]) -> None:
+    from ingest.tasks import candidates_find as candidates_find_task
+
+    if document_ids:
+        candidates_find_task.delay_on_commit(list(document_ids))

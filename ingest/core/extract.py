@@ -230,13 +230,22 @@ def _extract(html: str, url: str, http_status: int | None, min_tokens: int) -> E
             status, main_text, full_text, title, language, main_tokens, full_tokens, message
         )
 
-    signal = _block_signal(f"{title}\n{main_text}\n{full_text}")
     if http_status in BLOCKED_HTTP_STATUSES:
         return result("blocked", f"HTTP {http_status}")
+    # The phrase scan and the Han-aware count only matter for short pages (or a 503);
+    # _word_count is never below the token count, so long pages skip both.
+    short = max(main_tokens, full_tokens) < SHORT_PAGE_WORDS and (
+        # full_text normally contains main_text; trafilatura may find text lxml hides.
+        max(_word_count(main_text), _word_count(full_text)) < SHORT_PAGE_WORDS
+    )
+    signal = (
+        _block_signal(f"{title}\n{main_text}\n{full_text}")
+        if short or http_status == 503
+        else None
+    )
     if http_status == 503 and signal:
         return result("blocked", f"HTTP 503 ({signal[1]}: page says {signal[0]!r})")
-    # full_text normally contains main_text; trafilatura may find text lxml hides.
-    if max(_word_count(main_text), _word_count(full_text)) < SHORT_PAGE_WORDS:
+    if short:
         if signal:
             phrase, kind = signal
             return result("blocked", f"{kind}: page says {phrase!r}")
