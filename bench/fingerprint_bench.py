@@ -22,7 +22,6 @@ import re
 import statistics
 import sys
 import time
-from collections import Counter
 from collections.abc import Callable
 from pathlib import Path
 
@@ -364,42 +363,31 @@ def _pypi_simhash() -> Callable[[str], object] | None:
     return Simhash
 
 
-# The step breakdown below mirrors this simhash64_fast (SHA-1 of its source, first 12 hex
-# digits); when the source changes, the report says the breakdown may be stale.
-_BREAKDOWN_FOR = "simhash64_fast: Counter -> _values (cached sha256) -> numpy unpackbits/matmul"
-_BREAKDOWN_SOURCE_SHA1 = "de159b9df59e"
-
-
 def _fast_breakdown(tokens: list[str], repeats: int) -> dict[str, float] | None:
-    """Per-step time (µs) of simhash64_fast's current algorithm, cold and warm cache."""
-    values_fn = getattr(simhash_mod, "_values", None)
-    cache = getattr(simhash_mod, "_VALUE_CACHE", None)
-    if values_fn is None or cache is None:
-        return None
-    counts = Counter(tokens)
-    keys = list(counts.keys())
-    vals = values_fn(keys)
+    """Per-step time (µs) of simhash64_fast: token ids from the cache, then one
+    gather-and-sum of the cached bit rows (numpy/BLAS), then packing the sign bits."""
+    ids_of = simhash_mod._IDS.__getitem__
+    simhash64_fast(tokens)  # warm
 
-    def numpy_part() -> int:
-        values = np.array(vals, dtype=">u8")
-        weights = np.fromiter(counts.values(), dtype=np.int64, count=len(counts))
-        bits = np.unpackbits(values.view(np.uint8).reshape(-1, 8), axis=1)
-        ones = weights @ bits
-        set_bits = (2 * ones) > int(weights.sum())
-        return int.from_bytes(np.packbits(set_bits).tobytes(), "big")
+    def ids() -> np.ndarray:
+        return np.fromiter(map(ids_of, tokens), dtype=np.intp, count=len(tokens))
 
-    if numpy_part() != simhash64_fast(tokens):
-        return None
+    idx = ids()
+
+    def bit_sum() -> np.ndarray:
+        return np.ones(len(idx), dtype=np.float32) @ simhash_mod._BITS[idx]
+
+    ones = bit_sum()
+    distinct = list(dict.fromkeys(tokens))
     return {
-        "counter_us": _time_ns(lambda: Counter(tokens), repeats) / 1e3,
-        "values_cold_us": _time_ns(lambda: values_fn(keys), repeats, cache.clear) / 1e3,
-        "values_warm_us": _time_ns(lambda: values_fn(keys), repeats) / 1e3,
-        "numpy_us": _time_ns(numpy_part, repeats) / 1e3,
+        "ids_us": _time_ns(ids, repeats) / 1e3,
+        "bit_sum_us": _time_ns(bit_sum, repeats) / 1e3,
+        "pack_us": _time_ns(lambda: simhash_mod._from_bit_sums(ones, len(tokens)), repeats) / 1e3,
         "sha256_only_us": _time_ns(
-            lambda: [hashlib.sha256(t.encode()).digest() for t in keys], repeats
+            lambda: [hashlib.sha256(t.encode()).digest() for t in distinct], repeats
         )
         / 1e3,
-        "distinct_tokens": len(keys),
+        "distinct_tokens": len(distinct),
     }
 
 
@@ -407,7 +395,7 @@ def run(n_docs: int = 300, quick: bool = False) -> dict:
     docs = fingerprint_docs(n_docs)
     r_slow = 1 if quick else 3
     r_fast = 3 if quick else 9
-    cache = simhash_mod._VALUE_CACHE
+    cache_clear = simhash_mod.cache_clear
     pypi = _pypi_simhash()
 
     def ref(text: str) -> int:
@@ -432,7 +420,7 @@ def run(n_docs: int = 300, quick: bool = False) -> dict:
                 "tokens": len(tokens),
                 "chars": len(text),
                 "ref": _time_ns(lambda t=text: ref(t), r_slow),
-                "fast_cold": _time_ns(lambda t=text: fast(t), r_fast, cache.clear),
+                "fast_cold": _time_ns(lambda t=text: fast(t), r_fast, cache_clear),
                 "fast_warm": _time_ns(lambda t=text: fast(t), r_fast),  # cache now holds t
                 "floor": _time_ns(lambda t=text: floor(t), r_fast),
             }
@@ -441,7 +429,7 @@ def run(n_docs: int = 300, quick: bool = False) -> dict:
             rows.append(row)
             gc.collect()
         # Worker-like: one pass in order, the cache carried from document to document.
-        cache.clear()
+        cache_clear()
         for row, text in zip(rows, docs, strict=True):
             start = time.perf_counter_ns()
             fast(text)
@@ -492,7 +480,6 @@ def run(n_docs: int = 300, quick: bool = False) -> dict:
             **{f"{v}_us": rows[-1][v] / 1e3 for v in variants},
         },
         "fast_breakdown_925": breakdown,
-        "fast_breakdown_note": _BREAKDOWN_FOR,
         "fast_source_sha1": hashlib.sha1(inspect.getsource(simhash64_fast).encode()).hexdigest()[
             :12
         ],
@@ -586,31 +573,20 @@ def report(res: dict) -> list[str]:
                 f"(per-doc {x['median_per_doc']:6.2f}x)  (fast is this many times faster)"
             )
     b = res["fast_breakdown_925"]
-    if b and res["fast_source_sha1"] != _BREAKDOWN_SOURCE_SHA1:
-        lines.append(
-            "  note: simhash64_fast changed since the step breakdown below was written; it "
-            "times the old steps (Counter, _values, numpy), which may no longer be the code"
-        )
     if b:
+        warm = b["ids_us"] + b["bit_sum_us"] + b["pack_us"]
+        budget = TARGET_FAST_OVER_FLOOR * res["floor_925_us"] - res["floor_925_us"]
         lines.append(
             f"Where simhash64_fast spends its time on the 925-token document "
             f"({b['distinct_tokens']} distinct tokens), µs:"
         )
         lines.append(
-            f"  tokenize (floor) {res['floor_925_us']:.1f} | Counter {b['counter_us']:.1f} | "
-            f"token values cold {b['values_cold_us']:.1f} (bare sha256 calls "
-            f"{b['sha256_only_us']:.1f}) / warm {b['values_warm_us']:.1f} | numpy bit sum "
-            f"{b['numpy_us']:.1f}"
+            f"  tokenize (floor) {res['floor_925_us']:.1f} | token ids {b['ids_us']:.1f} | "
+            f"bit sum {b['bit_sum_us']:.1f} | pack {b['pack_us']:.1f} | cold cache adds the "
+            f"SHA-256 of each new token (bare sha256 calls {b['sha256_only_us']:.1f})"
         )
-        budget = TARGET_FAST_OVER_FLOOR * res["floor_925_us"] - res["floor_925_us"]
         lines.append(
-            f"  budget above the floor at 1.5x: {budget:.1f} µs; warm cache spends "
-            f"{b['counter_us'] + b['values_warm_us'] + b['numpy_us']:.1f} µs, cold "
-            f"{b['counter_us'] + b['values_cold_us'] + b['numpy_us']:.1f} µs"
-        )
-    else:
-        lines.append(
-            "  (step breakdown skipped: simhash64_fast no longer has _values/_VALUE_CACHE)"
+            f"  budget above the floor at 1.5x: {budget:.1f} µs; warm cache spends {warm:.1f} µs"
         )
     return lines
 

@@ -44,6 +44,11 @@ _IDS: dict[str, int] = {}
 _BITS = np.zeros((1 << 14, 64), dtype=np.float32)
 
 
+def cache_clear() -> None:
+    """Forget every cached token (benchmarks measure the cold path with it)."""
+    _IDS.clear()
+
+
 def _unpacked(values: list[int]) -> np.ndarray:
     array = np.array(values, dtype=">u8")
     return np.unpackbits(array.view(np.uint8).reshape(-1, 8), axis=1)
