@@ -18,6 +18,7 @@ def healthz(request: HttpRequest) -> HttpResponse:
 urlpatterns = [
     path("healthz", healthz, name="healthz"),
     path("", include("ingest.urls")),
+    path("review/", include("reviews.urls")),
     path("accounts/login/", auth_views.LoginView.as_view(), name="login"),
     path("accounts/logout/", auth_views.LogoutView.as_view(), name="logout"),
     path("admin/", admin.site.urls),

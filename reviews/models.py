@@ -1,1 +1,215 @@
-"""Review desk models (labels, decisions) arrive with the review desk."""
+"""Review desk records. Labels (invariant 6) and decisions (invariant 7) are append-only:
+a relabel or an undo supersedes, never edits or deletes."""
+
+from django.conf import settings
+from django.db import models
+from django.urls import reverse
+
+
+class AppendOnlyError(Exception):
+    """An append-only record was about to be edited or deleted."""
+
+
+class LabelQuerySet(models.QuerySet):
+    def update(self, **kwargs: object) -> int:
+        # The only edit allowed: pointing a label at the one that supersedes it.
+        if set(kwargs) - {"superseded_by", "superseded_by_id"}:
+            raise AppendOnlyError("labels are append-only: only superseded_by may be set")
+        # A superseded label stays superseded.
+        return models.QuerySet.update(self.filter(superseded_by__isnull=True), **kwargs)
+
+    def delete(self) -> tuple[int, dict[str, int]]:
+        raise AppendOnlyError("labels are append-only: they are never deleted")
+
+
+class DecisionQuerySet(models.QuerySet):
+    def update(self, **kwargs: object) -> int:
+        raise AppendOnlyError("decisions are append-only")
+
+    def delete(self) -> tuple[int, dict[str, int]]:
+        raise AppendOnlyError("decisions are append-only")
+
+
+class Label(models.Model):
+    class Verdict(models.TextChoices):
+        DUPLICATE = "duplicate", "duplicate"
+        NEAR_DUPLICATE = "near_duplicate", "near-duplicate"
+        REVISION = "revision", "revision"
+        DISTINCT = "distinct", "distinct"
+        UNSURE = "unsure", "unsure"
+
+    class Region(models.TextChoices):
+        TITLE = "title"
+        BODY = "body"
+        NUMBERS = "numbers"
+        BOILERPLATE = "boilerplate"
+        OTHER = "other"
+
+    class Purpose(models.TextChoices):
+        REVIEW = "review"
+        CALIBRATION = "calibration"
+        HOLDOUT = "holdout"
+
+    class ReasonCode(models.TextChoices):
+        SAME_TEXT = "same_text", "same text"
+        COSMETIC = "cosmetic", "cosmetic change only (markup, whitespace, timestamp)"
+        SYNDICATED = "syndicated", "syndicated copy (new headline or byline)"
+        UPDATED = "updated", "updated content (meaningful edit)"
+        NUMBERS_DIFFER = "numbers_differ", "prices, numbers or ids differ"
+        DIFFERENT_ITEM = "different_item", "different item or story"
+        SHARED_TEMPLATE = "shared_template", "only the template or boilerplate is shared"
+        LOGIN_WALL = "login_wall", "login wall or error page"
+        UNCLEAR = "unclear", "cannot tell"
+        OTHER = "other", "other (see text)"
+
+    pair = models.ForeignKey(
+        "ingest.CandidatePair", on_delete=models.PROTECT, related_name="labels"
+    )
+    editor = models.ForeignKey(
+        settings.AUTH_USER_MODEL, on_delete=models.PROTECT, related_name="labels"
+    )
+    verdict = models.CharField(max_length=16, choices=Verdict.choices)
+    reason_code = models.CharField(max_length=24, choices=ReasonCode.choices)
+    reason = models.TextField()
+    region = models.CharField(max_length=12, choices=Region.choices)
+    purpose = models.CharField(max_length=12, choices=Purpose.choices, default=Purpose.REVIEW)
+    method_key = models.CharField(max_length=64)
+    extractor_version = models.CharField(max_length=64)
+    retraction = models.BooleanField(
+        default=False, help_text="An undo: withdraws the label it supersedes."
+    )
+    created_at = models.DateTimeField(auto_now_add=True)
+    superseded_by = models.ForeignKey(
+        "self", on_delete=models.PROTECT, null=True, blank=True, related_name="supersedes"
+    )
+
+    objects = LabelQuerySet.as_manager()
+
+    class Meta:
+        ordering = ["-created_at", "-id"]
+        indexes = [models.Index(fields=["pair", "superseded_by"])]
+
+    def __str__(self) -> str:
+        what = "undo" if self.retraction else self.verdict
+        return f"{what} on {self.pair_id} by {self.editor_id}"
+
+    def save(self, *args: object, **kwargs: object) -> None:
+        if not self._state.adding:
+            stored = type(self).objects.get(pk=self.pk)
+            for f in self._meta.concrete_fields:
+                if f.attname == "superseded_by_id":
+                    continue
+                if getattr(stored, f.attname) != getattr(self, f.attname):
+                    raise AppendOnlyError(f"labels are append-only: {f.name} cannot change")
+            if stored.superseded_by_id is not None:
+                raise AppendOnlyError("a superseded label stays superseded")
+        super().save(*args, **kwargs)
+
+    def delete(self, *args: object, **kwargs: object) -> tuple[int, dict[str, int]]:
+        raise AppendOnlyError("labels are append-only: they are never deleted")
+
+    @property
+    def verdict_label(self) -> str:
+        return self.Verdict(self.verdict).label
+
+
+class Claim(models.Model):
+    """A lease on a queue item: Next hands it to one editor until it expires."""
+
+    class Kind(models.TextChoices):
+        PAIR = "pair"
+        GROUP = "group"
+
+    kind = models.CharField(max_length=8, choices=Kind.choices)
+    pair = models.ForeignKey(
+        "ingest.CandidatePair", on_delete=models.PROTECT, null=True, related_name="claims"
+    )
+    group = models.ForeignKey(
+        "ingest.CandidateGroup", on_delete=models.PROTECT, null=True, related_name="claims"
+    )
+    editor = models.ForeignKey(
+        settings.AUTH_USER_MODEL, on_delete=models.PROTECT, related_name="claims"
+    )
+    claimed_at = models.DateTimeField(auto_now_add=True)
+    expires_at = models.DateTimeField()
+    released_at = models.DateTimeField(null=True, blank=True)
+
+    class Meta:
+        constraints = [
+            models.CheckConstraint(
+                condition=models.Q(kind="pair", pair__isnull=False, group__isnull=True)
+                | models.Q(kind="group", group__isnull=False, pair__isnull=True),
+                name="claim_one_item",
+            ),
+        ]
+        indexes = [models.Index(fields=["expires_at", "released_at"])]
+
+    def __str__(self) -> str:
+        return f"{self.kind} {self.pair_id or self.group_id} by {self.editor_id}"
+
+    def get_absolute_url(self) -> str:
+        if self.kind == self.Kind.PAIR:
+            return reverse("reviews:pair-detail", args=[self.pair_id])
+        return reverse("reviews:group-detail", args=[self.group_id])
+
+
+class Decision(models.Model):
+    """Invariant 7: every split, merge and representative change, on the record."""
+
+    class Action(models.TextChoices):
+        SPLIT = "split"
+        DETACH = "detach"
+        SET_REPRESENTATIVE = "set_representative"
+        MERGE = "merge"
+
+    action = models.CharField(max_length=24, choices=Action.choices)
+    group = models.ForeignKey(
+        "ingest.CandidateGroup", on_delete=models.PROTECT, related_name="decisions"
+    )
+    new_group = models.ForeignKey(
+        "ingest.CandidateGroup",
+        on_delete=models.PROTECT,
+        null=True,
+        blank=True,
+        related_name="+",
+    )
+    document_ids = models.JSONField(help_text="The documents the decision moved or chose.")
+    method_key = models.CharField(max_length=64)
+    distance = models.SmallIntegerField(
+        null=True, blank=True, help_text="Largest main-text distance the decision concerns."
+    )
+    reason_code = models.CharField(max_length=32)
+    reason = models.TextField()
+    actor = models.CharField(max_length=150, help_text="person:<username> or rule:<name>")
+    membership_before = models.JSONField()
+    membership_after = models.JSONField()
+    group_version = models.IntegerField(help_text="The group's version after the decision.")
+    created_at = models.DateTimeField(auto_now_add=True)
+
+    objects = DecisionQuerySet.as_manager()
+
+    class Meta:
+        ordering = ["-created_at", "-id"]
+
+    def __str__(self) -> str:
+        return f"{self.action} on group {self.group_id} by {self.actor}"
+
+    def save(self, *args: object, **kwargs: object) -> None:
+        if not self._state.adding:
+            raise AppendOnlyError("decisions are append-only")
+        super().save(*args, **kwargs)
+
+    def delete(self, *args: object, **kwargs: object) -> tuple[int, dict[str, int]]:
+        raise AppendOnlyError("decisions are append-only")
+
+
+class ReviewerPreference(models.Model):
+    user = models.OneToOneField(
+        settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="review_preference"
+    )
+    blind_mode = models.BooleanField(
+        default=False, help_text="Hide distances and scores while labeling."
+    )
+
+    def __str__(self) -> str:
+        return f"preferences of {self.user_id}"

@@ -1,6 +1,6 @@
 import hashlib
 
-from django.contrib.auth.models import Group, User
+from django.contrib.auth.models import Group, Permission, User
 from django.core.management.base import BaseCommand
 
 from ingest.models import ApiToken, Site
@@ -23,6 +23,21 @@ SITE_SETTINGS = {
 }
 
 
+def _permissions(role: str) -> list[Permission]:
+    """editor: label, split, choose representatives; auditor: read labels and the decision
+    log; admin: everything (superuser)."""
+    from reviews.roles import AUDITOR_PERMISSIONS, EDITOR_PERMISSIONS
+
+    names = {"editor": EDITOR_PERMISSIONS, "auditor": AUDITOR_PERMISSIONS}.get(role, ())
+    if role == "admin":
+        names = EDITOR_PERMISSIONS
+    out = []
+    for name in names:
+        app_label, codename = name.split(".")
+        out.extend(Permission.objects.filter(content_type__app_label=app_label, codename=codename))
+    return out
+
+
 class Command(BaseCommand):
     help = "Create the demo roles, accounts, API token and site settings; print the logins."
 
@@ -35,6 +50,7 @@ class Command(BaseCommand):
         lines = ["Demo accounts (log in at http://127.0.0.1:8000/):"]
         for role, username, password in DEMO_USERS:
             group, _ = Group.objects.get_or_create(name=role)
+            group.permissions.add(*_permissions(role))
             user, _ = User.objects.get_or_create(username=username)
             user.set_password(password)
             user.is_staff = role in {"admin", "auditor"}

@@ -1,0 +1,145 @@
+"""Pair view server time on two ~300 KB pages (issue 4: under 200 ms median).
+
+    .venv/bin/python bench/pair_view_bench.py                      # SQLite (in memory)
+    DATABASE_URL=postgres://postgres@127.0.0.1:5432/dedup \\
+        .venv/bin/python bench/pair_view_bench.py --runs 50         # PostgreSQL (test_ db)
+
+Builds a throw-away test database, stores two near-duplicate pages of about 300 KB of
+HTML each (their extracted texts about 250 KB), and times the Django test client's GET
+of the pair view (the default main-text diff) and of each toggle. Prints median and p95
+in milliseconds with the machine noted. A script, not a test.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import platform
+import statistics
+import sys
+import time
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT))
+os.environ.setdefault("DJANGO_SETTINGS_MODULE", "dedup_site.settings")
+os.environ.setdefault("DJANGO_ALLOW_ASYNC_UNSAFE", "true")
+
+
+def _pages(target_bytes: int) -> tuple[str, str, str, str]:
+    from tests import factories
+
+    words = 1000
+    while True:
+        text = factories.article_text(31, words=words)
+        html = factories.article_html("Big page", text).replace("</p>", "</p>\n")
+        if len(html.encode()) >= target_bytes:
+            break
+        words = int(words * target_bytes / max(len(html.encode()), 1)) + 100
+    # B: the same page with a few edits spread through it (a price, a sentence, a word).
+    parts = text.split("\n\n")
+    for i in range(0, len(parts), max(len(parts) // 8, 1)):
+        parts[i] = parts[i].replace("river", "stream", 1) + " Now 14.99 EUR."
+    text_b = "\n\n".join(parts)
+    html_b = factories.article_html("Big page", text_b).replace("</p>", "</p>\n")
+    return text, html, text_b, html_b
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    parser.add_argument("--runs", type=int, default=30)
+    parser.add_argument("--size", type=int, default=300_000, help="bytes of HTML per page")
+    args = parser.parse_args()
+
+    import django
+
+    django.setup()
+    from django.conf import settings
+    from django.db import connection
+    from django.test import Client
+    from django.test.utils import setup_test_environment
+
+    from ingest.models import CandidatePair, DocumentBody
+    from ingest.services import methods_ensure
+    from tests import factories
+
+    setup_test_environment()
+    settings.ALLOWED_HOSTS = ["testserver", *settings.ALLOWED_HOSTS]
+    old_name = connection.creation.create_test_db(verbosity=0, autoclobber=True)
+    try:
+        methods_ensure()
+        text_a, html_a, text_b, html_b = _pages(args.size)
+        docs = []
+        for i, (text, html) in enumerate(((text_a, html_a), (text_b, html_b))):
+            doc = factories.indexed_document(
+                url=f"https://big.example.com/{i}", text=text, simhash=0x0F0F << i
+            )
+            DocumentBody.objects.create(document=doc, data=DocumentBody.pack(html.encode()))
+            docs.append(doc)
+        a, b = docs
+        pair = CandidatePair.objects.create(
+            method=a.fingerprints.first().method,
+            a=a,
+            b=b,
+            doc_type="article",
+            distance=2,
+            full_distance=2,
+            xor=0x0F0F ^ (0x0F0F << 1),
+            band=0,
+            exact=False,
+            ratio=99.0,
+            token_set_ratio=99.0,
+            length_ratio=1.0,
+            containment=0.99,
+            numbers_differ=True,
+            ids_differ=False,
+            title_differs=False,
+            guard_details={"numbers_a": [], "numbers_b": ["14.99"], "ids_a": [], "ids_b": []},
+            below_floor=False,
+        )
+        user = factories.user_create(username="bench", role="editor")
+        client = Client()
+        client.force_login(user)
+        url = f"/review/pairs/{pair.pk}/"
+
+        print(
+            f"pair view bench · {connection.vendor} · {platform.python_implementation()} "
+            f"{platform.python_version()} · {platform.machine()} · {os.cpu_count()} CPUs · "
+            f"{platform.node()}"
+        )
+        print(
+            f"pages: {len(html_a.encode()) / 1000:.0f} KB and {len(html_b.encode()) / 1000:.0f}"
+            f" KB of HTML; main texts {len(text_a) / 1000:.0f} KB and "
+            f"{len(text_b) / 1000:.0f} KB ({len(text_a.split())} words); diff cap "
+            f"{settings.REVIEW_DIFF_MAX_WORDS} words, {settings.REVIEW_SOURCE_MAX_LINES} lines"
+        )
+        views = [
+            ("pair view (main-text diff)", {}, {}),
+            ("toggle: full-page text diff", {"view": "full"}, {"HX-Target": "diff-panel"}),
+            ("toggle: HTML source diff", {"view": "html"}, {"HX-Target": "diff-panel"}),
+            ("toggle: source frames", {"view": "source"}, {"HX-Target": "diff-panel"}),
+        ]
+        for name, query, headers in views:
+            if headers:
+                headers = {"HX-Request": "true", **headers}
+            times = []
+            for i in range(args.runs + 2):
+                t0 = time.perf_counter()
+                r = client.get(url, query, headers=headers)
+                elapsed = (time.perf_counter() - t0) * 1000
+                assert r.status_code == 200, r.status_code
+                if i >= 2:  # warm-up
+                    times.append(elapsed)
+            times.sort()
+            p95 = times[min(len(times) - 1, int(round(0.95 * (len(times) - 1))))]
+            print(
+                f"  {name:<32} median {statistics.median(times):7.1f} ms   p95 {p95:7.1f} ms"
+                f"   ({len(r.content) / 1000:.0f} KB response)"
+            )
+        print("target: pair view median < 200 ms")
+    finally:
+        connection.creation.destroy_test_db(old_name, verbosity=0)
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,224 @@
+"""Word- and line-level diffs for the pair view. Pure: no Django.
+
+Invariant 8: crawled text is hostile. These functions return plain strings in segments;
+the template escapes every one of them (nothing here is ever marked safe). Work is
+bounded: each side is cut to a cap and the result says so.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterable
+from dataclasses import dataclass, field
+
+from rapidfuzz.distance import Indel
+
+_WORD = re.compile(r"\S+\s*|\s+")
+_CORE = re.compile(r"^\W+|\W+$")
+
+EQUAL = "equal"
+DELETE = "delete"
+INSERT = "insert"
+REPLACE = "replace"
+
+
+@dataclass(frozen=True)
+class Segment:
+    text: str
+    op: str  # equal | delete | insert | replace
+    emphasis: bool = False
+
+    @property
+    def changed(self) -> bool:
+        return self.op != EQUAL
+
+
+@dataclass(frozen=True)
+class WordDiff:
+    left: list[Segment]
+    right: list[Segment]
+    words_a: int
+    words_b: int
+    cap: int
+    truncated: bool
+    changes: int = 0
+
+    @property
+    def identical(self) -> bool:
+        return self.changes == 0 and not self.truncated
+
+
+@dataclass(frozen=True)
+class LineRow:
+    op: str
+    left: str | None
+    right: str | None
+    left_no: int | None
+    right_no: int | None
+
+
+@dataclass(frozen=True)
+class LineDiff:
+    rows: list[LineRow] = field(default_factory=list)
+    lines_a: int = 0
+    lines_b: int = 0
+    cap: int = 0
+    truncated: bool = False
+    changes: int = 0
+
+
+def words(text: str) -> list[str]:
+    """Words with their trailing whitespace, so that joining them gives the text back."""
+    return _WORD.findall(text)
+
+
+def _core(token: str) -> str:
+    return _CORE.sub("", token.strip())
+
+
+def _segments(tokens: list[str], op: str, emphasise: frozenset[str], out: list[Segment]) -> None:
+    """Append tokens as segments; a token whose core is in `emphasise` stands alone."""
+    run: list[str] = []
+    for token in tokens:
+        if op != EQUAL and emphasise and _core(token) in emphasise:
+            if run:
+                _append(out, Segment("".join(run), op))
+                run = []
+            _append(out, Segment(token, op, emphasis=True))
+        else:
+            run.append(token)
+    if run:
+        _append(out, Segment("".join(run), op))
+
+
+def _append(out: list[Segment], segment: Segment) -> None:
+    if out and out[-1].op == segment.op and not out[-1].emphasis and not segment.emphasis:
+        out[-1] = Segment(out[-1].text + segment.text, segment.op)
+    else:
+        out.append(segment)
+
+
+def word_diff(a: str, b: str, *, max_words: int = 4000, emphasise: Iterable[str] = ()) -> WordDiff:
+    """Word-level diff of two texts (Indel opcodes over word lists).
+
+    Each side is cut to `max_words` words; `truncated` says whether anything was cut.
+    Changed words whose core (punctuation stripped) is in `emphasise` (numbers and ids
+    that tripped a guard) become their own segments with `emphasis=True`."""
+    wa, wb = words(a), words(b)
+    truncated = len(wa) > max_words or len(wb) > max_words
+    wa, wb = wa[:max_words], wb[:max_words]
+    # Compare words without their whitespace: a reflowed line is not a change.
+    ka = [w.strip() for w in wa]
+    kb = [w.strip() for w in wb]
+    marked = frozenset(str(x) for x in emphasise)
+    left: list[Segment] = []
+    right: list[Segment] = []
+    changes = 0
+    for op in Indel.opcodes(ka, kb):
+        tag = op.tag
+        if tag == EQUAL:
+            _segments(wa[op.src_start : op.src_end], EQUAL, marked, left)
+            _segments(wb[op.dest_start : op.dest_end], EQUAL, marked, right)
+            continue
+        changes += 1
+        if op.src_end > op.src_start:
+            _segments(wa[op.src_start : op.src_end], tag, marked, left)
+        if op.dest_end > op.dest_start:
+            _segments(wb[op.dest_start : op.dest_end], tag, marked, right)
+    return WordDiff(left, right, len(words(a)), len(words(b)), max_words, truncated, changes)
+
+
+SKIP = "skip"
+
+
+def line_diff(
+    a: str,
+    b: str,
+    *,
+    max_lines: int = 3000,
+    max_line_chars: int = 400,
+    context: int | None = None,
+) -> LineDiff:
+    """Line-level diff (raw HTML source). Both sides cut to `max_lines` lines of at most
+    `max_line_chars` characters; `truncated` says whether anything was cut. With
+    `context`, runs of unchanged lines longer than that around changes collapse into one
+    "skip" row (its `left` says how many lines)."""
+    la, lb = a.splitlines(), b.splitlines()
+    truncated = len(la) > max_lines or len(lb) > max_lines
+    la, lb = la[:max_lines], lb[:max_lines]
+
+    def cut(line: str) -> str:
+        nonlocal truncated
+        if len(line) > max_line_chars:
+            truncated = True
+            return line[:max_line_chars] + " …"
+        return line
+
+    la = [cut(x) for x in la]
+    lb = [cut(x) for x in lb]
+    rows: list[LineRow] = []
+    changes = 0
+    # Adjacent deletes and inserts form one changed block, shown side by side.
+    block_left: list[int] = []
+    block_right: list[int] = []
+
+    def flush() -> None:
+        nonlocal changes
+        if not block_left and not block_right:
+            return
+        changes += 1
+        for k in range(max(len(block_left), len(block_right))):
+            i = block_left[k] if k < len(block_left) else None
+            j = block_right[k] if k < len(block_right) else None
+            tag = REPLACE if i is not None and j is not None else (DELETE if j is None else INSERT)
+            rows.append(
+                LineRow(
+                    tag,
+                    la[i] if i is not None else None,
+                    lb[j] if j is not None else None,
+                    i + 1 if i is not None else None,
+                    j + 1 if j is not None else None,
+                )
+            )
+        block_left.clear()
+        block_right.clear()
+
+    for op in Indel.opcodes(la, lb):
+        if op.tag != EQUAL:
+            block_left.extend(range(op.src_start, op.src_end))
+            block_right.extend(range(op.dest_start, op.dest_end))
+            continue
+        flush()
+        for i, j in zip(
+            range(op.src_start, op.src_end), range(op.dest_start, op.dest_end), strict=True
+        ):
+            rows.append(LineRow(EQUAL, la[i], lb[j], i + 1, j + 1))
+    flush()
+    if context is not None:
+        rows = _collapse(rows, context)
+    return LineDiff(rows, len(a.splitlines()), len(b.splitlines()), max_lines, truncated, changes)
+
+
+def _collapse(rows: list[LineRow], context: int) -> list[LineRow]:
+    out: list[LineRow] = []
+    i = 0
+    while i < len(rows):
+        if rows[i].op != EQUAL:
+            out.append(rows[i])
+            i += 1
+            continue
+        j = i
+        while j < len(rows) and rows[j].op == EQUAL:
+            j += 1
+        run = rows[i:j]
+        head = context if i > 0 else 0
+        tail = context if j < len(rows) else 0
+        if len(run) > head + tail + 1:
+            out.extend(run[:head])
+            hidden = len(run) - head - tail
+            out.append(LineRow(SKIP, f"{hidden} unchanged lines", None, None, None))
+            out.extend(run[len(run) - tail :])
+        else:
+            out.extend(run)
+        i = j
+    return out

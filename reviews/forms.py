@@ -1,0 +1,105 @@
+from django import forms
+
+from reviews.models import Label
+
+VERDICT_KEYS = {
+    Label.Verdict.DUPLICATE: "1",
+    Label.Verdict.NEAR_DUPLICATE: "2",
+    Label.Verdict.REVISION: "3",
+    Label.Verdict.DISTINCT: "4",
+    Label.Verdict.UNSURE: "5",
+}
+
+SPLIT_REASONS = [
+    ("different_item", "different item or story"),
+    ("numbers_differ", "prices, numbers or ids differ"),
+    ("shared_template", "only the template is shared"),
+    ("chain", "chained group: the ends are not the same"),
+    ("distinct_label", "a distinct label separates them"),
+    ("other", "other (see text)"),
+]
+
+REPRESENTATIVE_POLICIES = [
+    ("site_priority", "preferred site"),
+    ("extraction_complete", "most complete extraction"),
+    ("newest", "newest snapshot"),
+    ("oldest", "first published"),
+    ("canonical_url", "canonical URL"),
+    ("editorial", "editorial choice (see text)"),
+]
+
+
+class LabelForm(forms.Form):
+    verdict = forms.ChoiceField(choices=Label.Verdict.choices, widget=forms.RadioSelect)
+    reason_code = forms.ChoiceField(choices=Label.ReasonCode.choices, label="Reason")
+    reason = forms.CharField(
+        max_length=2000,
+        label="Why (required)",
+        widget=forms.TextInput(attrs={"autocomplete": "off", "placeholder": "what decided it"}),
+    )
+    region = forms.ChoiceField(
+        choices=Label.Region.choices, initial=Label.Region.BODY, label="Region that decided"
+    )
+    purpose = forms.ChoiceField(choices=Label.Purpose.choices, initial=Label.Purpose.REVIEW)
+
+    def clean_reason(self) -> str:
+        reason = self.cleaned_data["reason"].strip()
+        if not reason:
+            raise forms.ValidationError("A reason is required.")
+        return reason
+
+
+class QueueFilterForm(forms.Form):
+    kind = forms.ChoiceField(
+        required=False, choices=[("", "pairs and groups"), ("pair", "pairs"), ("group", "groups")]
+    )
+    status = forms.ChoiceField(
+        required=False,
+        choices=[
+            ("", "needs review"),
+            ("unlabeled", "unlabeled"),
+            ("disputed", "disputed"),
+            ("stale", "stale"),
+            ("labeled", "done"),
+            ("all", "all"),
+        ],
+    )
+    doc_type = forms.CharField(required=False)
+    site = forms.CharField(required=False)
+    method = forms.CharField(required=False)
+    guard = forms.ChoiceField(
+        required=False,
+        choices=[
+            ("", "any or none"),
+            ("any", "any guard"),
+            ("none", "no guard"),
+            ("numbers_differ", "numbers differ"),
+            ("ids_differ", "ids differ"),
+            ("title_differs", "title differs"),
+        ],
+    )
+    distance_min = forms.IntegerField(required=False, min_value=0, max_value=64)
+    distance_max = forms.IntegerField(required=False, min_value=0, max_value=64)
+
+
+class SplitForm(forms.Form):
+    document_ids = forms.TypedMultipleChoiceField(
+        coerce=int, widget=forms.CheckboxSelectMultiple, label="Members to move"
+    )
+    detach = forms.BooleanField(required=False, label="Detach as singletons (no new group)")
+    reason_code = forms.ChoiceField(choices=SPLIT_REASONS, label="Reason")
+    reason = forms.CharField(max_length=2000, label="Why (required)")
+
+    def __init__(self, *args: object, member_ids: list[int], **kwargs: object) -> None:
+        super().__init__(*args, **kwargs)  # type: ignore[arg-type]
+        self.fields["document_ids"].choices = [(d, str(d)) for d in member_ids]
+
+
+class RepresentativeForm(forms.Form):
+    document_id = forms.TypedChoiceField(coerce=int, label="Representative")
+    reason_code = forms.ChoiceField(choices=REPRESENTATIVE_POLICIES, label="Policy")
+    reason = forms.CharField(max_length=2000, label="Why (required)")
+
+    def __init__(self, *args: object, member_ids: list[int], **kwargs: object) -> None:
+        super().__init__(*args, **kwargs)  # type: ignore[arg-type]
+        self.fields["document_id"].choices = [(d, str(d)) for d in member_ids]

@@ -1,0 +1,424 @@
+"""Review desk services: labels (invariant 6), claims, splits and representatives
+(invariant 7). Every write here appends; nothing is edited in place or deleted except
+group memberships, which are relations recorded before and after in a Decision."""
+
+from __future__ import annotations
+
+from datetime import timedelta
+from itertools import combinations
+
+from django.conf import settings
+from django.contrib.auth.models import User
+from django.db import transaction
+from django.db.models import Exists, OuterRef, Q
+from django.utils import timezone
+
+from ingest.candidates import threshold_for
+from ingest.core import grouping
+from ingest.core.extract import EXTRACTOR_VERSION
+from ingest.core.simhash import to_unsigned64
+from ingest.models import (
+    CandidateGroup,
+    CandidatePair,
+    Document,
+    DoNotMatch,
+    Extraction,
+    Fingerprint,
+    GroupMember,
+)
+from reviews import selectors
+from reviews.models import Claim, Decision, Label, ReviewerPreference
+
+
+class ReviewError(ValueError):
+    """A request the rules refuse (shown to the editor as a form error)."""
+
+
+def actor_for(user: User) -> str:
+    return f"person:{user.get_username()}"
+
+
+# --- labels ------------------------------------------------------------------------
+
+
+@transaction.atomic
+def label_record(
+    *,
+    pair: CandidatePair,
+    editor: User,
+    verdict: str,
+    reason_code: str,
+    reason: str,
+    region: str,
+    purpose: str = Label.Purpose.REVIEW,
+) -> Label:
+    """Append a label stamped with the pair's method and the extractor version; the
+    editor's previous label on the pair is superseded, never edited. A "distinct" label
+    also records a do-not-match constraint, so workers never group the two again."""
+    if not reason.strip():
+        raise ReviewError("a reason is required")
+    label = Label.objects.create(
+        pair=pair,
+        editor=editor,
+        verdict=verdict,
+        reason_code=reason_code,
+        reason=reason.strip(),
+        region=region,
+        purpose=purpose,
+        method_key=pair.method.key,
+        extractor_version=EXTRACTOR_VERSION,
+    )
+    _supersede_previous(pair=pair, editor=editor, label=label)
+    if verdict == Label.Verdict.DISTINCT:
+        DoNotMatch.objects.get_or_create(
+            a_id=min(pair.a_id, pair.b_id),
+            b_id=max(pair.a_id, pair.b_id),
+            defaults={
+                "source": "label",
+                "reason": f"{reason_code}: {reason.strip()}"[:2000],
+                "actor": actor_for(editor),
+            },
+        )
+    claims_release(editor=editor, pair=pair)
+    return label
+
+
+def _supersede_previous(*, pair: CandidatePair, editor: User, label: Label) -> None:
+    stale = Label.objects.filter(pair=pair, editor=editor, superseded_by=None).exclude(pk=label.pk)
+    stale.update(superseded_by=label)
+
+
+@transaction.atomic
+def label_undo(*, editor: User, pair: CandidatePair | None = None) -> Label | None:
+    """Withdraw the editor's last current label (on `pair`, or anywhere): a retraction is
+    appended and supersedes it. The do-not-match a "distinct" label wrote stays: it is a
+    constraint of its own, removed only on the record. Returns the label withdrawn."""
+    qs = selectors.current_labels().filter(editor=editor)
+    if pair is not None:
+        qs = qs.filter(pair=pair)
+    last = qs.select_related("pair").order_by("-created_at", "-id").first()
+    if last is None:
+        return None
+    undo = Label.objects.create(
+        pair=last.pair,
+        editor=editor,
+        verdict=last.verdict,
+        reason_code=last.reason_code,
+        reason=f"undo of label {last.pk}",
+        region=last.region,
+        purpose=last.purpose,
+        method_key=last.method_key,
+        extractor_version=last.extractor_version,
+        retraction=True,
+    )
+    _supersede_previous(pair=last.pair, editor=editor, label=undo)
+    return last
+
+
+# --- claims ------------------------------------------------------------------------
+
+
+def _lease() -> timedelta:
+    return timedelta(minutes=settings.REVIEW_LEASE_MINUTES)
+
+
+def claims_release(
+    *, editor: User, pair: CandidatePair | None = None, group: CandidateGroup | None = None
+) -> int:
+    qs = Claim.objects.filter(editor=editor, released_at__isnull=True)
+    if pair is not None:
+        qs = qs.filter(pair=pair)
+    if group is not None:
+        qs = qs.filter(group=group)
+    return qs.update(released_at=timezone.now())
+
+
+def _claimed_by_others(editor: User, kind: str) -> Exists:
+    field = "pair" if kind == Claim.Kind.PAIR else "group"
+    return Exists(
+        selectors.active_claims().filter(**{field: OuterRef("pk")}).exclude(editor=editor)
+    )
+
+
+def _claim_first(
+    editor: User,
+    kind: str,
+    qs,
+    skip: set[int],  # type: ignore[no-untyped-def]
+) -> Claim | None:
+    """Lock the first free item (SKIP LOCKED: another editor's transaction holds its
+    candidate), re-check its claims under the lock, then write the claim. Two editors
+    pressing Next at once never get the same item."""
+    field = "pair" if kind == Claim.Kind.PAIR else "group"
+    qs = qs.filter(~_claimed_by_others(editor, kind))
+    seen = set(skip)
+    for _ in range(50):
+        item = qs.exclude(pk__in=seen).select_for_update(skip_locked=True, of=("self",)).first()
+        if item is None:
+            return None
+        # A fresh statement sees claims committed after the first query's snapshot.
+        if selectors.active_claims().filter(**{field: item}).exclude(editor=editor).exists():
+            seen.add(item.pk)
+            continue
+        return Claim.objects.create(
+            kind=kind, editor=editor, expires_at=timezone.now() + _lease(), **{field: item}
+        )
+    return None
+
+
+@transaction.atomic
+def claim_next(
+    *,
+    editor: User,
+    filters: selectors.QueueFilters | None = None,
+    skip_pairs: set[int] | None = None,
+    skip_groups: set[int] | None = None,
+) -> Claim | None:
+    """Hand the editor the next item of the queue and lease it for
+    REVIEW_LEASE_MINUTES. Chained, oversized or flagged groups come first, then pairs
+    (uncertain first), then the other groups. The editor's earlier claims end; an
+    expired claim of anyone returns its item to the queue."""
+    filters = filters or selectors.QueueFilters()
+    claims_release(editor=editor)
+    kind = filters.kind
+    if kind in ("", "group"):
+        urgent = selectors.queue_groups(filters=filters).filter(
+            Q(chained=True) | Q(oversized=True) | Q(needs_review=True)
+        )
+        if claim := _claim_first(editor, Claim.Kind.GROUP, urgent, skip_groups or set()):
+            return claim
+    if kind in ("", "pair"):
+        pairs = selectors.queue_pairs(filters=filters)
+        if claim := _claim_first(editor, Claim.Kind.PAIR, pairs, skip_pairs or set()):
+            return claim
+    if kind in ("", "group"):
+        groups = selectors.queue_groups(filters=filters)
+        return _claim_first(editor, Claim.Kind.GROUP, groups, skip_groups or set())
+    return None
+
+
+# --- preferences --------------------------------------------------------------------
+
+
+def preference_set(*, user: User, blind_mode: bool) -> ReviewerPreference:
+    pref, _ = ReviewerPreference.objects.update_or_create(
+        user=user, defaults={"blind_mode": blind_mode}
+    )
+    return pref
+
+
+# --- groups -------------------------------------------------------------------------
+
+
+def _membership(group: CandidateGroup) -> dict[str, object]:
+    return {
+        "group": group.pk,
+        "members": sorted(
+            GroupMember.objects.filter(group=group).values_list("document_id", flat=True)
+        ),
+        "representative": group.representative_id,
+        "representative_locked": group.representative_locked,
+        "version": group.version,
+    }
+
+
+def _policy_candidates(ids: list[int]) -> list[grouping.Candidate]:
+    status = dict(
+        Extraction.objects.filter(
+            document_id__in=ids, extractor_version=EXTRACTOR_VERSION
+        ).values_list("document_id", "status")
+    )
+    tokens = dict(
+        Extraction.objects.filter(
+            document_id__in=ids, extractor_version=EXTRACTOR_VERSION
+        ).values_list("document_id", "main_tokens")
+    )
+    return [
+        grouping.Candidate(
+            document_id=d.pk,
+            site_priority=d.site.priority,
+            extraction_ok=status.get(d.pk) == "ok",
+            main_tokens=tokens.get(d.pk, 0),
+            fetched_at=d.fetched_at,
+            url=d.final_url or d.url,
+        )
+        for d in Document.objects.filter(pk__in=ids).select_related("site")
+    ]
+
+
+def _group_facts(group: CandidateGroup, ids: list[int]) -> None:
+    """Size, kind, diameter and the chained flag of a group's current members."""
+    prints = list(
+        Fingerprint.objects.filter(
+            method=group.method_id, branch=Fingerprint.Branch.MAIN, document_id__in=ids
+        ).values_list("simhash", "text_sha256")
+    )
+    diameter, cut = grouping.diameter(
+        [to_unsigned64(v) for v, _ in prints if v is not None], settings.GROUP_PAIRWISE_MAX
+    )
+    types = set(Document.objects.filter(pk__in=ids).values_list("doc_type", flat=True))
+    group.size = len(ids)
+    group.diameter = diameter
+    group.chained = diameter > max((threshold_for(t) for t in types), default=0)
+    group.oversized = cut or len(ids) > settings.GROUP_LARGE
+    group.kind = (
+        CandidateGroup.Kind.EXACT
+        if len({sha for _, sha in prints}) == 1
+        else CandidateGroup.Kind.NEAR
+    )
+
+
+def _suggest_representative(group: CandidateGroup, ids: list[int]) -> None:
+    if group.representative_locked and group.representative_id in ids:
+        return
+    rep, reason = grouping.choose_representative(
+        _policy_candidates(ids), settings.REPRESENTATIVE_POLICY
+    )
+    group.representative_id = rep
+    group.representative_reason = reason
+    group.representative_by = f"rule:{'>'.join(settings.REPRESENTATIVE_POLICY)}"
+    group.representative_locked = False
+
+
+def _max_distance(method_id: int, left: set[int], right: set[int]) -> int | None:
+    distances = CandidatePair.objects.filter(
+        Q(a_id__in=left, b_id__in=right) | Q(a_id__in=right, b_id__in=left), method=method_id
+    ).values_list("distance", flat=True)
+    return max(distances, default=None)
+
+
+@transaction.atomic
+def group_split(
+    *,
+    group: CandidateGroup,
+    document_ids: list[int],
+    editor: User,
+    reason_code: str,
+    reason: str,
+    detach: bool = False,
+) -> Decision:
+    """Move the selected members to a new group (or, with `detach` or a single
+    document, out of any group). Writes the decision and a do-not-match constraint
+    between every moved and every remaining member (and between detached singletons),
+    so workers never regroup them."""
+    if not reason.strip():
+        raise ReviewError("a reason is required")
+    group = CandidateGroup.objects.select_for_update().get(pk=group.pk)
+    if group.dissolved:
+        raise ReviewError("the group is dissolved")
+    before = _membership(group)
+    members: set[int] = set(before["members"])  # type: ignore[arg-type]
+    moved = set(document_ids) & members
+    if set(document_ids) - members:
+        raise ReviewError("only members of the group can be split off")
+    remaining = members - moved
+    if not moved or not remaining:
+        raise ReviewError("select some members, but not all of them")
+    actor = actor_for(editor)
+    detach = detach or len(moved) == 1
+
+    new_group = None
+    if detach:
+        GroupMember.objects.filter(group=group, document_id__in=moved).delete()
+    else:
+        new_group = CandidateGroup.objects.create(
+            method=group.method,
+            kind=group.kind,
+            rule=group.rule,
+            rule_params={**group.rule_params, "split_from": group.pk},
+        )
+        GroupMember.objects.filter(group=group, document_id__in=moved).update(
+            group=new_group, added_by=actor
+        )
+        ids = sorted(moved)
+        _group_facts(new_group, ids)
+        _suggest_representative(new_group, ids)
+        new_group.save()
+
+    constraints = {(min(x, y), max(x, y)) for x in moved for y in remaining}
+    if detach:
+        constraints |= {(min(x, y), max(x, y)) for x, y in combinations(moved, 2)}
+    DoNotMatch.objects.bulk_create(
+        [
+            DoNotMatch(a_id=a, b_id=b, source="split", reason=reason.strip(), actor=actor)
+            for a, b in sorted(constraints)
+        ],
+        ignore_conflicts=True,
+    )
+
+    left = sorted(remaining)
+    if len(left) < 2:
+        GroupMember.objects.filter(group=group).delete()
+        group.dissolved = True
+        group.size = 0
+    else:
+        _group_facts(group, left)
+        _suggest_representative(group, left)
+    group.needs_review = False
+    group.review_note = f"split by {actor}"
+    group.version += 1
+    group.save()
+
+    after = _membership(group)
+    if new_group is not None:
+        after["new_group"] = _membership(new_group)
+    else:
+        after["detached"] = sorted(moved)
+    return Decision.objects.create(
+        action=Decision.Action.DETACH if detach else Decision.Action.SPLIT,
+        group=group,
+        new_group=new_group,
+        document_ids=sorted(moved),
+        method_key=group.method.key,
+        distance=_max_distance(group.method_id, moved, remaining),
+        reason_code=reason_code,
+        reason=reason.strip(),
+        actor=actor,
+        membership_before=before,
+        membership_after=after,
+        group_version=group.version,
+    )
+
+
+@transaction.atomic
+def group_representative_set(
+    *,
+    group: CandidateGroup,
+    document_id: int,
+    editor: User,
+    reason_code: str,
+    reason: str,
+) -> Decision:
+    """A person chooses the representative: locked (workers never change it), on the
+    record with the policy preset and the free-text reason."""
+    if not reason.strip():
+        raise ReviewError("a reason is required")
+    group = CandidateGroup.objects.select_for_update().get(pk=group.pk)
+    if not GroupMember.objects.filter(group=group, document_id=document_id).exists():
+        raise ReviewError("the representative must be a member of the group")
+    before = _membership(group)
+    old = group.representative_id
+    group.representative_id = document_id
+    group.representative_locked = True
+    group.representative_by = actor_for(editor)
+    group.representative_reason = f"{reason_code}: {reason.strip()}"
+    group.needs_review = False
+    group.review_note = ""
+    group.version += 1
+    group.save()
+    distance = None
+    if old and old != document_id:
+        distance = _max_distance(group.method_id, {old}, {document_id})
+    return Decision.objects.create(
+        action=Decision.Action.SET_REPRESENTATIVE,
+        group=group,
+        document_ids=[document_id],
+        method_key=group.method.key,
+        distance=distance,
+        reason_code=reason_code,
+        reason=reason.strip(),
+        actor=actor_for(editor),
+        membership_before=before,
+        membership_after=_membership(group),
+        group_version=group.version,
+    )

@@ -1,0 +1,417 @@
+"""Review desk pages. Views translate: services own the rules, selectors read."""
+
+from collections.abc import Callable
+from functools import wraps
+from typing import Any
+
+from django.contrib.auth.decorators import login_required
+from django.core.exceptions import PermissionDenied
+from django.core.paginator import Paginator
+from django.http import HttpRequest, HttpResponse
+from django.shortcuts import redirect, render
+from django.urls import reverse
+from django.utils.csp import CSP
+from django.views.decorators.csp import csp_override, csp_report_only_override
+from django.views.decorators.http import require_GET, require_http_methods, require_POST
+from django.views.decorators.vary import vary_on_headers
+from django_htmx.http import HttpResponseClientRedirect
+from django_htmx.middleware import HtmxDetails
+
+from reviews import roles, selectors, services
+from reviews.forms import (
+    VERDICT_KEYS,
+    LabelForm,
+    QueueFilterForm,
+    RepresentativeForm,
+    SplitForm,
+)
+from reviews.models import Claim
+
+# Crawled HTML runs under this policy only, inside <iframe sandbox> (invariant 8):
+# no script, no network, no same-origin access.
+SOURCE_CSP = {
+    "sandbox": True,
+    "default-src": [CSP.NONE],
+    "style-src": [CSP.UNSAFE_INLINE],
+    "img-src": ["data:"],
+}
+DIFF_VIEWS = ("main", "full", "html", "source")
+
+
+class HtmxHttpRequest(HttpRequest):
+    htmx: HtmxDetails
+
+
+def _viewer(view: Callable[..., HttpResponse]) -> Callable[..., HttpResponse]:
+    @login_required
+    @wraps(view)
+    def wrapped(request: HttpRequest, *args: Any, **kwargs: Any) -> HttpResponse:
+        if not roles.can_view(request.user):
+            raise PermissionDenied("the review desk needs the editor, auditor or admin role")
+        return view(request, *args, **kwargs)
+
+    return wrapped
+
+
+def _editor(view: Callable[..., HttpResponse]) -> Callable[..., HttpResponse]:
+    @login_required
+    @wraps(view)
+    def wrapped(request: HttpRequest, *args: Any, **kwargs: Any) -> HttpResponse:
+        if not roles.can_edit(request.user):
+            raise PermissionDenied("this needs the editor role")
+        return view(request, *args, **kwargs)
+
+    return wrapped
+
+
+def _filters(data: Any) -> tuple[QueueFilterForm, selectors.QueueFilters]:
+    form = QueueFilterForm(data)
+    if not form.is_valid():
+        return form, selectors.QueueFilters()
+    c = form.cleaned_data
+    return form, selectors.QueueFilters(
+        doc_type=c["doc_type"] or "",
+        site=c["site"] or "",
+        distance_min=c["distance_min"],
+        distance_max=c["distance_max"],
+        guard=c["guard"] or "",
+        status=c["status"] or "",
+        method=c["method"] or "",
+        kind=c["kind"] or "",
+    )
+
+
+# --- queue ---------------------------------------------------------------------------
+
+
+@_viewer
+@require_GET
+@vary_on_headers("HX-Request")
+def queue(request: HtmxHttpRequest) -> HttpResponse:
+    form, filters = _filters(request.GET)
+    pairs = Paginator(
+        selectors.queue_pairs(filters=filters).select_related("a__site", "b__site", "method")
+        if filters.kind in ("", "pair")
+        else selectors.queue_pairs(filters=filters).none(),
+        50,
+    ).get_page(request.GET.get("page"))
+    groups = (
+        list(selectors.queue_groups(filters=filters).select_related("representative")[:25])
+        if filters.kind in ("", "group")
+        else []
+    )
+    claims = {
+        (c.kind, c.pair_id or c.group_id): c
+        for c in selectors.active_claims().select_related("editor")
+    }
+    for pair in pairs:
+        pair.claim = claims.get(("pair", pair.pk))  # type: ignore[attr-defined]
+    for group in groups:
+        group.claim = claims.get(("group", group.pk))  # type: ignore[attr-defined]
+    template = "reviews/queue.html"
+    if request.htmx and not request.htmx.boosted:
+        template += "#queue-results"
+    return render(
+        request,
+        template,
+        {
+            "form": form,
+            "filters": filters,
+            "query": filters.as_query(),
+            "counts": selectors.queue_counts(filters=filters),
+            "choices": selectors.filter_choices(),
+            "pairs": pairs,
+            "groups": groups,
+            "can_edit": roles.can_edit(request.user),
+            "blind": selectors.blind_mode_for(user=request.user),  # type: ignore[arg-type]
+        },
+    )
+
+
+def _skip(request: HttpRequest, name: str) -> set[int]:
+    return {int(x) for x in request.POST.getlist(name) if x.isdigit()}
+
+
+@_editor
+@require_POST
+def queue_next(request: HtmxHttpRequest) -> HttpResponse:
+    """Claim the next item and go to it."""
+    _, filters = _filters(request.POST)
+    claim = services.claim_next(
+        editor=request.user,  # type: ignore[arg-type]
+        filters=filters,
+        skip_pairs=_skip(request, "skip_pair"),
+        skip_groups=_skip(request, "skip_group"),
+    )
+    return _goto(request, claim, notice="")
+
+
+def _goto(request: HtmxHttpRequest, claim: Claim | None, *, notice: str) -> HttpResponse:
+    """Show the claimed item: a pair is swapped in place (htmx, URL pushed); a group
+    is a page of its own."""
+    if claim is None:
+        if request.htmx:
+            response = render(
+                request, "reviews/pair_detail.html#pair-review", {"view": None, "notice": notice}
+            )
+            response["HX-Push-Url"] = reverse("reviews:queue-done")
+            return response
+        return redirect("reviews:queue-done")
+    url = claim.get_absolute_url()
+    if not request.htmx:
+        return redirect(url)
+    if claim.kind == Claim.Kind.GROUP:
+        return HttpResponseClientRedirect(url)
+    pair = selectors.pair_get(pair_id=claim.pair_id)  # type: ignore[arg-type]
+    response = _pair_render(request, pair, partial="pair-review", notice=notice)
+    response["HX-Push-Url"] = url
+    return response
+
+
+@_viewer
+@require_GET
+def queue_done(request: HttpRequest) -> HttpResponse:
+    return render(request, "reviews/pair_detail.html", {"view": None, "notice": ""})
+
+
+# --- pair view -----------------------------------------------------------------------
+
+
+def _pair_context(
+    request: HttpRequest,
+    pair: Any,
+    *,
+    form: LabelForm | None = None,
+    diff_view: str = "main",
+    notice: str = "",
+) -> dict[str, Any]:
+    view = selectors.pair_view(pair=pair, user=request.user)  # type: ignore[arg-type]
+    context: dict[str, Any] = {
+        "view": view,
+        "pair": pair,
+        "form": form or LabelForm(),
+        "diff_view": diff_view,
+        "notice": notice,
+        "verdict_keys": VERDICT_KEYS,
+        "can_edit": roles.can_edit(request.user),
+    }
+    context.update(_diff_context(view, diff_view))
+    return context
+
+
+def _diff_context(view: selectors.PairView, diff_view: str) -> dict[str, Any]:
+    if diff_view in ("main", "full"):
+        return {"word_diff": selectors.pair_text_diff(view=view, branch=diff_view)}
+    if diff_view == "html":
+        return {"line_diff": selectors.pair_source_diff(pair=view.pair)}
+    return {}
+
+
+def _pair_render(
+    request: HtmxHttpRequest,
+    pair: Any,
+    *,
+    partial: str | None = None,
+    form: LabelForm | None = None,
+    notice: str = "",
+    diff_view: str = "main",
+) -> HttpResponse:
+    template = "reviews/pair_detail.html"
+    if partial:
+        template += f"#{partial}"
+    return render(
+        request,
+        template,
+        _pair_context(request, pair, form=form, diff_view=diff_view, notice=notice),
+    )
+
+
+@_viewer
+@require_GET
+@vary_on_headers("HX-Request")
+def pair_detail(request: HtmxHttpRequest, pair_id: int) -> HttpResponse:
+    pair = selectors.pair_get(pair_id=pair_id)
+    diff_view = request.GET.get("view", "main")
+    if diff_view not in DIFF_VIEWS:
+        diff_view = "main"
+    partial = "diff-panel" if request.htmx and request.htmx.target == "diff-panel" else None
+    return _pair_render(request, pair, partial=partial, diff_view=diff_view)
+
+
+@_editor
+@require_POST
+def pair_label(request: HtmxHttpRequest, pair_id: int) -> HttpResponse:
+    """Save a label, then move on to the next pair (one request with htmx)."""
+    pair = selectors.pair_get(pair_id=pair_id)
+    form = LabelForm(request.POST)
+    if not form.is_valid():
+        # 200, not 4xx: htmx swaps the panel with the errors shown.
+        return _pair_render(
+            request, pair, partial="pair-review" if request.htmx else None, form=form
+        )
+    label = services.label_record(pair=pair, editor=request.user, **form.cleaned_data)  # type: ignore[arg-type]
+    notice = f"Saved “{label.verdict_label}” on pair {pair.pk}."
+    _, filters = _filters(request.POST)
+    claim = services.claim_next(
+        editor=request.user,  # type: ignore[arg-type]
+        filters=filters.replace(kind="pair"),
+        skip_pairs={pair.pk},
+    )
+    return _goto(request, claim, notice=notice)
+
+
+@_editor
+@require_POST
+def label_undo(request: HtmxHttpRequest) -> HttpResponse:
+    """Withdraw my last label (append a retraction) and show that pair again."""
+    pair_id = request.POST.get("pair")
+    pair = selectors.pair_get(pair_id=int(pair_id)) if pair_id and pair_id.isdigit() else None
+    undone = services.label_undo(editor=request.user, pair=pair)  # type: ignore[arg-type]
+    if undone is None:
+        if pair is None:
+            return (
+                redirect("reviews:queue")
+                if not request.htmx
+                else _goto(request, None, notice="Nothing to undo.")
+            )
+        target = pair
+        notice = "Nothing to undo."
+    else:
+        target = undone.pair
+        notice = f"Withdrew your “{undone.verdict_label}” label on pair {target.pk}."
+    if not request.htmx:
+        return redirect("reviews:pair-detail", target.pk)
+    response = _pair_render(request, target, partial="pair-review", notice=notice)
+    response["HX-Push-Url"] = reverse("reviews:pair-detail", args=[target.pk])
+    return response
+
+
+@login_required
+@require_GET
+@csp_override(SOURCE_CSP)
+@csp_report_only_override({})
+def document_source(request: HttpRequest, document_id: int) -> HttpResponse:
+    """A crawled page's HTML for <iframe sandbox>: under its own policy, no script runs
+    and nothing is fetched."""
+    if not roles.can_view(request.user):
+        raise PermissionDenied
+    document = selectors.document_get(document_id=document_id)
+    response = HttpResponse(
+        selectors.document_source(document=document), content_type="text/html; charset=utf-8"
+    )
+    response["X-Frame-Options"] = "SAMEORIGIN"
+    response["Referrer-Policy"] = "no-referrer"
+    response["X-Content-Type-Options"] = "nosniff"
+    return response
+
+
+# --- preferences ---------------------------------------------------------------------
+
+
+@_viewer
+@require_POST
+def preference_blind(request: HtmxHttpRequest) -> HttpResponse:
+    services.preference_set(
+        user=request.user,  # type: ignore[arg-type]
+        blind_mode=request.POST.get("blind_mode") == "on",
+    )
+    back = request.POST.get("next") or reverse("reviews:queue")
+    if not back.startswith("/") or back.startswith("//"):
+        back = reverse("reviews:queue")
+    if request.htmx:
+        return HttpResponseClientRedirect(back)
+    return redirect(back)
+
+
+# --- group view ----------------------------------------------------------------------
+
+
+def _group_render(
+    request: HtmxHttpRequest,
+    group: Any,
+    *,
+    split_form: SplitForm | None = None,
+    rep_form: RepresentativeForm | None = None,
+    notice: str = "",
+    partial: str | None = None,
+) -> HttpResponse:
+    view = selectors.group_view(group=group)
+    ids = [m.document.pk for m in view.members]
+    template = "reviews/group_detail.html"
+    if partial:
+        template += f"#{partial}"
+    return render(
+        request,
+        template,
+        {
+            "view": view,
+            "group": group,
+            "split_form": split_form or SplitForm(member_ids=ids),
+            "rep_form": rep_form
+            or RepresentativeForm(member_ids=ids, initial={"document_id": group.representative_id}),
+            "notice": notice,
+            "can_edit": roles.can_edit(request.user),
+        },
+    )
+
+
+@_viewer
+@require_GET
+def group_detail(request: HtmxHttpRequest, group_id: int) -> HttpResponse:
+    return _group_render(request, selectors.group_get(group_id=group_id))
+
+
+@_editor
+@require_http_methods(["POST"])
+def group_split(request: HtmxHttpRequest, group_id: int) -> HttpResponse:
+    group = selectors.group_get(group_id=group_id)
+    form = SplitForm(request.POST, member_ids=selectors.group_member_ids(group=group))
+    if form.is_valid():
+        try:
+            decision = services.group_split(
+                group=group,
+                editor=request.user,  # type: ignore[arg-type]
+                document_ids=form.cleaned_data["document_ids"],
+                detach=form.cleaned_data["detach"],
+                reason_code=form.cleaned_data["reason_code"],
+                reason=form.cleaned_data["reason"],
+            )
+        except services.ReviewError as e:
+            form.add_error(None, str(e))
+        else:
+            moved = ", ".join(map(str, decision.document_ids))
+            notice = f"Split: {moved} moved" + (
+                f" to group {decision.new_group_id}." if decision.new_group_id else " out."
+            )
+            if not request.htmx:
+                return redirect("reviews:group-detail", group.pk)
+            group.refresh_from_db()
+            return _group_render(request, group, notice=notice, partial="group-review")
+    return _group_render(
+        request, group, split_form=form, partial="group-review" if request.htmx else None
+    )
+
+
+@_editor
+@require_http_methods(["POST"])
+def group_representative(request: HtmxHttpRequest, group_id: int) -> HttpResponse:
+    group = selectors.group_get(group_id=group_id)
+    form = RepresentativeForm(request.POST, member_ids=selectors.group_member_ids(group=group))
+    if form.is_valid():
+        try:
+            services.group_representative_set(
+                group=group,
+                editor=request.user,  # type: ignore[arg-type]
+                **form.cleaned_data,
+            )
+        except services.ReviewError as e:
+            form.add_error(None, str(e))
+        else:
+            if not request.htmx:
+                return redirect("reviews:group-detail", group.pk)
+            group.refresh_from_db()
+            notice = f"Representative set to {group.representative_id}."
+            return _group_render(request, group, notice=notice, partial="group-review")
+    return _group_render(
+        request, group, rep_form=form, partial="group-review" if request.htmx else None
+    )

@@ -1,0 +1,91 @@
+// Review desk keys. Loaded from 'self' (no inline script, no inline handlers): every
+// key acts on an element of the page carrying data-key, so each still works as a plain
+// button or link without this file.
+(function () {
+  "use strict";
+
+  // Preset reason for each verdict, until the editor picks one.
+  var DEFAULT_REASON = {
+    duplicate: "same_text",
+    near_duplicate: "cosmetic",
+    revision: "updated",
+    distinct: "different_item",
+    unsure: "unclear",
+  };
+
+  function typing(target) {
+    if (!target || !target.tagName) return false;
+    var tag = target.tagName.toLowerCase();
+    return tag === "input" && !/^(radio|checkbox|button|submit)$/.test(target.type) ||
+      tag === "textarea" || tag === "select" || target.isContentEditable;
+  }
+
+  function labelForm() {
+    return document.querySelector("form[data-label-form]");
+  }
+
+  function chooseVerdict(radio) {
+    radio.checked = true;
+    var form = radio.form;
+    var code = form && form.querySelector("select[name=reason_code]");
+    if (code && !code.dataset.touched && DEFAULT_REASON[radio.value]) {
+      code.value = DEFAULT_REASON[radio.value];
+    }
+    var reason = form && form.querySelector("input[name=reason]");
+    if (reason) reason.focus();
+  }
+
+  document.addEventListener("change", function (event) {
+    var t = event.target;
+    if (t && t.name === "reason_code") t.dataset.touched = "1";
+  });
+
+  document.addEventListener("click", function (event) {
+    var t = event.target.closest ? event.target.closest("[data-history-back],[data-show-keys]") : null;
+    if (!t) return;
+    event.preventDefault();
+    if (t.hasAttribute("data-history-back")) history.back();
+    else showKeys();
+  });
+
+  function showKeys() {
+    var dialog = document.getElementById("keys-help");
+    if (dialog && !dialog.open) dialog.showModal();
+  }
+
+  document.addEventListener("keydown", function (event) {
+    if (event.ctrlKey || event.metaKey || event.altKey) return;
+    if (event.key === "Escape" && typing(event.target)) {
+      event.target.blur();
+      return;
+    }
+    if (typing(event.target)) return; // Enter in a field submits its form natively.
+    var key = event.key;
+    if (key === "?") {
+      event.preventDefault();
+      showKeys();
+      return;
+    }
+    if (key === "Enter") {
+      var form = labelForm();
+      if (form && (!event.target.closest || !event.target.closest("button, a"))) {
+        event.preventDefault();
+        form.requestSubmit();
+      }
+      return;
+    }
+    var el = document.querySelector('[data-key="' + (window.CSS && CSS.escape ? CSS.escape(key) : key) + '"]');
+    if (!el) return;
+    event.preventDefault();
+    if (el.type === "radio") chooseVerdict(el);
+    else el.click();
+  });
+
+  // After htmx swaps in the next pair, start from the top with nothing focused.
+  document.addEventListener("htmx:afterSwap", function (event) {
+    if (event.detail && event.detail.target && event.detail.target.id === "pair-review") {
+      window.scrollTo(0, 0);
+      if (document.activeElement && document.activeElement.blur) document.activeElement.blur();
+    }
+  });
+})();

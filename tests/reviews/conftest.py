@@ -1,0 +1,81 @@
+"""Pairs and groups with set distances, raw HTML bodies included (for the source views)."""
+
+import pytest
+
+from ingest import candidates
+from ingest.models import CandidateGroup, CandidatePair, DocumentBody, GroupMember
+from tests import factories
+
+TEXT = factories.article_text(7, words=150)
+BASE = 0x0123456789ABCDEF
+
+
+def reviewed_document(  # type: ignore[no-untyped-def]
+    *, url: str, text: str, flips: int = 0, html: str | None = None, base: int = BASE, **kw
+):
+    """A document whose SimHash is `base` with the `flips` low bits flipped, with a body."""
+    doc = factories.indexed_document(url=url, text=text, simhash=base ^ ((1 << flips) - 1), **kw)
+    body = html if html is not None else factories.article_html("Lamp", text)
+    DocumentBody.objects.create(document=doc, data=DocumentBody.pack(body.encode()))
+    return doc
+
+
+def find(*docs) -> None:  # type: ignore[no-untyped-def]
+    candidates.candidates_find(document_ids=[d.pk for d in docs])
+
+
+def pair_of(a, b) -> CandidatePair:  # type: ignore[no-untyped-def]
+    x, y = sorted((a.pk, b.pk))
+    return CandidatePair.objects.get(a_id=x, b_id=y)
+
+
+def group_of(doc) -> CandidateGroup | None:  # type: ignore[no-untyped-def]
+    m = GroupMember.objects.filter(document=doc).first()
+    return m.group if m else None
+
+
+@pytest.fixture
+def pair(db) -> CandidatePair:
+    a = reviewed_document(url="https://shop.example.com/lamp", text=TEXT + " Price 12.99 EUR")
+    b = reviewed_document(
+        url="https://shop.example.com/lamp?ref=2", text=TEXT + " Price 14.99 EUR", flips=2
+    )
+    find(a, b)
+    return pair_of(a, b)
+
+
+@pytest.fixture
+def pairs(db) -> list[CandidatePair]:
+    """Three separate pairs (different texts), uncertain first: distances 3, 2, 0."""
+    out = []
+    for i, flips in enumerate((3, 2, 0)):
+        text = factories.article_text(100 + i, words=120)
+        base = BASE ^ (0xFFFF << (16 * i + 8))  # 16 bits apart from the other pairs
+        a = reviewed_document(url=f"https://a.example.com/{i}", text=text, base=base)
+        b = reviewed_document(
+            url=f"https://b.example.com/{i}", text=text + " more", flips=flips, base=base
+        )
+        out.append((a, b))
+    for a, b in out:
+        find(a, b)
+    return list(CandidatePair.objects.order_by("id"))
+
+
+@pytest.fixture
+def chain(db):  # type: ignore[no-untyped-def]
+    """Three documents in one chained group: a–b 2 bits, b–c 2 bits, a–c 4 bits."""
+    a = reviewed_document(url="https://news.example.com/a", text=TEXT + " one")
+    b = reviewed_document(url="https://news.example.com/b", text=TEXT + " two", flips=2)
+    c = reviewed_document(url="https://news.example.com/c", text=TEXT + " three", flips=4)
+    find(a, b, c)
+    return a, b, c
+
+
+@pytest.fixture
+def auditor(db):  # type: ignore[no-untyped-def]
+    return factories.user_create(username="audrey", role="auditor")
+
+
+@pytest.fixture
+def other_editor(db):  # type: ignore[no-untyped-def]
+    return factories.user_create(username="oscar", role="editor")

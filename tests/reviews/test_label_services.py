@@ -1,0 +1,100 @@
+"""Labels are append-only (invariant 6): relabel and undo supersede; disputes show."""
+
+import pytest
+
+from ingest.core.extract import EXTRACTOR_VERSION
+from ingest.models import DoNotMatch
+from reviews import selectors, services
+from reviews.models import AppendOnlyError, Label
+
+pytestmark = pytest.mark.django_db
+
+
+def _label(pair, editor, verdict="duplicate", **kw):  # type: ignore[no-untyped-def]
+    data = {"reason_code": "same_text", "reason": "same body", "region": "body", **kw}
+    return services.label_record(pair=pair, editor=editor, verdict=verdict, **data)
+
+
+def test_a_label_is_stamped_with_method_and_extractor(pair, editor) -> None:
+    label = _label(pair, editor)
+    assert label.method_key == pair.method.key
+    assert label.extractor_version == EXTRACTOR_VERSION
+    assert label.purpose == "review"
+
+
+def test_a_label_cannot_be_edited_or_deleted(pair, editor) -> None:
+    label = _label(pair, editor)
+    label.verdict = "distinct"
+    with pytest.raises(AppendOnlyError):
+        label.save()
+    with pytest.raises(AppendOnlyError):
+        label.delete()
+    with pytest.raises(AppendOnlyError):
+        Label.objects.filter(pk=label.pk).delete()
+    with pytest.raises(AppendOnlyError):
+        Label.objects.filter(pk=label.pk).update(reason="changed")
+    assert Label.objects.get(pk=label.pk).verdict == "duplicate"
+
+
+def test_a_reason_is_required(pair, editor) -> None:
+    with pytest.raises(services.ReviewError):
+        _label(pair, editor, reason="  ")
+
+
+def test_a_relabel_supersedes_the_previous_label(pair, editor) -> None:
+    first = _label(pair, editor)
+    second = _label(pair, editor, "near_duplicate")
+    first.refresh_from_db()
+    assert first.superseded_by == second
+    assert list(selectors.current_labels().filter(pair=pair)) == [second]
+    assert Label.objects.filter(pair=pair).count() == 2
+
+
+def test_undo_appends_a_retraction_and_the_pair_is_unlabeled_again(pair, editor) -> None:
+    label = _label(pair, editor)
+    assert not selectors.queue_pairs(filters=selectors.QueueFilters()).filter(pk=pair.pk)
+    undone = services.label_undo(editor=editor)
+    assert undone == label
+    label.refresh_from_db()
+    assert label.superseded_by is not None and label.superseded_by.retraction
+    assert not selectors.current_labels().filter(pair=pair).exists()
+    assert selectors.queue_pairs(filters=selectors.QueueFilters(status="unlabeled")).get() == pair
+    assert Label.objects.filter(pair=pair).count() == 2
+
+
+def test_disagreeing_editors_make_the_pair_disputed(pair, editor, other_editor) -> None:
+    _label(pair, editor, "duplicate")
+    _label(pair, other_editor, "revision", reason_code="updated", reason="price changed")
+    disputed = selectors.queue_pairs(filters=selectors.QueueFilters(status="disputed"))
+    assert list(disputed) == [pair]
+    view = selectors.pair_view(pair=pair, user=editor)
+    assert view.disputed
+    assert [x.editor for x in view.disagreeing] == [other_editor]
+
+
+def test_agreeing_editors_do_not_dispute(pair, editor, other_editor) -> None:
+    _label(pair, editor)
+    _label(pair, other_editor)
+    assert not selectors.queue_pairs(filters=selectors.QueueFilters(status="disputed")).exists()
+    assert not selectors.queue_pairs(filters=selectors.QueueFilters()).exists()
+
+
+def test_a_label_from_an_older_extractor_is_stale(pair, editor) -> None:
+    Label.objects.create(
+        pair=pair,
+        editor=editor,
+        verdict="duplicate",
+        reason_code="same_text",
+        reason="old",
+        region="body",
+        method_key=pair.method.key,
+        extractor_version="trafilatura-0.0-old",
+    )
+    assert list(selectors.queue_pairs(filters=selectors.QueueFilters(status="stale"))) == [pair]
+
+
+def test_a_distinct_label_records_do_not_match(pair, editor) -> None:
+    _label(pair, editor, "distinct", reason_code="numbers_differ", reason="other price")
+    dnm = DoNotMatch.objects.get()
+    assert (dnm.a_id, dnm.b_id) == (pair.a_id, pair.b_id)
+    assert dnm.source == "label" and dnm.actor == "person:editor"
