@@ -1,0 +1,316 @@
+"""Threshold calibration from labels: split, sweep, recommendation, stratified sample.
+
+Pure: no Django. Invariant 5: thresholds come from labels, per doc type and method, and
+are checked on data not used to choose them. The rules:
+
+- **Split.** A pair is in "calibration" or "holdout" by a stable hash of its key alone
+  (SHA-256 of ``salt + key``, first 8 bytes big-endian as a fraction of 2**64, "holdout"
+  when below the holdout share). It never depends on labels, so relabelling never moves a
+  pair between splits. Changing the salt is a new split.
+- **Classes.** A label is *positive* when its verdict is in ``positive`` (default
+  duplicate + near_duplicate), *negative* when in ``negative`` (default distinct). Every
+  other verdict counts as neither and is ignored by the sweep: "unsure" always, and by
+  default "revision" too (a setting in the app decides where revision belongs).
+- **Sweep.** At threshold t a pair is predicted "same" when ``distance <= t``. TP, FP,
+  FN and TN are sums of the pairs' sampling weights (inverse inclusion probability, 1.0
+  when a pair was not sampled). Precision is None with no predicted positive, recall is
+  None with no positive, F1 is None when either is None or both are zero. Cost is
+  ``cost_false_merge * FP + cost_missed * FN``.
+- **Policies.** "send_to_review" (recall first): the smallest threshold whose recall
+  reaches ``min_recall`` — editors sort what it sends; on equal thresholds the lower cost
+  wins. "merge_automatically" (precision first): the largest threshold whose precision
+  reaches ``min_precision`` with at least one predicted positive. Either may be None.
+- **Warnings.** Fewer than ``min_per_class`` labelled pairs of a class on a split gives a
+  plain warning: the figures show the mechanism, not a rate for the corpus.
+- **Stratified sample.** Up to ``per_band`` pairs from each distance band, chosen by a
+  seeded hash rank (reproducible across Python versions and input order), each weighted
+  band size / number taken.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import math
+from collections import defaultdict
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+VERDICTS = ("duplicate", "near_duplicate", "revision", "distinct", "unsure")
+
+CALIBRATION = "calibration"
+HOLDOUT = "holdout"
+SPLITS = (CALIBRATION, HOLDOUT)
+
+SEND_TO_REVIEW = "send_to_review"
+MERGE_AUTOMATICALLY = "merge_automatically"
+POLICIES = (SEND_TO_REVIEW, MERGE_AUTOMATICALLY)
+
+DEFAULT_POSITIVE = frozenset({"duplicate", "near_duplicate"})
+DEFAULT_NEGATIVE = frozenset({"distinct"})
+DEFAULT_SALT = "dedup-desk-split-v1"
+
+
+def _unit_hash(text: str) -> float:
+    """A uniform value in [0, 1) from the first 8 bytes of the text's SHA-256."""
+    digest = hashlib.sha256(text.encode("utf-8")).digest()
+    return int.from_bytes(digest[:8], "big") / 2.0**64
+
+
+def split_of(pair_key: str, holdout_share: float = 0.2, salt: str = DEFAULT_SALT) -> str:
+    """The split of a pair key, "calibration" or "holdout"; depends on key and salt only."""
+    if not 0.0 <= holdout_share <= 1.0:
+        raise ValueError(f"holdout_share must be in [0, 1], got {holdout_share!r}")
+    return HOLDOUT if _unit_hash(salt + pair_key) < holdout_share else CALIBRATION
+
+
+@dataclass(frozen=True)
+class LabeledPair:
+    distance: int  # Hamming distance of the pair (main branch)
+    verdict: str  # current (non-superseded) verdict; "unsure" is ignored by the sweep
+    weight: float = 1.0  # sampling weight (inverse inclusion probability)
+    doc_type: str = "other"
+    method: str = ""
+    split: str = CALIBRATION
+
+
+@dataclass(frozen=True)
+class Row:
+    """One threshold of the sweep: predicted "same" when distance <= threshold."""
+
+    threshold: int
+    tp: float
+    fp: float
+    fn: float
+    tn: float
+    precision: float | None
+    recall: float | None
+    f1: float | None
+    cost: float
+
+
+@dataclass(frozen=True)
+class Recommendation:
+    policy: str  # "send_to_review" (recall first) or "merge_automatically" (precision first)
+    threshold: int | None  # None when no threshold satisfies the policy
+    reason: str  # plain words, e.g. "largest threshold with precision ≥ 0.99 (0.995)"
+
+
+@dataclass(frozen=True)
+class Report:
+    doc_type: str
+    method: str
+    rows: list[Row]  # thresholds 0..max_threshold on the calibration split
+    recommendations: list[Recommendation]
+    holdout: dict[str, Row | None]  # policy → holdout figures at that policy's threshold
+    counts: dict[str, dict[str, int]]  # split → "positive"/"negative" → pairs (unweighted)
+    warnings: list[str]
+
+
+def _check_classes(positive: frozenset[str], negative: frozenset[str]) -> None:
+    for name, verdicts in (("positive", positive), ("negative", negative)):
+        unknown = sorted(set(verdicts) - set(VERDICTS))
+        if unknown:
+            raise ValueError(f"unknown verdicts in {name}: {', '.join(unknown)}")
+        if "unsure" in verdicts:
+            raise ValueError(f'"unsure" cannot be a {name} class')
+    if not positive:
+        raise ValueError("positive must name at least one verdict")
+    both = sorted(positive & negative)
+    if both:
+        raise ValueError(f"verdicts both positive and negative: {', '.join(both)}")
+
+
+def _check_pair(pair: LabeledPair) -> None:
+    if pair.distance < 0:
+        raise ValueError(f"negative distance {pair.distance}")
+    if not (math.isfinite(pair.weight) and pair.weight > 0):
+        raise ValueError(f"weight must be a positive finite number, got {pair.weight!r}")
+
+
+def _ratio(num: float, den: float) -> float | None:
+    return num / den if den > 0 else None
+
+
+def sweep(
+    pairs: Sequence[LabeledPair],
+    *,
+    positive: frozenset[str] = DEFAULT_POSITIVE,
+    negative: frozenset[str] = DEFAULT_NEGATIVE,
+    max_threshold: int,
+    cost_false_merge: float,
+    cost_missed: float,
+) -> list[Row]:
+    """Weighted confusion counts for every threshold 0..max_threshold (split not looked at:
+    pass the pairs of one split). Verdicts in neither class are ignored."""
+    _check_classes(positive, negative)
+    if max_threshold < 0:
+        raise ValueError(f"max_threshold must be >= 0, got {max_threshold}")
+    if cost_false_merge < 0 or cost_missed < 0:
+        raise ValueError("costs must be >= 0")
+    pos: list[tuple[int, float]] = []
+    neg: list[tuple[int, float]] = []
+    for p in pairs:
+        _check_pair(p)
+        if p.verdict in positive:
+            pos.append((p.distance, p.weight))
+        elif p.verdict in negative:
+            neg.append((p.distance, p.weight))
+    rows: list[Row] = []
+    for t in range(max_threshold + 1):
+        # fsum is correctly rounded, so the counts are monotone in t despite floats.
+        tp = math.fsum(w for d, w in pos if d <= t)
+        fn = math.fsum(w for d, w in pos if d > t)
+        fp = math.fsum(w for d, w in neg if d <= t)
+        tn = math.fsum(w for d, w in neg if d > t)
+        precision = _ratio(tp, tp + fp)
+        recall = _ratio(tp, tp + fn)
+        f1 = (
+            2 * precision * recall / (precision + recall)
+            if precision is not None and recall is not None and precision + recall > 0
+            else None
+        )
+        cost = cost_false_merge * fp + cost_missed * fn
+        rows.append(Row(t, tp, fp, fn, tn, precision, recall, f1, cost))
+    return rows
+
+
+def recommend(
+    rows: Sequence[Row], *, min_recall: float = 0.95, min_precision: float = 0.99
+) -> list[Recommendation]:
+    """One recommendation per policy, send_to_review first."""
+    review_ok = [r for r in rows if r.recall is not None and r.recall >= min_recall]
+    if review_ok:
+        best = min(review_ok, key=lambda r: (r.threshold, r.cost))
+        review = Recommendation(
+            SEND_TO_REVIEW,
+            best.threshold,
+            f"smallest threshold with recall ≥ {min_recall:g} ({best.recall:.3f})",
+        )
+    elif not any(r.recall is not None for r in rows):
+        review = Recommendation(SEND_TO_REVIEW, None, "no positive labels")
+    else:
+        top = max(
+            (r for r in rows if r.recall is not None),
+            key=lambda r: (r.recall or 0.0, -r.threshold),
+        )
+        review = Recommendation(
+            SEND_TO_REVIEW,
+            None,
+            f"no threshold reaches recall ≥ {min_recall:g} "
+            f"(best {top.recall:.3f} at {top.threshold})",
+        )
+
+    merge_ok = [
+        r
+        for r in rows
+        if r.precision is not None and r.tp + r.fp > 0 and r.precision >= min_precision
+    ]
+    if merge_ok:
+        best = max(merge_ok, key=lambda r: (r.threshold, -r.cost))
+        merge = Recommendation(
+            MERGE_AUTOMATICALLY,
+            best.threshold,
+            f"largest threshold with precision ≥ {min_precision:g} ({best.precision:.3f})",
+        )
+    elif not any(r.precision is not None for r in rows):
+        merge = Recommendation(MERGE_AUTOMATICALLY, None, "no pair is predicted a duplicate")
+    else:
+        merge = Recommendation(
+            MERGE_AUTOMATICALLY, None, f"no threshold reaches precision ≥ {min_precision:g}"
+        )
+    return [review, merge]
+
+
+def calibrate(
+    pairs: Sequence[LabeledPair],
+    *,
+    positive: frozenset[str] = DEFAULT_POSITIVE,
+    negative: frozenset[str] = DEFAULT_NEGATIVE,
+    max_threshold: int = 16,
+    cost_false_merge: float = 10.0,
+    cost_missed: float = 1.0,
+    min_per_class: int = 30,
+    min_recall: float = 0.95,
+    min_precision: float = 0.99,
+) -> list[Report]:
+    """One Report per (doc_type, method), sorted by that key. Rows and recommendations come
+    from the calibration split; the holdout figures are read at the recommended thresholds.
+    Revision and unsure count as neither class by default."""
+    _check_classes(positive, negative)
+    groups: dict[tuple[str, str], dict[str, list[LabeledPair]]] = defaultdict(
+        lambda: {s: [] for s in SPLITS}
+    )
+    for p in pairs:
+        if p.split not in SPLITS:
+            raise ValueError(f"unknown split {p.split!r}")
+        groups[(p.doc_type, p.method)][p.split].append(p)
+
+    def run(split_pairs: Sequence[LabeledPair]) -> list[Row]:
+        return sweep(
+            split_pairs,
+            positive=positive,
+            negative=negative,
+            max_threshold=max_threshold,
+            cost_false_merge=cost_false_merge,
+            cost_missed=cost_missed,
+        )
+
+    reports: list[Report] = []
+    for (doc_type, method), by_split in sorted(groups.items()):
+        rows = run(by_split[CALIBRATION])
+        holdout_rows = run(by_split[HOLDOUT])
+        recs = recommend(rows, min_recall=min_recall, min_precision=min_precision)
+        holdout = {
+            r.policy: holdout_rows[r.threshold] if r.threshold is not None else None for r in recs
+        }
+        counts = {
+            split: {
+                "positive": sum(1 for p in by_split[split] if p.verdict in positive),
+                "negative": sum(1 for p in by_split[split] if p.verdict in negative),
+            }
+            for split in SPLITS
+        }
+        warnings = [
+            f"fewer than {min_per_class} {cls} labels on the {split} split: "
+            "these figures show the mechanism, not a rate for this corpus"
+            for split in SPLITS
+            for cls in ("positive", "negative")
+            if counts[split][cls] < min_per_class
+        ]
+        reports.append(Report(doc_type, method, rows, recs, holdout, counts, warnings))
+    return reports
+
+
+def stratified_sample(
+    pairs: Sequence[tuple[int, int]],
+    *,
+    per_band: int,
+    bands: Sequence[tuple[int, int]],
+    seed: int,
+) -> list[tuple[int, float]]:
+    """Up to ``per_band`` (pair_id, weight) from each inclusive distance band, in band
+    order then pair id. Weight = band size / number taken. Pairs outside every band are
+    not sampled. The choice depends on the seed and the set of pairs, not their order."""
+    if per_band < 0:
+        raise ValueError(f"per_band must be >= 0, got {per_band}")
+    ordered = sorted(bands)
+    for lo, hi in ordered:
+        if lo > hi:
+            raise ValueError(f"empty band ({lo}, {hi})")
+    for (_, hi), (lo, _) in zip(ordered, ordered[1:], strict=False):
+        if lo <= hi:
+            raise ValueError("bands overlap")
+    ids = [pair_id for pair_id, _ in pairs]
+    if len(set(ids)) != len(ids):
+        raise ValueError("duplicate pair ids")
+
+    out: list[tuple[int, float]] = []
+    for lo, hi in bands:
+        members = [pair_id for pair_id, d in pairs if lo <= d <= hi]
+        if not members or per_band == 0:
+            continue
+        ranked = sorted(members, key=lambda pid: (_unit_hash(f"{seed}:{pid}"), pid))
+        taken = sorted(ranked[:per_band])
+        weight = len(members) / len(taken)
+        out.extend((pid, weight) for pid in taken)
+    return out

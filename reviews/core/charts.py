@@ -1,0 +1,176 @@
+"""Chart geometry for server-rendered SVG (no chart CDN). Pure: no Django.
+
+Invariant 8: these functions return *data* for templates, never markup. Labels, titles
+and notes are plain strings the template escapes; every coordinate is a float rounded to
+``DECIMALS`` places and the polyline is built only from numbers formatted with a fixed
+number of decimals ("12.50,30.00 14.00,28.25"), so both are safe in an SVG attribute.
+All geometry lies inside the viewport (0..width, 0..height). Empty input gives a chart
+with no bars, no polyline and no ticks, never an error.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+
+from reviews.core.calibration import Row
+
+DECIMALS = 2
+
+# Plot margins in px: room for y tick labels on the left, x tick labels below.
+LEFT, RIGHT, TOP, BOTTOM = 40, 10, 10, 30
+
+
+@dataclass(frozen=True)
+class Bar:
+    x: float
+    y: float  # top edge (SVG y grows downward)
+    width: float
+    height: float
+    label: str  # e.g. "distance 3 · duplicate: 12", for a <title> tooltip
+    value: float
+    series: str
+
+
+@dataclass(frozen=True)
+class Marker:
+    x: float
+    y: float
+    label: str  # e.g. "threshold 3: precision 0.990, recall 0.870"
+
+
+@dataclass(frozen=True)
+class Chart:
+    width: int
+    height: int
+    bars: list[Bar]
+    polyline: str  # "x1,y1 x2,y2 …": numbers only
+    x_ticks: list[tuple[float, str]]
+    y_ticks: list[tuple[float, str]]
+    series: list[str]
+    title: str
+    markers: list[Marker] = field(default_factory=list)
+    note: str = ""  # e.g. what was left out of the chart
+
+    @property
+    def empty(self) -> bool:
+        return not self.bars and not self.polyline
+
+    @property
+    def plot(self) -> tuple[float, float, float, float]:
+        """The plot area as (left, top, right, bottom), for axes and gridlines."""
+        return (float(LEFT), float(TOP), float(self.width - RIGHT), float(self.height - BOTTOM))
+
+
+def _r(value: float) -> float:
+    return round(value, DECIMALS)
+
+
+def _plot_area(width: int, height: int) -> tuple[float, float, float, float]:
+    if width - LEFT - RIGHT <= 0 or height - TOP - BOTTOM <= 0:
+        raise ValueError(f"chart {width}x{height} leaves no room for the plot")
+    return float(LEFT), float(TOP), float(width - RIGHT), float(height - BOTTOM)
+
+
+def _nice_step(top: float, ticks: int = 4) -> int:
+    """An integer step of 1, 2 or 5 × 10^k giving about `ticks` gridlines up to `top`."""
+    raw = max(top / ticks, 1.0)
+    magnitude = 10 ** math.floor(math.log10(raw))
+    for m in (1, 2, 5, 10):
+        if m * magnitude >= raw:
+            return int(m * magnitude)
+    return int(10 * magnitude)  # pragma: no cover - the loop always returns
+
+
+def histogram(
+    distances_by_label: dict[str, list[int]],
+    *,
+    max_distance: int,
+    width: int = 480,
+    height: int = 200,
+) -> Chart:
+    """Grouped bars: for each distance 0..max_distance one bar per label with a count > 0.
+    Series keep the dict's order; distances outside 0..max_distance are counted in `note`."""
+    if max_distance < 0:
+        raise ValueError(f"max_distance must be >= 0, got {max_distance}")
+    left, top, right, bottom = _plot_area(width, height)
+    title = "Distance by label"
+    counts: dict[str, dict[int, int]] = {}
+    dropped = 0
+    for label, distances in distances_by_label.items():
+        per: dict[int, int] = {}
+        for d in distances:
+            if 0 <= d <= max_distance:
+                per[d] = per.get(d, 0) + 1
+            else:
+                dropped += 1
+        counts[label] = per
+    note = f"{dropped} outside distance 0–{max_distance}, not shown" if dropped else ""
+    peak = max((c for per in counts.values() for c in per.values()), default=0)
+    if peak == 0:
+        return Chart(width, height, [], "", [], [], list(counts), title, note=note)
+
+    step = _nice_step(peak)
+    y_max = step * math.ceil(peak / step)
+    series = list(counts)
+    slot = (right - left) / (max_distance + 1)
+    gap = slot * 0.15  # space between distance groups
+    bar_w = (slot - gap) / len(series)
+    bars: list[Bar] = []
+    for d in range(max_distance + 1):
+        for i, label in enumerate(series):
+            value = counts[label].get(d, 0)
+            if value == 0:
+                continue
+            h = (bottom - top) * value / y_max
+            bars.append(
+                Bar(
+                    x=_r(left + d * slot + gap / 2 + i * bar_w),
+                    y=_r(bottom - h),
+                    width=_r(bar_w),
+                    height=_r(h),
+                    label=f"distance {d} · {label}: {value}",
+                    value=float(value),
+                    series=label,
+                )
+            )
+    every = max(1, math.ceil((max_distance + 1) / 17))  # at most ~17 labels on the x axis
+    x_ticks = [(_r(left + (d + 0.5) * slot), str(d)) for d in range(0, max_distance + 1, every)]
+    y_ticks = [(_r(bottom - (bottom - top) * v / y_max), str(v)) for v in range(0, y_max + 1, step)]
+    return Chart(width, height, bars, "", x_ticks, y_ticks, series, title, note=note)
+
+
+def pr_curve(rows: Sequence[Row], *, width: int = 320, height: int = 240) -> Chart:
+    """Polyline of (recall, precision) in threshold order; x = recall, y = precision, both
+    0..1. Rows whose precision or recall is None are skipped."""
+    left, top, right, bottom = _plot_area(width, height)
+    title = "Precision against recall, by threshold"
+    points = [
+        r
+        for r in sorted(rows, key=lambda r: r.threshold)
+        if r.precision is not None and r.recall is not None
+    ]
+    if not points:
+        return Chart(width, height, [], "", [], [], [], title)
+
+    def xy(r: Row) -> tuple[float, float]:
+        # Clamp: a ratio is in [0, 1] by construction, but never draw outside the plot.
+        recall = min(max(r.recall or 0.0, 0.0), 1.0)
+        precision = min(max(r.precision or 0.0, 0.0), 1.0)
+        return left + (right - left) * recall, bottom - (bottom - top) * precision
+
+    coords = [xy(r) for r in points]
+    polyline = " ".join(f"{x:.{DECIMALS}f},{y:.{DECIMALS}f}" for x, y in coords)
+    markers = [
+        Marker(
+            _r(x),
+            _r(y),
+            f"threshold {r.threshold}: precision {r.precision:.3f}, recall {r.recall:.3f}",
+        )
+        for r, (x, y) in zip(points, coords, strict=True)
+    ]
+    fractions = [(0.0, "0"), (0.25, "0.25"), (0.5, "0.5"), (0.75, "0.75"), (1.0, "1")]
+    x_ticks = [(_r(left + (right - left) * f), text) for f, text in fractions]
+    y_ticks = [(_r(bottom - (bottom - top) * f), text) for f, text in fractions]
+    return Chart(width, height, [], polyline, x_ticks, y_ticks, [], title, markers=markers)
