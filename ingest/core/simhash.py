@@ -12,6 +12,7 @@ as a signed bigint via `to_signed64` / `to_unsigned64`.
 import hashlib
 from collections import Counter
 from collections.abc import Iterable
+from itertools import repeat
 
 import numpy as np
 
@@ -54,15 +55,10 @@ def _unpacked(values: list[int]) -> np.ndarray:
     return np.unpackbits(array.view(np.uint8).reshape(-1, 8), axis=1)
 
 
-def _cache_add(tokens: Iterable[str]) -> None:
+def _cache_add(tokens: list[str]) -> list[int]:
+    """Cache the given (uncached) tokens; returns their row ids, in order."""
     global _BITS
-    distinct = list(dict.fromkeys(tokens))
-    new = [t for t in distinct if t not in _IDS]
-    if not new:
-        return
-    if len(_IDS) + len(new) > _CACHE_MAX:
-        _IDS.clear()
-        new = distinct
+    new = [t for t in dict.fromkeys(tokens) if t not in _IDS]
     first = len(_IDS)
     need = first + len(new)
     if need > len(_BITS):
@@ -72,6 +68,7 @@ def _cache_add(tokens: Iterable[str]) -> None:
     _BITS[first:need] = _unpacked([token_value(t) for t in new])
     for i, token in enumerate(new, start=first):
         _IDS[token] = i
+    return [_IDS[t] for t in tokens]
 
 
 def _from_bit_sums(ones: np.ndarray, total: int) -> int:
@@ -91,16 +88,25 @@ def simhash64_fast(tokens: Iterable[str], *, cache: bool = True) -> int:
     tokens = tokens if isinstance(tokens, list) else list(tokens)
     if not tokens:
         return 0
-    if not cache or len(tokens) >= 1 << 24:  # float32 sums are exact below 2^24
+    # float32 sums are exact below 2^24 occurrences.
+    if not cache or len(tokens) >= 1 << 24 or len(tokens) > _CACHE_MAX:
         counts = Counter(tokens)
         weights = np.fromiter(counts.values(), dtype=np.int64, count=len(counts))
         ones = weights @ _unpacked([token_value(t) for t in counts])
         return _from_bit_sums(ones, len(tokens))
-    try:
+    try:  # the common case: every token cached (one fast pass)
         ids = np.fromiter(map(_IDS.__getitem__, tokens), dtype=np.intp, count=len(tokens))
+        missing = ids[:0]
     except KeyError:
-        _cache_add(tokens)
-        ids = np.fromiter(map(_IDS.__getitem__, tokens), dtype=np.intp, count=len(tokens))
+        ids = np.fromiter(map(_IDS.get, tokens, repeat(-1)), dtype=np.intp, count=len(tokens))
+        missing = np.flatnonzero(ids < 0)
+    if len(missing):
+        if len(_IDS) + len(missing) > _CACHE_MAX:
+            # Full: start over (every id so far is void) and cache this document.
+            cache_clear()
+            ids = np.array(_cache_add(tokens), dtype=np.intp)
+        else:
+            ids[missing] = _cache_add([tokens[i] for i in missing])
     ones = np.ones(len(ids), dtype=np.float32) @ _BITS[ids]
     return _from_bit_sums(ones, len(tokens))
 

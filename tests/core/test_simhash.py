@@ -76,3 +76,19 @@ def test_hex_is_sixteen_digits_and_round_trips(x: int) -> None:
     text = to_hex(x)
     assert len(text) == 16
     assert from_hex(text) == x
+
+
+@settings(max_examples=50, deadline=None)
+@given(st.lists(st.lists(st.sampled_from([f"t{i}" for i in range(40)]), max_size=30), max_size=12))
+def test_fast_stays_identical_when_the_token_cache_overflows(docs: list[list[str]]) -> None:
+    import ingest.core.simhash as module
+
+    saved = module._CACHE_MAX
+    module._CACHE_MAX = 16
+    module.cache_clear()
+    try:
+        for tokens in docs:
+            assert simhash64_fast(tokens) == simhash64_reference(tokens)
+    finally:
+        module._CACHE_MAX = saved
+        module.cache_clear()
