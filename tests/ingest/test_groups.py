@@ -148,3 +148,17 @@ def test_lookback_window_skips_old_documents(settings) -> None:  # type: ignore[
     )
     _find([old, new])
     assert not CandidatePair.objects.exists()
+
+
+def test_a_login_wall_at_hundreds_of_urls_stays_linear_and_is_flagged(settings) -> None:  # type: ignore[no-untyped-def]
+    settings.GROUP_LARGE = 50
+    wall = "Please log in to continue reading. Members only. Sign in with your account."
+    docs = [_doc(f"wall-{i}", BASE, text=wall * 3) for i in range(300)]
+    _find(docs)
+    # Identical texts pair with one twin each: a star, not 300·299/2 pairs.
+    assert CandidatePair.objects.count() == 299
+    group = _group(docs[0])
+    assert group is not None
+    assert group.size == 300
+    assert group.kind == "exact"
+    assert group.oversized

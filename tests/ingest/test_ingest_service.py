@@ -103,3 +103,33 @@ def test_declared_charset_mismatch_is_recorded_and_the_page_still_stored(ingest)
     error = BatchError.objects.get(kind="charset_mismatch")
     assert error.stored is True
     assert error.url == "https://news.example.com/cafe"
+
+
+def test_gbk_and_windows_1258_pages_come_out_as_correct_text(ingest) -> None:
+    import unicodedata
+
+    from ingest.core.democrawl import cp1258_form
+
+    zh = "北京市今天举行了新闻发布会。记者了解到，城市公共交通将在明年全面升级。" * 6
+    vi = "Thành phố Hà Nội vừa công bố kế hoạch cải tạo hệ thống giao thông công cộng. " * 6
+    zh_html = f"<html><head><meta charset='gbk'></head><body><article><p>{zh}</p><p>{zh}</p>"
+    vi_html = f"<html><body><article><p>{vi}</p><p>{vi}</p></article></body></html>"
+    ingest(
+        factories.warc_bytes(
+            [("https://xinwen.example.cn/a", (zh_html + "</article></body></html>").encode("gbk"))],
+            content_type="text/html; charset=gbk",
+        )
+    )
+    ingest(
+        factories.warc_bytes(
+            [("https://tintuc.example.vn/a", cp1258_form(vi_html).encode("cp1258"))],
+            content_type="text/html; charset=windows-1258",
+        )
+    )
+    zh_doc = Document.objects.get(url="https://xinwen.example.cn/a")
+    assert zh_doc.detected_encoding in {"gb18030", "gbk"}
+    assert "北京市今天举行了新闻发布会" in zh_doc.extractions.get().main_text
+    vi_doc = Document.objects.get(url="https://tintuc.example.vn/a")
+    assert vi_doc.detected_encoding == "cp1258"
+    text = unicodedata.normalize("NFC", vi_doc.extractions.get().main_text)
+    assert "Thành phố Hà Nội vừa công bố" in text
