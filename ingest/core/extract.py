@@ -239,9 +239,7 @@ def _extract(html: str, url: str, http_status: int | None, min_tokens: int) -> E
         max(_word_count(main_text), _word_count(full_text)) < SHORT_PAGE_WORDS
     )
     signal = (
-        _block_signal(f"{title}\n{main_text}\n{full_text}")
-        if short or http_status == 503
-        else None
+        _block_signal(f"{title}\n{main_text}\n{full_text}") if short or http_status == 503 else None
     )
     if http_status == 503 and signal:
         return result("blocked", f"HTTP 503 ({signal[1]}: page says {signal[0]!r})")

@@ -81,7 +81,7 @@ def test_a_hostile_page_runs_nothing_and_fetches_nothing(logged_in, live_server)
         "() => [...document.querySelectorAll('iframe[sandbox]')].every("
         "f => f.contentDocument === null)"  # opaque origin: the desk cannot reach in either
     )
-    page.wait_for_timeout(300)
+    _poll(page, lambda: len(page.frames) == 3, "both frames attached")
     children = [f for f in page.frames if f != page.main_frame]
     assert len(children) == 2
     for frame in children:
@@ -102,6 +102,17 @@ def test_a_hostile_page_runs_nothing_and_fetches_nothing(logged_in, live_server)
     # every request that would), none finished.
     assert blocked == []
     assert [u for u in finished if not u.startswith(live_server.url)] == []
+    _poll(page, lambda: any(not u.startswith(live_server.url) for u in failed), "CSP reports")
     external = [u for u in requests if not u.startswith(live_server.url)]
     assert external and all(u.startswith(EXTERNAL) for u in external)
     assert all(failed.get(u) == "csp" for u in external), failed
+
+
+def _poll(page, check, what: str, timeout_ms: int = 10_000) -> None:  # type: ignore[no-untyped-def]
+    """Wait on the browser's clock (events are delivered while it waits) until `check`."""
+    waited = 0
+    while not check():
+        if waited >= timeout_ms:
+            raise AssertionError(f"timed out waiting for {what}")
+        page.wait_for_timeout(100)
+        waited += 100
