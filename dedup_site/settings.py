@@ -278,3 +278,48 @@ REVIEW_LEASE_MINUTES = env_int("REVIEW_LEASE_MINUTES", 15)
 # Diffs are bounded: words per side (text diffs) and lines per side (HTML source diff).
 REVIEW_DIFF_MAX_WORDS = env_int("REVIEW_DIFF_MAX_WORDS", 4000)
 REVIEW_SOURCE_MAX_LINES = env_int("REVIEW_SOURCE_MAX_LINES", 3000)
+
+# --- Labels out: export and calibration --------------------------------------------
+# Share of pairs in the holdout split (a stable hash of the pair's key decides).
+LABEL_HOLDOUT_SHARE = float(env_str("LABEL_HOLDOUT_SHARE", "0.2"))
+# Verdicts counted as "same" and as "not the same"; the rest (unsure, and revision by
+# default) count as neither.
+CALIBRATION_POSITIVE = [
+    v for v in env_str("CALIBRATION_POSITIVE", "duplicate,near_duplicate").split(",") if v
+]
+CALIBRATION_NEGATIVE = [v for v in env_str("CALIBRATION_NEGATIVE", "distinct").split(",") if v]
+# Cost of one false merge and of one missed duplicate, in the sweep's cost column.
+CALIBRATION_COST_FALSE_MERGE = float(env_str("CALIBRATION_COST_FALSE_MERGE", "10"))
+CALIBRATION_COST_MISSED = float(env_str("CALIBRATION_COST_MISSED", "1"))
+# Fewer labelled pairs than this per class and split: a plain warning on the report.
+CALIBRATION_MIN_PER_CLASS = env_int("CALIBRATION_MIN_PER_CLASS", 30)
+# The sweep covers thresholds 0..this many bits.
+CALIBRATION_MAX_THRESHOLD = env_int("CALIBRATION_MAX_THRESHOLD", 16)
+# Policies: "send to review" needs this recall, "merge automatically" this precision.
+CALIBRATION_MIN_RECALL = float(env_str("CALIBRATION_MIN_RECALL", "0.95"))
+CALIBRATION_MIN_PRECISION = float(env_str("CALIBRATION_MIN_PRECISION", "0.99"))
+
+# --- Merge decisions: automatic merging (issue 6) -----------------------------------
+# Per doc type: off | semi (proposals wait for an editor) | auto (applied, logged as
+# rule:automerge-v1). Off by default; "short" is never merged automatically.
+# AUTO_MERGE="article=auto,product=semi" overrides.
+AUTO_MERGE = {t: "off" for t in DOC_TYPES}
+for _item in env_str("AUTO_MERGE").split(","):
+    if "=" in _item:
+        _k, _v = _item.split("=", 1)
+        AUTO_MERGE[_k.strip()] = _v.strip()
+# Besides exact groups: near groups whose diameter (largest pairwise distance, bits) is
+# at most this are eligible. Choose them from the calibration report's precision policy.
+AUTO_MERGE_THRESHOLDS = {
+    k: int(v)
+    for k, v in env_per_doc_type(
+        "AUTO_MERGE_THRESHOLDS",
+        {"article": 1, "product": 0, "short": 0, "listing": 1, "other": 0},
+    ).items()
+}
+CELERY_BEAT_SCHEDULE = {
+    "automerge": {
+        "task": "reviews.tasks.automerge_run",
+        "schedule": env_int("AUTO_MERGE_EVERY_SECONDS", 600),
+    },
+}

@@ -5,7 +5,7 @@ from dataclasses import asdict
 from datetime import UTC, datetime
 from typing import Literal
 
-from django.http import HttpRequest, HttpResponse
+from django.http import HttpRequest, HttpResponse, StreamingHttpResponse
 from ninja import NinjaAPI, Schema, Status
 from ninja.errors import ValidationError
 from ninja.security import HttpBearer
@@ -182,3 +182,28 @@ def check(request: HttpRequest, payload: CheckIn) -> dict[str, object]:
     if status not in (None, "ok", "blocked"):
         out["verdict"], out["matches"] = "insufficient", []
     return out
+
+
+@api.get("/canonical", tags=["canonical"])
+def canonical(
+    request: HttpRequest,
+    format: Literal["jsonl", "csv"] = "jsonl",
+    accepted_only: bool = False,
+    after: str | None = None,
+    limit: int | None = None,
+) -> StreamingHttpResponse:
+    """The deduplicated view, streamed (nothing is deleted): one record per group
+    representative and per singleton, with its members' ids and URLs and the decision
+    that made it. NDJSON (or CSV). Page with `limit` and `after=<last record's id>`."""
+    from itertools import islice
+
+    from reviews import canonical as view  # the desk owns decisions
+
+    records = view.canonical_records(accepted_only=accepted_only, after=after)
+    if limit is not None:
+        records = islice(records, max(limit, 0))
+    if format == "csv":
+        return StreamingHttpResponse(view.as_csv(records), content_type="text/csv; charset=utf-8")
+    return StreamingHttpResponse(
+        view.as_jsonl(records), content_type="application/x-ndjson; charset=utf-8"
+    )

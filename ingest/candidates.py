@@ -147,7 +147,12 @@ def _bounded(hits: list[index.Hit], method: FingerprintMethod) -> list[index.Hit
 
 def _do_not_match_among(ids: Iterable[int]) -> set[tuple[int, int]]:
     ids = list(ids)
-    return set(DoNotMatch.objects.filter(a_id__in=ids, b_id__in=ids).values_list("a_id", "b_id"))
+    # Only constraints in force: a restore revokes the rows a split wrote (kept on file).
+    return set(
+        DoNotMatch.objects.filter(a_id__in=ids, b_id__in=ids, revoked_at__isnull=True).values_list(
+            "a_id", "b_id"
+        )
+    )
 
 
 def _pairs_build(
@@ -276,6 +281,7 @@ def groups_update(*, method: FingerprintMethod, document_ids: Iterable[int]) -> 
             _groupable_pairs(method), a_id__in=area, b_id__in=area
         ).values_list("a_id", "b_id", "distance")
     ]
+    edges += _pinned_edges(method, area)
     banned = _do_not_match_among(area)
     candidates = _policy_candidates(area)
     rule = settings.GROUP_RULE
@@ -287,6 +293,19 @@ def groups_update(*, method: FingerprintMethod, document_ids: Iterable[int]) -> 
     else:
         raise ValueError(f"unknown GROUP_RULE {rule!r}; known: {grouping.RULES}")
     return _groups_store(method, area, result, candidates)
+
+
+def _pinned_edges(method: FingerprintMethod, area: set[int]) -> list[grouping.Edge]:
+    """A person's merge or restore holds: a member a person put into a group is linked
+    to its representative, so recomputing keeps it there (a do-not-match still wins)."""
+    rows = GroupMember.objects.filter(
+        method=method,
+        document_id__in=area,
+        added_by__startswith="person:",
+        group__dissolved=False,
+        group__representative__isnull=False,
+    ).values_list("document_id", "group__representative_id")
+    return [grouping.Edge(min(d, r), max(d, r), 0) for d, r in rows if d != r and r in area]
 
 
 def _policy_candidates(ids: Iterable[int]) -> list[grouping.Candidate]:

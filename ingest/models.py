@@ -281,10 +281,17 @@ class DoNotMatch(models.Model):
     reason = models.TextField(blank=True)
     actor = models.CharField(max_length=150, help_text="person:<username> or rule:<name>")
     created_at = models.DateTimeField(auto_now_add=True)
+    # A restore of the split that wrote it (or a person's merge) revokes it: the row stays.
+    revoked_at = models.DateTimeField(null=True, blank=True)
+    revoked_by = models.CharField(max_length=150, blank=True, help_text="decision:<id>")
 
     class Meta:
         constraints = [
-            models.UniqueConstraint(fields=["a", "b"], name="do_not_match_once"),
+            models.UniqueConstraint(
+                fields=["a", "b"],
+                condition=models.Q(revoked_at__isnull=True),
+                name="do_not_match_once_active",
+            ),
             models.CheckConstraint(condition=models.Q(a__lt=models.F("b")), name="dnm_a_lt_b"),
         ]
 

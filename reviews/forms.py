@@ -103,3 +103,48 @@ class RepresentativeForm(forms.Form):
     def __init__(self, *args: object, member_ids: list[int], **kwargs: object) -> None:
         super().__init__(*args, **kwargs)  # type: ignore[arg-type]
         self.fields["document_id"].choices = [(d, str(d)) for d in member_ids]
+
+
+MERGE_REASONS = [
+    ("same_item", "same item or story"),
+    ("syndicated", "syndicated copy"),
+    ("missed_by_index", "the index missed them"),
+    ("other", "other (see text)"),
+]
+
+
+class MergeForm(forms.Form):
+    """Merge another group, or documents, into this group (one of the two)."""
+
+    other_group = forms.IntegerField(required=False, min_value=1, label="Group to merge in")
+    document_ids = forms.CharField(
+        required=False, max_length=2000, label="or document ids", help_text="comma separated"
+    )
+    reason_code = forms.ChoiceField(choices=MERGE_REASONS, label="Reason")
+    reason = forms.CharField(max_length=2000, label="Why (required)")
+
+    def clean_document_ids(self) -> list[int]:
+        raw = self.cleaned_data["document_ids"].replace(",", " ").split()
+        if not all(x.isdigit() for x in raw):
+            raise forms.ValidationError("document ids are numbers, comma separated")
+        return sorted({int(x) for x in raw})
+
+    def clean(self) -> dict[str, object]:
+        data = super().clean() or {}
+        if not data.get("other_group") and not data.get("document_ids"):
+            raise forms.ValidationError("give a group or some document ids to merge in")
+        return data
+
+
+class RestoreForm(forms.Form):
+    reason = forms.CharField(max_length=2000, label="Why restore (required)")
+
+
+class ProposalsForm(forms.Form):
+    proposal_ids = forms.TypedMultipleChoiceField(coerce=int, widget=forms.CheckboxSelectMultiple)
+    verdict = forms.ChoiceField(choices=[("approve", "approve"), ("reject", "reject")])
+    reason = forms.CharField(max_length=2000, label="Why (required)")
+
+    def __init__(self, *args: object, proposal_ids: list[int], **kwargs: object) -> None:
+        super().__init__(*args, **kwargs)  # type: ignore[arg-type]
+        self.fields["proposal_ids"].choices = [(p, str(p)) for p in proposal_ids]

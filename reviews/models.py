@@ -82,6 +82,12 @@ class Label(models.Model):
     superseded_by = models.ForeignKey(
         "self", on_delete=models.PROTECT, null=True, blank=True, related_name="supersedes"
     )
+    source_labeled_at = models.DateTimeField(
+        null=True,
+        blank=True,
+        help_text="Imported labels: when the label was given in the other install "
+        "(created_at is when it was imported).",
+    )
 
     objects = LabelQuerySet.as_manager()
 
@@ -161,6 +167,10 @@ class Decision(models.Model):
         DETACH = "detach"
         SET_REPRESENTATIVE = "set_representative"
         MERGE = "merge"
+        AUTO_MERGE = "auto_merge"
+        RESTORE = "restore"
+        # A losing concurrent attempt: recorded, never applied (see reviews.decisions).
+        CONFLICT = "conflict"
 
     action = models.CharField(max_length=24, choices=Action.choices)
     group = models.ForeignKey(
@@ -184,6 +194,17 @@ class Decision(models.Model):
     membership_before = models.JSONField()
     membership_after = models.JSONField()
     group_version = models.IntegerField(help_text="The group's version after the decision.")
+    guards = models.JSONField(
+        default=dict, blank=True, help_text="Guards of the pairs concerned, at the time."
+    )
+    reverts = models.ForeignKey(
+        "self",
+        on_delete=models.PROTECT,
+        null=True,
+        blank=True,
+        related_name="reverted_by",
+        help_text="A restore: the decision it reverts.",
+    )
     created_at = models.DateTimeField(auto_now_add=True)
 
     objects = DecisionQuerySet.as_manager()
@@ -203,6 +224,44 @@ class Decision(models.Model):
         raise AppendOnlyError("decisions are append-only")
 
 
+class MergeProposal(models.Model):
+    """Semi-automatic merging: a rule proposes, an editor approves or rejects. The
+    approval (or the rejection) is what goes on the decision log."""
+
+    class Status(models.TextChoices):
+        PENDING = "pending"
+        APPROVED = "approved"
+        REJECTED = "rejected"
+        STALE = "stale"
+
+    group = models.ForeignKey(
+        "ingest.CandidateGroup", on_delete=models.PROTECT, related_name="merge_proposals"
+    )
+    group_version = models.IntegerField()
+    document_ids = models.JSONField()
+    doc_type = models.CharField(max_length=16)
+    rule = models.CharField(max_length=64)
+    basis = models.CharField(max_length=8, help_text="exact or near")
+    method_key = models.CharField(max_length=64)
+    distance = models.SmallIntegerField(null=True, blank=True)
+    guards = models.JSONField(default=dict, blank=True)
+    status = models.CharField(max_length=10, choices=Status.choices, default=Status.PENDING)
+    decided_by = models.CharField(max_length=150, blank=True)
+    decided_at = models.DateTimeField(null=True, blank=True)
+    decision_reason = models.TextField(blank=True)
+    decision = models.ForeignKey(
+        Decision, on_delete=models.PROTECT, null=True, blank=True, related_name="+"
+    )
+    created_at = models.DateTimeField(auto_now_add=True)
+
+    class Meta:
+        ordering = ["id"]
+        indexes = [models.Index(fields=["status", "group"])]
+
+    def __str__(self) -> str:
+        return f"{self.rule} proposes group {self.group_id} ({self.status})"
+
+
 class ReviewerPreference(models.Model):
     user = models.OneToOneField(
         settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="review_preference"
@@ -213,3 +272,23 @@ class ReviewerPreference(models.Model):
 
     def __str__(self) -> str:
         return f"preferences of {self.user_id}"
+
+
+class CalibrationSample(models.Model):
+    """A pair drawn into the calibration sample: stratified by distance band, with its
+    sampling weight (band size / pairs taken), used in the estimates and the export."""
+
+    pair = models.ForeignKey(
+        "ingest.CandidatePair", on_delete=models.PROTECT, related_name="calibration_samples"
+    )
+    weight = models.FloatField()
+    seed = models.IntegerField()
+    band = models.CharField(max_length=16, help_text='Distance band, e.g. "1-2".')
+    created_at = models.DateTimeField(auto_now_add=True)
+
+    class Meta:
+        ordering = ["-created_at", "-id"]
+        indexes = [models.Index(fields=["pair", "created_at"])]
+
+    def __str__(self) -> str:
+        return f"pair {self.pair_id} in band {self.band} (weight {self.weight:g})"

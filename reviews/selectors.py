@@ -494,9 +494,9 @@ def group_conflicts(*, group: CandidateGroup, member_ids: list[int]) -> list[Con
         .values_list("pair__a_id", "pair__b_id")
     ):
         found[(a, b)] = "label"
-    for a, b in DoNotMatch.objects.filter(a_id__in=member_ids, b_id__in=member_ids).values_list(
-        "a_id", "b_id"
-    ):
+    for a, b in DoNotMatch.objects.filter(
+        a_id__in=member_ids, b_id__in=member_ids, revoked_at__isnull=True
+    ).values_list("a_id", "b_id"):
         found.setdefault((a, b), "do-not-match")
     if not found:
         return []

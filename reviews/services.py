@@ -34,6 +34,39 @@ class ReviewError(ValueError):
     """A request the rules refuse (shown to the editor as a form error)."""
 
 
+class GroupConflict(ReviewError):
+    """Optimistic versioning: the group changed since the editor loaded it (another
+    decision won). Nothing is applied; the attempt is recorded by reviews.decisions."""
+
+    def __init__(self, group: CandidateGroup, expected_version: int) -> None:
+        self.group = group
+        self.expected_version = expected_version
+        super().__init__(
+            f"Conflict: group {group.pk} changed while you were looking at it (version "
+            f"{expected_version} → {group.version}). Nothing was applied; here is its "
+            "current state."
+        )
+
+
+def _check_version(group: CandidateGroup, expected_version: int | None) -> None:
+    # Called under select_for_update: the row read is the latest committed one.
+    if expected_version is not None and group.version != expected_version:
+        raise GroupConflict(group, expected_version)
+
+
+def pair_guards(method_id: int, left: set[int], right: set[int]) -> dict[str, object]:
+    """The guards of the pairs between two sets of documents, as they are now (a
+    decision stores them: "guards at the time")."""
+    rows = CandidatePair.objects.filter(
+        Q(a_id__in=left, b_id__in=right) | Q(a_id__in=right, b_id__in=left), method=method_id
+    ).order_by("distance", "id")[:50]
+    pairs = [
+        {"pair": p.pk, "a": p.a_id, "b": p.b_id, "distance": p.distance, "fired": p.guard_flags()}
+        for p in rows
+    ]
+    return {"fired": sorted({f for p in pairs for f in p["fired"]}), "pairs": pairs}
+
+
 def actor_for(user: User) -> str:
     return f"person:{user.get_username()}"
 
@@ -73,6 +106,7 @@ def label_record(
         DoNotMatch.objects.get_or_create(
             a_id=min(pair.a_id, pair.b_id),
             b_id=max(pair.a_id, pair.b_id),
+            revoked_at=None,
             defaults={
                 "source": "label",
                 "reason": f"{reason_code}: {reason.strip()}"[:2000],
@@ -296,6 +330,7 @@ def group_split(
     reason_code: str,
     reason: str,
     detach: bool = False,
+    expected_version: int | None = None,
 ) -> Decision:
     """Move the selected members to a new group (or, with `detach` or a single
     document, out of any group). Writes the decision and a do-not-match constraint
@@ -304,6 +339,7 @@ def group_split(
     if not reason.strip():
         raise ReviewError("a reason is required")
     group = CandidateGroup.objects.select_for_update().get(pk=group.pk)
+    _check_version(group, expected_version)
     if group.dissolved:
         raise ReviewError("the group is dissolved")
     before = _membership(group)
@@ -371,6 +407,7 @@ def group_split(
         document_ids=sorted(moved),
         method_key=group.method.key,
         distance=_max_distance(group.method_id, moved, remaining),
+        guards=pair_guards(group.method_id, moved, remaining),
         reason_code=reason_code,
         reason=reason.strip(),
         actor=actor,
@@ -388,12 +425,14 @@ def group_representative_set(
     editor: User,
     reason_code: str,
     reason: str,
+    expected_version: int | None = None,
 ) -> Decision:
     """A person chooses the representative: locked (workers never change it), on the
     record with the policy preset and the free-text reason."""
     if not reason.strip():
         raise ReviewError("a reason is required")
     group = CandidateGroup.objects.select_for_update().get(pk=group.pk)
+    _check_version(group, expected_version)
     if not GroupMember.objects.filter(group=group, document_id=document_id).exists():
         raise ReviewError("the representative must be a member of the group")
     before = _membership(group)

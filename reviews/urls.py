@@ -1,6 +1,6 @@
 from django.urls import path
 
-from reviews import views
+from reviews import decision_views, views
 
 app_name = "reviews"
 
@@ -20,4 +20,22 @@ urlpatterns = [
         name="group-representative",
     ),
     path("preferences/blind", views.preference_blind, name="preference-blind"),
+    # issue 5: labels out
+    path("calibration/", views.calibration, name="calibration"),
+    path("calibration/sample/", views.calibration_sample, name="calibration-sample"),
+    path(
+        "calibration/sample/new",
+        views.calibration_sample_create,
+        name="calibration-sample-create",
+    ),
+    path("labels/export", views.labels_export, name="labels-export"),
+    # issue 6: merge decisions, audit and recovery
+    path("groups/<int:group_id>/merge", decision_views.group_merge, name="group-merge"),
+    path(
+        "decisions/<int:decision_id>/restore",
+        decision_views.decision_restore,
+        name="decision-restore",
+    ),
+    path("approvals/", decision_views.approvals, name="approvals"),
+    path("audit/", decision_views.audit_page, name="audit"),
 ]

@@ -334,16 +334,20 @@ def _group_render(
     rep_form: RepresentativeForm | None = None,
     notice: str = "",
     partial: str | None = None,
+    extra: dict[str, Any] | None = None,
 ) -> HttpResponse:
     view = selectors.group_view(group=group)
     ids = [m.document.pk for m in view.members]
     template = "reviews/group_detail.html"
     if partial:
         template += f"#{partial}"
+    from reviews.decision_views import group_decision_context  # issue 6
+
     return render(
         request,
         template,
         {
+            **group_decision_context(request, view, **(extra or {})),
             "view": view,
             "group": group,
             "split_form": split_form or SplitForm(member_ids=ids),
@@ -353,6 +357,44 @@ def _group_render(
             "can_edit": roles.can_edit(request.user),
         },
     )
+
+
+def _expected_version(request: HttpRequest) -> int | None:
+    """The group version the editor's form was rendered at (optimistic versioning)."""
+    raw = request.POST.get("version", "")
+    return int(raw) if raw.isdigit() else None
+
+
+def _conflict(
+    request: HtmxHttpRequest,
+    conflict: services.GroupConflict,
+    action: str,
+    document_ids: list[int],
+    form: Any,
+) -> HttpResponse:
+    """The losing editor: the attempt goes on the record, the page shows the current
+    state (the form is not re-filled: it was decided on a stale view)."""
+    from reviews import decisions
+
+    decisions.conflict_record(
+        conflict=conflict,
+        editor=request.user,  # type: ignore[arg-type]
+        action=action,
+        document_ids=document_ids,
+        reason_code=form.cleaned_data.get("reason_code", ""),
+        reason=form.cleaned_data.get("reason", ""),
+    )
+    group = selectors.group_get(group_id=conflict.group.pk)
+    response = _group_render(
+        request,
+        group,
+        notice=str(conflict),
+        partial="group-review" if request.htmx else None,
+        extra={"conflict": True},
+    )
+    if not request.htmx:
+        response.status_code = 409
+    return response
 
 
 @_viewer
@@ -375,7 +417,10 @@ def group_split(request: HtmxHttpRequest, group_id: int) -> HttpResponse:
                 detach=form.cleaned_data["detach"],
                 reason_code=form.cleaned_data["reason_code"],
                 reason=form.cleaned_data["reason"],
+                expected_version=_expected_version(request),
             )
+        except services.GroupConflict as e:
+            return _conflict(request, e, "split", form.cleaned_data["document_ids"], form)
         except services.ReviewError as e:
             form.add_error(None, str(e))
         else:
@@ -402,8 +447,12 @@ def group_representative(request: HtmxHttpRequest, group_id: int) -> HttpRespons
             services.group_representative_set(
                 group=group,
                 editor=request.user,  # type: ignore[arg-type]
+                expected_version=_expected_version(request),
                 **form.cleaned_data,
             )
+        except services.GroupConflict as e:
+            ids = [form.cleaned_data["document_id"]]
+            return _conflict(request, e, "set_representative", ids, form)
         except services.ReviewError as e:
             form.add_error(None, str(e))
         else:
@@ -415,3 +464,111 @@ def group_representative(request: HtmxHttpRequest, group_id: int) -> HttpRespons
     return _group_render(
         request, group, rep_form=form, partial="group-review" if request.htmx else None
     )
+
+
+# --- labels out: export, calibration report, calibration sample (issue 5) ------------
+
+
+def _calibration_filters(data: Any) -> tuple[str, str]:
+    from django.conf import settings
+
+    doc_type = data.get("doc_type", "")
+    method = data.get("method", "")
+    if doc_type not in settings.DOC_TYPES:
+        doc_type = ""
+    if method not in selectors.filter_choices()["methods"]:
+        method = ""
+    return doc_type, method
+
+
+@_viewer
+@require_GET
+def calibration(request: HttpRequest) -> HttpResponse:
+    """Threshold sweep per doc type and method, with charts and the two policies."""
+    from django.conf import settings
+
+    from reviews import calibration as cal
+    from reviews.core.calibration import SPLITS
+
+    doc_type, method = _calibration_filters(request.GET)
+    return render(
+        request,
+        "reviews/calibration.html",
+        {
+            "views": cal.report_views(doc_type=doc_type, method=method),
+            "doc_type": doc_type,
+            "method": method,
+            "choices": selectors.filter_choices(),
+            "splits": SPLITS,
+            "positive": settings.CALIBRATION_POSITIVE,
+            "negative": settings.CALIBRATION_NEGATIVE,
+            "cost_false_merge": settings.CALIBRATION_COST_FALSE_MERGE,
+            "cost_missed": settings.CALIBRATION_COST_MISSED,
+            "min_per_class": settings.CALIBRATION_MIN_PER_CLASS,
+            "holdout_share": settings.LABEL_HOLDOUT_SHARE,
+            "sampled": cal.calibration_sample_pairs().count(),
+            "bands": [cal.band_name(lo, hi) for lo, hi in cal.BANDS],
+            "can_edit": roles.can_edit(request.user),
+        },
+    )
+
+
+@_editor
+@require_POST
+def calibration_sample_create(request: HttpRequest) -> HttpResponse:
+    from reviews import calibration as cal
+
+    def number(name: str, default: int, lo: int, hi: int) -> int:
+        value = request.POST.get(name, "")
+        return min(max(int(value), lo), hi) if value.strip().isdigit() else default
+
+    doc_type, method = _calibration_filters(request.POST)
+    cal.calibration_sample_make(
+        per_band=number("per_band", 20, 1, 1000),
+        seed=number("seed", 1, 0, 2**31 - 1),
+        doc_type=doc_type,
+        method=method,
+    )
+    return redirect("reviews:calibration-sample")
+
+
+@_viewer
+@require_GET
+def calibration_sample(request: HttpRequest) -> HttpResponse:
+    """The calibration sample as a queue: unlabelled pairs first, each linking to its
+    pair view (label with purpose "calibration")."""
+    from reviews import calibration as cal
+
+    page = Paginator(cal.calibration_sample_pairs(), 100).get_page(request.GET.get("page"))
+    return render(request, "reviews/calibration_sample.html", {"page": page})
+
+
+@_viewer
+@require_GET
+def labels_export(request: HttpRequest) -> HttpResponse:
+    """Every label as CSV or JSONL, streamed (editors, auditors, admins)."""
+    from datetime import date
+
+    from django.http import HttpResponseBadRequest, StreamingHttpResponse
+
+    from reviews import exports
+    from reviews.core.calibration import SPLITS
+
+    fmt = request.GET.get("format", "csv")
+    split = request.GET.get("split", "")
+    _, method = _calibration_filters(request.GET)
+    try:
+        since = date.fromisoformat(request.GET["since"]) if request.GET.get("since") else None
+    except ValueError:
+        return HttpResponseBadRequest("since: not a date (YYYY-MM-DD)")
+    if fmt not in exports.FORMATS or (split and split not in SPLITS):
+        return HttpResponseBadRequest("format: csv or jsonl; split: calibration or holdout")
+    lines = exports.export_lines(fmt=fmt, split=split, since=since, method=method)
+    content_type = "text/csv" if fmt == "csv" else "application/x-ndjson"
+    response = StreamingHttpResponse(
+        (line.encode("utf-8") for line in lines), content_type=f"{content_type}; charset=utf-8"
+    )
+    name = "-".join(["labels", *(x for x in (split, method) if x)])
+    response["Content-Disposition"] = f'attachment; filename="{name}.{fmt}"'
+    response["X-Content-Type-Options"] = "nosniff"
+    return response

@@ -179,3 +179,19 @@ def indexed_document(
             text_sha256=digest,
         )
     return document
+
+
+def gold_crawl_ingest(seed: int = 7):  # type: ignore[no-untyped-def]
+    """Ingest the demo gold crawl (ingest/core/democrawl.py) as a WARC. Returns (page id →
+    document id, case name → DemoCase, page id → DemoPage)."""
+    from ingest import services
+    from ingest.core.democrawl import build_demo_crawl, write_warc
+    from ingest.core.readers import read_warc
+    from ingest.models import Document
+
+    pages, cases = build_demo_crawl(seed)
+    out = io.BytesIO()
+    write_warc(pages, out, seed=seed)
+    services.batch_ingest(source="gold", fmt="warc", items=read_warc(io.BytesIO(out.getvalue())))
+    ids = {p.id: Document.objects.get(url=p.url, fetched_at=p.fetched_at).pk for p in pages}
+    return ids, {c.case: c for c in cases}, {p.id: p for p in pages}

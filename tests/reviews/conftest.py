@@ -79,3 +79,17 @@ def auditor(db):  # type: ignore[no-untyped-def]
 @pytest.fixture
 def other_editor(db):  # type: ignore[no-untyped-def]
     return factories.user_create(username="oscar", role="editor")
+
+
+@pytest.fixture
+def two_groups(db):  # type: ignore[no-untyped-def]
+    """Group A: a1–a2 (1 bit); group B: b1–b2 (1 bit); A and B 20+ bits apart."""
+    a1 = reviewed_document(url="https://a.example.com/1", text=TEXT + " a")
+    a2 = reviewed_document(url="https://a.example.com/2", text=TEXT + " also", flips=1)
+    other = factories.article_text(99, words=150)
+    base_b = BASE ^ (0xFFFFF << 30)
+    b1 = reviewed_document(url="https://b.example.com/1", text=other, base=base_b)
+    b2 = reviewed_document(url="https://b.example.com/2", text=other + " b", flips=1, base=base_b)
+    find(a1, a2, b1, b2)
+    assert group_of(a1) == group_of(a2) != group_of(b1) == group_of(b2)
+    return a1, a2, b1, b2

@@ -1,0 +1,269 @@
+"""Calibration from the desk's labels (invariant 5): the stable split, the labelled
+pairs, the reports and the stratified calibration sample. The maths is in
+reviews/core/calibration.py; this module only reads the database and calls it.
+
+Rules chosen here:
+
+- **Split.** ``split_of(f"{method_key}:{key_a}:{key_b}")`` with LABEL_HOLDOUT_SHARE,
+  where a document's key is its snapshot identity (raw SHA-256, fetch time, URL; the
+  two keys sorted): the pair alone decides, never its labels, and the same crawl gets
+  the same split in any install (database ids would not: a second install, or parallel
+  workers, number documents differently).
+- **Which labels count.** Current labels only (not superseded, not a retraction), of any
+  purpose. With several editors on a pair the majority *class* wins (positive /
+  negative, from CALIBRATION_POSITIVE / CALIBRATION_NEGATIVE; other verdicts abstain);
+  a tie between the classes leaves the pair out as disputed. The verdict passed on is
+  the commonest one of the winning class (ties by name).
+- **Weights.** A pair's latest CalibrationSample weight, 1.0 for a pair never sampled.
+"""
+
+from __future__ import annotations
+
+from collections import Counter, defaultdict
+from dataclasses import dataclass
+from datetime import UTC, datetime
+
+from django.conf import settings
+from django.db import transaction
+from django.db.models import Exists, Max, OuterRef, QuerySet, Subquery
+
+from ingest.models import CandidatePair
+from reviews.core import charts
+from reviews.core.calibration import (
+    LabeledPair,
+    Report,
+    calibrate,
+    split_of,
+    stratified_sample,
+)
+from reviews.models import CalibrationSample, Label
+
+# Distance bands of the calibration sample (inclusive): the easy extremes (0, far) get
+# no more pairs than the uncertain middle.
+BANDS: tuple[tuple[int, int], ...] = ((0, 0), (1, 2), (3, 4), (5, 6), (7, 64))
+
+
+def band_name(lo: int, hi: int) -> str:
+    if lo == hi:
+        return str(lo)
+    return f"{lo}+" if hi >= 64 else f"{lo}-{hi}"
+
+
+def band_of(distance: int) -> str:
+    """The name of the sample band a distance falls in."""
+    return next((band_name(lo, hi) for lo, hi in BANDS if lo <= distance <= hi), "other")
+
+
+def document_key(*, url: str, fetched_at: datetime, raw_sha256: str) -> str:
+    """A document's identity in any install: its snapshot (URL, fetch time, raw bytes).
+    Database ids are not used: another install numbers the same crawl differently."""
+    return f"{raw_sha256}@{fetched_at.astimezone(UTC).isoformat()}@{url}"
+
+
+def split_for(*, method_key: str, a_key: str, b_key: str) -> str:
+    """The split of a pair, "calibration" or "holdout": a stable hash of its key
+    (method and both documents' keys, in sorted order), never of its labels."""
+    low, high = sorted((a_key, b_key))
+    return split_of(f"{method_key}:{low}:{high}", settings.LABEL_HOLDOUT_SHARE)
+
+
+def pair_split(pair: CandidatePair) -> str:
+    """The split of a stored pair (loads both documents if not loaded)."""
+    return split_for(
+        method_key=pair.method.key,
+        a_key=document_key(
+            url=pair.a.url, fetched_at=pair.a.fetched_at, raw_sha256=pair.a.raw_sha256
+        ),
+        b_key=document_key(
+            url=pair.b.url, fetched_at=pair.b.fetched_at, raw_sha256=pair.b.raw_sha256
+        ),
+    )
+
+
+def positive() -> frozenset[str]:
+    return frozenset(settings.CALIBRATION_POSITIVE)
+
+
+def negative() -> frozenset[str]:
+    return frozenset(settings.CALIBRATION_NEGATIVE)
+
+
+def latest_weight_subquery() -> Subquery:
+    return Subquery(
+        CalibrationSample.objects.filter(pair=OuterRef("pair")).order_by("-id").values("weight")[:1]
+    )
+
+
+def sample_weights(*, pair_ids: set[int] | None = None) -> dict[int, float]:
+    """Each sampled pair's latest weight."""
+    qs = CalibrationSample.objects.order_by("pair_id", "id")
+    if pair_ids is not None:
+        qs = qs.filter(pair_id__in=pair_ids)
+    return dict(qs.values_list("pair_id", "weight"))  # later rows overwrite earlier
+
+
+def pair_verdict(verdicts: list[str]) -> str | None:
+    """The verdict a pair counts with, from its current labels (see the module rules);
+    None when the classes tie (disputed) or no label is in a class."""
+    pos, neg = positive(), negative()
+    n_pos = sum(1 for v in verdicts if v in pos)
+    n_neg = sum(1 for v in verdicts if v in neg)
+    if n_pos == n_neg:
+        return None
+    winners = pos if n_pos > n_neg else neg
+    counts = Counter(v for v in verdicts if v in winners)
+    return min(counts, key=lambda v: (-counts[v], v))
+
+
+def labeled_pairs(*, doc_type: str = "", method: str = "") -> list[LabeledPair]:
+    """Every pair with a counted verdict, as the core's LabeledPair."""
+    labels = Label.objects.filter(superseded_by__isnull=True, retraction=False)
+    if doc_type:
+        labels = labels.filter(pair__doc_type=doc_type)
+    if method:
+        labels = labels.filter(pair__method__key=method)
+    verdicts: dict[int, list[str]] = defaultdict(list)
+    facts: dict[int, tuple[int, str, str, str]] = {}
+    rows = labels.values_list(
+        "pair_id",
+        "verdict",
+        "pair__distance",
+        "pair__doc_type",
+        "pair__method__key",
+        "pair__a__url",
+        "pair__a__fetched_at",
+        "pair__a__raw_sha256",
+        "pair__b__url",
+        "pair__b__fetched_at",
+        "pair__b__raw_sha256",
+    ).order_by("pair_id", "id")
+    for pair_id, verdict, distance, dtype, key, *docs in rows.iterator(chunk_size=2000):
+        verdicts[pair_id].append(verdict)
+        if pair_id not in facts:
+            a_key = document_key(url=docs[0], fetched_at=docs[1], raw_sha256=docs[2])
+            b_key = document_key(url=docs[3], fetched_at=docs[4], raw_sha256=docs[5])
+            split = split_for(method_key=key, a_key=a_key, b_key=b_key)
+            facts[pair_id] = (distance, dtype, key, split)
+    weights = sample_weights(pair_ids=set(verdicts))
+    out = []
+    for pair_id in sorted(verdicts):
+        verdict = pair_verdict(verdicts[pair_id])
+        if verdict is None:
+            continue
+        distance, dtype, key, split = facts[pair_id]
+        out.append(
+            LabeledPair(
+                distance=distance,
+                verdict=verdict,
+                weight=weights.get(pair_id, 1.0),
+                doc_type=dtype,
+                method=key,
+                split=split,
+            )
+        )
+    return out
+
+
+def _calibrate(pairs: list[LabeledPair]) -> list[Report]:
+    return calibrate(
+        pairs,
+        positive=positive(),
+        negative=negative(),
+        max_threshold=settings.CALIBRATION_MAX_THRESHOLD,
+        cost_false_merge=settings.CALIBRATION_COST_FALSE_MERGE,
+        cost_missed=settings.CALIBRATION_COST_MISSED,
+        min_per_class=settings.CALIBRATION_MIN_PER_CLASS,
+        min_recall=settings.CALIBRATION_MIN_RECALL,
+        min_precision=settings.CALIBRATION_MIN_PRECISION,
+    )
+
+
+def calibration_reports(*, doc_type: str = "", method: str = "") -> list[Report]:
+    """One report per (doc type, method) with counted labels, settings applied."""
+    return _calibrate(labeled_pairs(doc_type=doc_type, method=method))
+
+
+@dataclass
+class ReportView:
+    """A report with its charts, for the page."""
+
+    report: Report
+    histogram: charts.Chart
+    pr_curve: charts.Chart
+
+
+def report_views(*, doc_type: str = "", method: str = "") -> list[ReportView]:
+    pairs = labeled_pairs(doc_type=doc_type, method=method)
+    reports = _calibrate(pairs)
+    out = []
+    for report in reports:
+        # Histogram of the calibration split, unweighted: what the editors saw.
+        by_verdict: dict[str, list[int]] = {}
+        for p in pairs:
+            if (p.doc_type, p.method, p.split) == (report.doc_type, report.method, "calibration"):
+                by_verdict.setdefault(p.verdict, []).append(p.distance)
+        ordered = {v: by_verdict[v] for v in sorted(by_verdict)}
+        out.append(
+            ReportView(
+                report=report,
+                histogram=charts.histogram(
+                    ordered, max_distance=settings.CALIBRATION_MAX_THRESHOLD
+                ),
+                pr_curve=charts.pr_curve(report.rows),
+            )
+        )
+    return out
+
+
+# --- the calibration sample ---------------------------------------------------------
+
+
+def sample_candidates(*, doc_type: str = "", method: str = "") -> QuerySet[CandidatePair]:
+    qs = CandidatePair.objects.all()
+    if doc_type:
+        qs = qs.filter(doc_type=doc_type)
+    if method:
+        qs = qs.filter(method__key=method)
+    return qs
+
+
+@transaction.atomic
+def calibration_sample_make(
+    *, per_band: int, seed: int, doc_type: str = "", method: str = ""
+) -> list[CalibrationSample]:
+    """Draw up to ``per_band`` pairs from every distance band of every (doc type,
+    method), each stored with its weight (band size / pairs taken in that stratum)."""
+    strata: dict[tuple[str, int], list[tuple[int, int]]] = defaultdict(list)
+    rows = sample_candidates(doc_type=doc_type, method=method).values_list(
+        "pk", "doc_type", "method_id", "distance"
+    )
+    for pk, dtype, method_id, distance in rows.iterator(chunk_size=5000):
+        strata[(dtype, method_id)].append((pk, distance))
+    distance_of: dict[int, int] = {}
+    drawn: list[tuple[int, float]] = []
+    for key in sorted(strata):
+        members = strata[key]
+        distance_of.update(members)
+        drawn.extend(stratified_sample(members, per_band=per_band, bands=BANDS, seed=seed))
+
+    return CalibrationSample.objects.bulk_create(
+        [
+            CalibrationSample(pair_id=pk, weight=w, seed=seed, band=band_of(distance_of[pk]))
+            for pk, w in drawn
+        ]
+    )
+
+
+def calibration_sample_pairs() -> QuerySet[CalibrationSample]:
+    """The latest sample entry of every sampled pair, with whether it has a current
+    label, unlabelled first."""
+    latest = CalibrationSample.objects.values("pair").annotate(last=Max("id")).values("last")
+    current = Label.objects.filter(
+        pair=OuterRef("pair"), superseded_by__isnull=True, retraction=False
+    )
+    return (
+        CalibrationSample.objects.filter(id__in=latest)
+        .select_related("pair__a", "pair__b", "pair__method")
+        .annotate(is_labeled=Exists(current))
+        .order_by("is_labeled", "band", "pair_id")
+    )

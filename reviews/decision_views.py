@@ -1,0 +1,197 @@
+"""Desk pages for merge decisions, restore, approvals and the audit page (issue 6).
+Views translate: reviews.decisions owns the rules, reviews.audit reads."""
+
+from typing import Any
+
+from django.conf import settings
+from django.core.exceptions import PermissionDenied
+from django.core.paginator import Paginator
+from django.http import HttpRequest, HttpResponse
+from django.shortcuts import get_object_or_404, redirect, render
+from django.views.decorators.http import require_GET, require_http_methods, require_POST
+
+from ingest.models import CandidateGroup
+from reviews import audit, decisions, roles, selectors, services
+from reviews.forms import MergeForm, ProposalsForm, RestoreForm
+from reviews.models import Decision, MergeProposal
+from reviews.views import (
+    HtmxHttpRequest,
+    _conflict,
+    _editor,
+    _expected_version,
+    _group_render,
+    _viewer,
+)
+
+
+def group_decision_context(
+    request: HttpRequest,
+    view: selectors.GroupView,
+    *,
+    merge_form: MergeForm | None = None,
+    restore_errors: dict[int, str] | None = None,
+    conflict: bool = False,
+) -> dict[str, Any]:
+    """What the group page adds for merges and restores: the merge form, which history
+    rows can still be restored, and restore errors by decision."""
+    restored = audit.restored_ids(view.decisions)
+    return {
+        "merge_form": merge_form or MergeForm(),
+        "restorable": {
+            d.pk for d in view.decisions if decisions.restorable(d) and d.pk not in restored
+        },
+        "restored": restored,
+        "restore_errors": restore_errors or {},
+        "conflict": conflict,
+    }
+
+
+@_editor
+@require_POST
+def group_merge(request: HtmxHttpRequest, group_id: int) -> HttpResponse:
+    group = selectors.group_get(group_id=group_id)
+    form = MergeForm(request.POST)
+    if form.is_valid():
+        other = None
+        if form.cleaned_data["other_group"]:
+            other = CandidateGroup.objects.filter(pk=form.cleaned_data["other_group"]).first()
+            if other is None:
+                form.add_error("other_group", "no such group")
+        if form.is_valid():
+            try:
+                decision = decisions.group_merge(
+                    group=group,
+                    editor=request.user,  # type: ignore[arg-type]
+                    other_group=other,
+                    document_ids=form.cleaned_data["document_ids"],
+                    reason_code=form.cleaned_data["reason_code"],
+                    reason=form.cleaned_data["reason"],
+                    expected_version=_expected_version(request),
+                )
+            except services.GroupConflict as e:
+                return _conflict(request, e, "merge", form.cleaned_data["document_ids"], form)
+            except services.ReviewError as e:
+                form.add_error(None, str(e))
+            else:
+                if not request.htmx:
+                    return redirect("reviews:group-detail", group.pk)
+                group.refresh_from_db()
+                moved = ", ".join(map(str, decision.document_ids))
+                return _group_render(
+                    request,
+                    group,
+                    notice=f"Merged {moved} into group {group.pk}.",
+                    partial="group-review",
+                )
+    return _group_render(
+        request,
+        group,
+        partial="group-review" if request.htmx else None,
+        extra={"merge_form": form},
+    )
+
+
+@_editor
+@require_POST
+def decision_restore(request: HtmxHttpRequest, decision_id: int) -> HttpResponse:
+    decision = get_object_or_404(Decision, pk=decision_id)
+    group = selectors.group_get(group_id=decision.group_id)
+    form = RestoreForm(request.POST)
+    error = ""
+    if form.is_valid():
+        try:
+            restore = decisions.decision_restore(
+                decision=decision,
+                editor=request.user,  # type: ignore[arg-type]
+                reason=form.cleaned_data["reason"],
+                expected_version=_expected_version(request),
+            )
+        except services.GroupConflict as e:
+            return _conflict(request, e, "restore", decision.document_ids, form)
+        except services.ReviewError as e:
+            error = str(e)
+        else:
+            if not request.htmx:
+                return redirect("reviews:group-detail", group.pk)
+            group.refresh_from_db()
+            return _group_render(
+                request,
+                group,
+                notice=f"Restored: decision {decision.pk} ({decision.action}) reverted by "
+                f"decision {restore.pk}.",
+                partial="group-review",
+            )
+    else:
+        error = "a reason is required"
+    return _group_render(
+        request,
+        group,
+        partial="group-review" if request.htmx else None,
+        extra={"restore_errors": {decision.pk: error}},
+    )
+
+
+# --- approval queue (semi-automatic merging) -------------------------------------------
+
+
+@_viewer
+@require_http_methods(["GET", "POST"])
+def approvals(request: HtmxHttpRequest) -> HttpResponse:
+    pending = MergeProposal.objects.filter(status=MergeProposal.Status.PENDING).select_related(
+        "group", "group__representative"
+    )
+    notice = ""
+    form = ProposalsForm(
+        request.POST or None, proposal_ids=list(pending.values_list("pk", flat=True))
+    )
+    if request.method == "POST":
+        if not roles.can_edit(request.user):
+            raise PermissionDenied("this needs the editor role")
+        if form.is_valid():
+            counts = decisions.proposals_decide(
+                proposal_ids=form.cleaned_data["proposal_ids"],
+                editor=request.user,  # type: ignore[arg-type]
+                approve=form.cleaned_data["verdict"] == "approve",
+                reason=form.cleaned_data["reason"],
+            )
+            notice = ", ".join(f"{v} {k}" for k, v in counts.items() if v) or "Nothing changed."
+            form = ProposalsForm(proposal_ids=list(pending.values_list("pk", flat=True)))
+    recent = MergeProposal.objects.exclude(status=MergeProposal.Status.PENDING).order_by(
+        "-decided_at", "-id"
+    )[:50]
+    template = "reviews/approvals.html"
+    if request.htmx and not request.htmx.boosted:
+        template += "#approvals-panel"
+    return render(
+        request,
+        template,
+        {
+            "pending": Paginator(pending, 200).get_page(request.GET.get("page")),
+            "recent": recent,
+            "form": form,
+            "notice": notice,
+            "can_edit": roles.can_edit(request.user),
+            "modes": settings.AUTO_MERGE,
+        },
+    )
+
+
+# --- audit page ----------------------------------------------------------------------
+
+
+@_viewer
+@require_GET
+def audit_page(request: HttpRequest) -> HttpResponse:
+    raw = request.GET.get("days", "30")
+    days = min(max(int(raw), 1), 366) if raw.isdigit() else 30
+    return render(
+        request,
+        "reviews/audit.html",
+        {
+            "summary": audit.audit_summary(days=days),
+            "days": days,
+            "recent": Decision.objects.select_related("reverts").order_by("-created_at", "-id")[
+                :50
+            ],
+        },
+    )

@@ -1,0 +1,532 @@
+"""Labels out and back in: CSV / JSONL export (streamed) and all-or-nothing import.
+
+Invariant 6: labels are append-only, so the export is the whole history: superseded
+labels and retractions are rows of their own, marked, and a row is "disputed" when
+another editor's current label on the pair has another verdict.
+
+Import rules (chosen here, documented in the README):
+
+- Every row is validated first; any bad row fails the whole file with every problem
+  listed by line number, and nothing is written. The write is one transaction.
+- A row's pair is found by method and both URLs (either order); when several pairs
+  match (re-fetches of one URL), the row's pair or document ids choose among them. A row
+  without URLs names its pair by ``pair_id``.
+- The annotator is the user of that name, or else an inactive user
+  ``imported:<name>`` (created once, no usable password).
+- Rows are appended oldest first (``labeled_at``, then ``label_id``); each supersedes
+  the same annotator's current label on the pair, exactly as in the desk, so the
+  superseded history and retractions come back as a chain. ``labeled_at`` is kept in
+  ``Label.source_labeled_at``; ``created_at`` is the time of the import.
+- A row identical to a label already stored (pair, annotator, verdict, reason code,
+  reason, region, purpose, retraction, labeled_at) is skipped: importing the same file
+  twice adds nothing.
+- A "distinct" row writes the do-not-match constraint a desk label writes.
+- A ``sampling_weight`` other than 1.0 and other than the pair's weight here is stored
+  as a CalibrationSample (seed 0), so the estimates come out as in the source.
+"""
+
+from __future__ import annotations
+
+import csv
+import io
+import json
+from collections.abc import Iterable, Iterator
+from dataclasses import dataclass, field
+from datetime import UTC, date, datetime
+from typing import Any, TextIO
+
+from django.contrib.auth.models import User
+from django.db import transaction
+from django.db.models import Exists, OuterRef, Q, QuerySet, Value
+from django.db.models.functions import Coalesce
+
+from ingest.core.extract import EXTRACTOR_VERSION
+from ingest.models import CandidatePair, DoNotMatch
+from reviews.calibration import band_of, latest_weight_subquery, pair_split, sample_weights
+from reviews.core.calibration import SPLITS
+from reviews.models import CalibrationSample, Label
+
+COLUMNS = (
+    "pair_id",
+    "a_id",
+    "b_id",
+    "a_url",
+    "b_url",
+    "a_site",
+    "b_site",
+    "a_doc_type",
+    "b_doc_type",
+    "doc_type",
+    "method",
+    "extractor_version",
+    "distance",
+    "full_distance",
+    "ratio",
+    "token_set_ratio",
+    "containment",
+    "numbers_differ",
+    "ids_differ",
+    "title_differs",
+    "label_id",
+    "verdict",
+    "reason_code",
+    "reason",
+    "region",
+    "purpose",
+    "annotator",
+    "labeled_at",
+    "superseded",
+    "superseded_by",
+    "retraction",
+    "disputed",
+    "split",
+    "sampling_weight",
+)
+FORMATS = ("csv", "jsonl")
+CHUNK_SIZE = 1000
+IMPORTED_PREFIX = "imported:"
+# Spreadsheets run cells starting with these as formulas: such text is exported with a
+# leading apostrophe (removed again on import).
+_FORMULA_START = ("=", "+", "-", "@", "\t", "\r", "'")
+_TEXT_COLUMNS = ("a_url", "b_url", "a_site", "b_site", "reason", "annotator")
+
+
+def iso_utc(moment: datetime) -> str:
+    return moment.astimezone(UTC).isoformat().replace("+00:00", "Z")
+
+
+# --- export -------------------------------------------------------------------------
+
+
+def labels_for_export(*, since: date | datetime | None = None, method: str = "") -> QuerySet[Label]:
+    current_other = Label.objects.filter(
+        pair=OuterRef("pair"), superseded_by__isnull=True, retraction=False
+    ).exclude(editor=OuterRef("editor"))
+    qs = (
+        Label.objects.select_related("pair__method", "pair__a__site", "pair__b__site", "editor")
+        .annotate(
+            is_disputed=Exists(current_other.exclude(verdict=OuterRef("verdict"))),
+            sampling_weight=Coalesce(latest_weight_subquery(), Value(1.0)),
+            labeled_at=Coalesce("source_labeled_at", "created_at"),
+        )
+        .order_by("id")
+    )
+    if since is not None:
+        if not isinstance(since, datetime):
+            since = datetime(since.year, since.month, since.day, tzinfo=UTC)
+        qs = qs.filter(labeled_at__gte=since)
+    if method:
+        qs = qs.filter(pair__method__key=method)
+    return qs
+
+
+def label_rows(
+    *, split: str = "", since: date | datetime | None = None, method: str = ""
+) -> Iterator[dict[str, Any]]:
+    """One dict per label, oldest first, read in chunks (memory does not grow with the
+    number of labels)."""
+    if split and split not in SPLITS:
+        raise ValueError(f"unknown split {split!r}")
+    for label in labels_for_export(since=since, method=method).iterator(chunk_size=CHUNK_SIZE):
+        pair = label.pair
+        the_split = pair_split(pair)
+        if split and the_split != split:
+            continue
+        yield {
+            "pair_id": pair.pk,
+            "a_id": pair.a_id,
+            "b_id": pair.b_id,
+            "a_url": pair.a.url,
+            "b_url": pair.b.url,
+            "a_site": pair.a.site.host,
+            "b_site": pair.b.site.host,
+            "a_doc_type": pair.a.doc_type,
+            "b_doc_type": pair.b.doc_type,
+            "doc_type": pair.doc_type,
+            "method": pair.method.key,
+            "extractor_version": label.extractor_version,
+            "distance": pair.distance,
+            "full_distance": pair.full_distance,
+            "ratio": pair.ratio,
+            "token_set_ratio": pair.token_set_ratio,
+            "containment": pair.containment,
+            "numbers_differ": pair.numbers_differ,
+            "ids_differ": pair.ids_differ,
+            "title_differs": pair.title_differs,
+            "label_id": label.pk,
+            "verdict": label.verdict,
+            "reason_code": label.reason_code,
+            "reason": label.reason,
+            "region": label.region,
+            "purpose": label.purpose,
+            "annotator": label.editor.get_username(),
+            "labeled_at": iso_utc(label.labeled_at),  # type: ignore[attr-defined]
+            "superseded": label.superseded_by_id is not None,
+            "superseded_by": label.superseded_by_id,
+            "retraction": label.retraction,
+            "disputed": label.is_disputed,  # type: ignore[attr-defined]
+            "split": the_split,
+            "sampling_weight": float(label.sampling_weight),  # type: ignore[attr-defined]
+        }
+
+
+def _csv_cell(key: str, value: Any) -> str:
+    if value is None:
+        return ""
+    if isinstance(value, bool):
+        return "true" if value else "false"
+    text = str(value)
+    if key in _TEXT_COLUMNS and text.startswith(_FORMULA_START):
+        return "'" + text
+    return text
+
+
+class _Line:
+    """A write-only buffer: csv.writer writes one line, we hand it on."""
+
+    def write(self, value: str) -> str:
+        return value
+
+
+def csv_lines(rows: Iterable[dict[str, Any]]) -> Iterator[str]:
+    writer = csv.writer(_Line(), lineterminator="\n")
+    yield writer.writerow(COLUMNS)  # type: ignore[func-returns-value]
+    for row in rows:
+        yield writer.writerow([_csv_cell(k, row[k]) for k in COLUMNS])  # type: ignore[func-returns-value]
+
+
+def jsonl_lines(rows: Iterable[dict[str, Any]]) -> Iterator[str]:
+    for row in rows:
+        yield json.dumps(row, ensure_ascii=False) + "\n"
+
+
+def export_lines(
+    *, fmt: str, split: str = "", since: date | datetime | None = None, method: str = ""
+) -> Iterator[str]:
+    """The export as a stream of text lines."""
+    if fmt not in FORMATS:
+        raise ValueError(f"unknown format {fmt!r}")
+    rows = label_rows(split=split, since=since, method=method)
+    return csv_lines(rows) if fmt == "csv" else jsonl_lines(rows)
+
+
+# --- import -------------------------------------------------------------------------
+
+
+class LabelImportError(ValueError):
+    """The file has bad rows; nothing was imported."""
+
+    def __init__(self, problems: list[str]) -> None:
+        self.problems = problems
+        super().__init__(f"{len(problems)} bad row(s); nothing imported")
+
+
+@dataclass
+class ImportResult:
+    created: int = 0
+    skipped: int = 0
+    users_created: list[str] = field(default_factory=list)
+
+
+@dataclass
+class _Row:
+    line: int
+    pair: CandidatePair
+    annotator: str
+    verdict: str
+    reason_code: str
+    reason: str
+    region: str
+    purpose: str
+    retraction: bool
+    labeled_at: datetime
+    extractor_version: str
+    label_id: int
+    sampling_weight: float
+
+
+def _uncsv(value: str) -> str:
+    if value.startswith("'") and value[1:].startswith(_FORMULA_START):
+        return value[1:]
+    return value
+
+
+def read_rows(stream: TextIO, fmt: str) -> Iterator[tuple[int, dict[str, Any] | str]]:
+    """(line number, row) per record; a row that cannot be read at all is a message."""
+    if fmt == "csv":
+        reader = csv.DictReader(stream)
+        missing = {"verdict", "annotator"} - set(reader.fieldnames or ())
+        if missing:
+            yield 1, f"header lacks column(s) {', '.join(sorted(missing))}"
+            return
+        start = reader.line_num + 1
+        for raw in reader:
+            if None in raw:
+                yield start, "more cells than columns"
+            else:
+                yield start, {k: _uncsv(v or "") for k, v in raw.items()}
+            start = reader.line_num + 1
+        return
+    for n, line in enumerate(stream, start=1):
+        if not line.strip():
+            continue
+        try:
+            data = json.loads(line)
+        except json.JSONDecodeError as e:
+            yield n, f"not JSON: {e.msg}"
+            continue
+        if not isinstance(data, dict):
+            yield n, "not a JSON object"
+            continue
+        yield n, data
+
+
+def _text(row: dict[str, Any], key: str) -> str:
+    value = row.get(key)
+    return "" if value is None else str(value).strip()
+
+
+def _int(row: dict[str, Any], key: str) -> int | None:
+    value = _text(row, key)
+    if not value:
+        return None
+    try:
+        return int(value)
+    except ValueError:
+        raise ValueError(f"{key} is not a whole number: {value!r}") from None
+
+
+def _bool(row: dict[str, Any], key: str) -> bool:
+    value = row.get(key)
+    if isinstance(value, bool):
+        return value
+    text = _text(row, key).lower()
+    if text in ("", "false", "0", "no"):
+        return False
+    if text in ("true", "1", "yes"):
+        return True
+    raise ValueError(f"{key} is not true or false: {value!r}")
+
+
+def _find_pair(row: dict[str, Any]) -> CandidatePair:
+    method = _text(row, "method")
+    a_url, b_url = _text(row, "a_url"), _text(row, "b_url")
+    pair_id, a_id, b_id = _int(row, "pair_id"), _int(row, "a_id"), _int(row, "b_id")
+    qs = CandidatePair.objects.select_related("method")
+    if a_url and b_url:
+        if not method:
+            raise ValueError("method is required with URLs")
+        found = list(
+            qs.filter(method__key=method).filter(
+                Q(a__url=a_url, b__url=b_url) | Q(a__url=b_url, b__url=a_url)
+            )[:50]
+        )
+        if len(found) > 1:
+            narrowed = [p for p in found if p.pk == pair_id] or [
+                p for p in found if {p.a_id, p.b_id} == {a_id, b_id}
+            ]
+            found = narrowed if len(narrowed) == 1 else found
+        if len(found) == 1:
+            return found[0]
+        if not found:
+            raise ValueError(f"no {method} pair of {a_url} and {b_url}")
+        raise ValueError(f"{len(found)} pairs of these URLs; pair_id or a_id/b_id must choose")
+    if pair_id is None:
+        raise ValueError("no pair: give method, a_url and b_url, or pair_id")
+    pair = qs.filter(pk=pair_id).first()
+    if pair is None:
+        raise ValueError(f"no pair {pair_id}")
+    if method and pair.method.key != method:
+        raise ValueError(f"pair {pair_id} is of method {pair.method.key}, not {method}")
+    return pair
+
+
+def _choice(row: dict[str, Any], key: str, choices: Any, default: str = "") -> str:
+    value = _text(row, key) or default
+    if value not in choices.values:
+        raise ValueError(f"{key} {value!r} is not one of {', '.join(choices.values)}")
+    return value
+
+
+def _validate(line: int, row: dict[str, Any]) -> tuple[_Row | None, list[str]]:
+    problems: list[str] = []
+
+    def check(fn: Any, *args: Any) -> Any:
+        try:
+            return fn(*args)
+        except ValueError as e:
+            problems.append(f"line {line}: {e}")
+            return None
+
+    pair = check(_find_pair, row)
+    verdict = check(_choice, row, "verdict", Label.Verdict)
+    reason_code = check(_choice, row, "reason_code", Label.ReasonCode, Label.ReasonCode.OTHER)
+    region = check(_choice, row, "region", Label.Region, Label.Region.OTHER)
+    purpose = check(_choice, row, "purpose", Label.Purpose, Label.Purpose.REVIEW)
+    retraction = check(_bool, row, "retraction")
+    reason = _text(row, "reason")
+    if not reason:
+        problems.append(f"line {line}: a reason is required")
+    annotator = _text(row, "annotator")
+    if not annotator:
+        problems.append(f"line {line}: an annotator is required")
+    elif len(annotator) > 150 - len(IMPORTED_PREFIX):
+        problems.append(f"line {line}: annotator name longer than 141 characters")
+    labeled_at = None
+    text = _text(row, "labeled_at")
+    try:
+        labeled_at = datetime.fromisoformat(text) if text else None
+    except ValueError:
+        problems.append(f"line {line}: labeled_at is not an ISO 8601 time: {text!r}")
+    else:
+        if labeled_at is None:
+            problems.append(f"line {line}: labeled_at is required")
+        elif labeled_at.tzinfo is None:
+            problems.append(f"line {line}: labeled_at needs a time zone (Z for UTC)")
+    label_id = check(_int, row, "label_id") or 0
+    weight = 1.0
+    if _text(row, "sampling_weight"):
+        try:
+            weight = float(_text(row, "sampling_weight"))
+        except ValueError:
+            weight = float("nan")
+        if not (weight > 0 and weight < float("inf")):
+            problems.append(f"line {line}: sampling_weight must be a positive number")
+    if problems:
+        return None, problems
+    return (
+        _Row(
+            line=line,
+            pair=pair,
+            annotator=annotator,
+            verdict=verdict,
+            reason_code=reason_code,
+            reason=reason,
+            region=region,
+            purpose=purpose,
+            retraction=bool(retraction),
+            labeled_at=labeled_at,  # type: ignore[arg-type]
+            extractor_version=_text(row, "extractor_version") or EXTRACTOR_VERSION,
+            label_id=label_id,
+            sampling_weight=weight,
+        ),
+        [],
+    )
+
+
+def _user_for(name: str, result: ImportResult) -> User:
+    user = User.objects.filter(username=name).first()
+    if user is not None:
+        return user
+    imported = f"{IMPORTED_PREFIX}{name}"
+    user, created = User.objects.get_or_create(username=imported, defaults={"is_active": False})
+    if created:
+        user.set_unusable_password()
+        user.save(update_fields=["password"])
+        result.users_created.append(imported)
+    return user
+
+
+def _already_stored(row: _Row, editor: User) -> bool:
+    return (
+        Label.objects.filter(
+            pair=row.pair,
+            editor=editor,
+            verdict=row.verdict,
+            reason_code=row.reason_code,
+            reason=row.reason,
+            region=row.region,
+            purpose=row.purpose,
+            retraction=row.retraction,
+        )
+        .filter(
+            Q(source_labeled_at=row.labeled_at)
+            | Q(source_labeled_at__isnull=True, created_at=row.labeled_at)
+        )
+        .exists()
+    )
+
+
+def labels_import(*, stream: TextIO, fmt: str) -> ImportResult:
+    """Validate every row, then append them all in one transaction (see module rules).
+    Raises LabelImportError listing every bad row, having written nothing."""
+    if fmt not in FORMATS:
+        raise ValueError(f"unknown format {fmt!r}")
+    rows: list[_Row] = []
+    problems: list[str] = []
+    for line, raw in read_rows(stream, fmt):
+        if isinstance(raw, str):
+            problems.append(f"line {line}: {raw}")
+            continue
+        row, bad = _validate(line, raw)
+        problems.extend(bad)
+        if row is not None:
+            rows.append(row)
+    if problems:
+        raise LabelImportError(problems)
+    result = ImportResult()
+    rows.sort(key=lambda r: (r.labeled_at, r.label_id, r.line))
+    with transaction.atomic():
+        users: dict[str, User] = {}
+        for row in rows:
+            editor = users.get(row.annotator) or _user_for(row.annotator, result)
+            users[row.annotator] = editor
+            if _already_stored(row, editor):
+                result.skipped += 1
+                continue
+            label = Label.objects.create(
+                pair=row.pair,
+                editor=editor,
+                verdict=row.verdict,
+                reason_code=row.reason_code,
+                reason=row.reason,
+                region=row.region,
+                purpose=row.purpose,
+                method_key=row.pair.method.key,
+                extractor_version=row.extractor_version,
+                retraction=row.retraction,
+                source_labeled_at=row.labeled_at,
+            )
+            Label.objects.filter(pair=row.pair, editor=editor, superseded_by=None).exclude(
+                pk=label.pk
+            ).update(superseded_by=label)
+            if row.verdict == Label.Verdict.DISTINCT and not row.retraction:
+                DoNotMatch.objects.get_or_create(
+                    a_id=row.pair.a_id,
+                    b_id=row.pair.b_id,
+                    defaults={
+                        "source": "import",
+                        "reason": f"{row.reason_code}: {row.reason}"[:2000],
+                        "actor": f"person:{editor.get_username()}",
+                    },
+                )
+            result.created += 1
+        _weights_restore(rows)
+    return result
+
+
+def _weights_restore(rows: list[_Row]) -> None:
+    """A pair sampled in the other install comes back with its sampling weight (a
+    CalibrationSample with seed 0), unless its latest weight here is already that."""
+    wanted = {row.pair.pk: (row.pair, row.sampling_weight) for row in rows}
+    have = sample_weights(pair_ids=set(wanted))
+    CalibrationSample.objects.bulk_create(
+        CalibrationSample(pair=pair, weight=weight, seed=0, band=band_of(pair.distance))
+        for pair, weight in wanted.values()
+        if weight != 1.0 and weight != have.get(pair.pk, 1.0)
+    )
+
+
+def format_for(path: str, fmt: str = "") -> str:
+    if fmt:
+        return fmt
+    lower = path.lower()
+    if lower.endswith((".jsonl", ".ndjson", ".json")):
+        return "jsonl"
+    if lower.endswith(".csv"):
+        return "csv"
+    raise ValueError(f"cannot tell the format of {path!r}: pass --format csv|jsonl")
+
+
+def labels_import_text(text: str, fmt: str) -> ImportResult:
+    return labels_import(stream=io.StringIO(text), fmt=fmt)

@@ -1,0 +1,46 @@
+from datetime import date
+
+from django.core.management.base import BaseCommand, CommandError, CommandParser
+
+from reviews import exports
+from reviews.core.calibration import SPLITS
+
+
+class Command(BaseCommand):
+    help = (
+        "Export every label (superseded ones and retractions included, marked) as CSV or "
+        "JSONL, streamed: memory does not grow with the number of labels."
+    )
+
+    def add_arguments(self, parser: CommandParser) -> None:
+        parser.add_argument("--format", choices=exports.FORMATS, default="csv")
+        parser.add_argument("--split", choices=SPLITS, default="")
+        parser.add_argument("--since", default="", help="YYYY-MM-DD: labels given from then")
+        parser.add_argument("--method", default="", help="fingerprint method key")
+        parser.add_argument("--output", "-o", default="-", help="file (default: stdout)")
+
+    def handle(self, *args: object, **options: object) -> None:
+        since = None
+        if options["since"]:
+            try:
+                since = date.fromisoformat(str(options["since"]))
+            except ValueError:
+                raise CommandError(f"--since is not a date: {options['since']!r}") from None
+        lines = exports.export_lines(
+            fmt=str(options["format"]),
+            split=str(options["split"] or ""),
+            since=since,
+            method=str(options["method"]),
+        )
+        output = str(options["output"])
+        n = -1 if options["format"] == "csv" else 0
+        if output == "-":
+            for line in lines:
+                self.stdout.write(line, ending="")
+                n += 1
+        else:
+            with open(output, "w", encoding="utf-8", newline="") as f:
+                for line in lines:
+                    f.write(line)
+                    n += 1
+            self.stderr.write(f"{n} label(s) written to {output}")

@@ -1,0 +1,9 @@
+from celery import shared_task
+from django.db import OperationalError
+
+
+@shared_task(acks_late=True, autoretry_for=(OperationalError,), max_retries=3, retry_backoff=True)
+def automerge_run(group_ids: list[int] | None = None) -> dict[str, int]:
+    from reviews import decisions  # no import cycle
+
+    return decisions.automerge_run(group_ids=group_ids)

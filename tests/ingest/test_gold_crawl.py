@@ -1,0 +1,186 @@
+"""The gold crawl through the real pipeline: every promise of every case's answer key
+(`DemoCase.checks`, see ingest/core/democrawl.CHECK_KEYS) holds on what the pipeline
+STORED — Document, Extraction, Fingerprint and CandidatePair rows — not on a fresh
+computation. tests/core/test_democrawl.py checks the same promises without a database."""
+
+import itertools
+
+import pytest
+from django.core.management import call_command
+
+from ingest.core.democrawl import CHECK_KEYS, REFERENCE, SHINGLE, DemoCase
+from ingest.core.extract import EXTRACTOR_VERSION
+from ingest.core.methods import normalize_for, tokens_for
+from ingest.core.simhash import hamming
+from ingest.models import CandidatePair, Document, Extraction, Fingerprint, IndexEntry
+from tests import factories
+
+NUMBERS = ("numbers_a", "numbers_b")
+
+
+@pytest.fixture(scope="module")
+def gold(django_db_setup, django_db_blocker):  # type: ignore[no-untyped-def]
+    with django_db_blocker.unblock():
+        ids, cases, pages = factories.gold_crawl_ingest()
+    yield ids, cases
+    with django_db_blocker.unblock():
+        call_command("flush", interactive=False, verbosity=0)
+
+
+def _print(doc: int, method: str, branch: str = "main") -> Fingerprint:
+    return Fingerprint.objects.get(document_id=doc, method__key=method, branch=branch)
+
+
+def _distance(x: int, y: int, method: str, branch: str = "main") -> int:
+    a, b = _print(x, method, branch).value, _print(y, method, branch).value
+    assert a is not None and b is not None, f"no {branch} fingerprint under {method}"
+    return hamming(a, b)
+
+
+def _extraction(doc: int) -> Extraction:
+    return Extraction.objects.get(document_id=doc, extractor_version=EXTRACTOR_VERSION)
+
+
+def _stored_pair(x: int, y: int, method: str) -> CandidatePair | None:
+    a, b = sorted((x, y))
+    return CandidatePair.objects.filter(method__key=method, a_id=a, b_id=b).first()
+
+
+def check_pair(case: DemoCase, x: int, y: int) -> list[str]:
+    checks = case.checks
+    method = str(checks.get("method", REFERENCE))
+    broken: list[str] = []
+
+    def expect(key: str, ok: bool, got: object) -> None:
+        if not ok:
+            broken.append(f"{case.case} {x}/{y}: {key}={checks[key]!r}, got {got!r}")
+
+    dx, dy = Document.objects.get(pk=x), Document.objects.get(pk=y)
+    if "same_raw_sha256" in checks:
+        same = dx.raw_sha256 == dy.raw_sha256
+        expect("same_raw_sha256", same == checks["same_raw_sha256"], same)
+    if "exact_main_text" in checks:
+        # The stored SHA-256 is of the method's normalized main text.
+        same = _print(x, method).text_sha256 == _print(y, method).text_sha256
+        expect("exact_main_text", same == checks["exact_main_text"], same)
+    if {"main_distance_max", "main_distance_min"} & checks.keys():
+        d = _distance(x, y, method)
+        if "main_distance_max" in checks:
+            expect("main_distance_max", d <= checks["main_distance_max"], d)  # type: ignore[operator]
+        if "main_distance_min" in checks:
+            expect("main_distance_min", d >= checks["main_distance_min"], d)  # type: ignore[operator]
+        pair = _stored_pair(x, y, method)
+        if pair is not None:
+            expect("main_distance_max", pair.distance == d, ("stored pair", pair.distance))
+    if {"full_distance_max", "full_distance_min"} & checks.keys():
+        d = _distance(x, y, method, "full")
+        if "full_distance_max" in checks:
+            expect("full_distance_max", d <= checks["full_distance_max"], d)  # type: ignore[operator]
+        if "full_distance_min" in checks:
+            expect("full_distance_min", d >= checks["full_distance_min"], d)  # type: ignore[operator]
+    if "numbers_differ" in checks:
+        # The guard on the stored candidate pair is the promise (invariant 5's guards).
+        pair = _stored_pair(x, y, method)
+        got = None if pair is None else pair.numbers_differ
+        expect("numbers_differ", got == checks["numbers_differ"], got)
+    if "reorder_words_distance_zero" in checks:
+        words, shingles = _distance(x, y, REFERENCE), _distance(x, y, SHINGLE)
+        holds = words == 0 and shingles > 0
+        key = "reorder_words_distance_zero"
+        expect(key, holds == checks[key], (words, shingles))
+    if "main_text_contained" in checks:
+        texts = (normalize_for(method, _extraction(d).main_text) for d in (x, y))
+        short, long = sorted(texts, key=len)
+        contained = bool(short) and short in long
+        expect("main_text_contained", contained == checks["main_text_contained"], contained)
+    return broken
+
+
+def check_page(case: DemoCase, doc: int) -> list[str]:
+    checks = case.checks
+    method = str(checks.get("method", REFERENCE))
+    extraction = _extraction(doc)
+    broken = []
+    if "extraction_status" in checks and extraction.status != checks["extraction_status"]:
+        broken.append(f"{case.case} {doc}: extraction_status, got {extraction.status}")
+    if "no_fingerprint" in checks:
+        fp = _print(doc, method)
+        indexed = IndexEntry.objects.filter(document_id=doc).exists()
+        if (fp.status == Fingerprint.Status.INSUFFICIENT and not indexed) != checks[
+            "no_fingerprint"
+        ]:
+            broken.append(f"{case.case} {doc}: no_fingerprint, got {fp.status}, indexed={indexed}")
+    if "main_tokens_max" in checks:
+        tokens = len(tokens_for(REFERENCE, normalize_for(REFERENCE, extraction.main_text)))
+        if tokens > checks["main_tokens_max"]:  # type: ignore[operator]
+            broken.append(f"{case.case} {doc}: main_tokens_max, got {tokens}")
+    return broken
+
+
+PAIR_KEYS = set(CHECK_KEYS) - {"no_fingerprint", "extraction_status", "main_tokens_max", "method"}
+
+
+@pytest.mark.django_db
+def test_every_case_keeps_its_promises_on_the_stored_results(gold) -> None:  # type: ignore[no-untyped-def]
+    ids, cases = gold
+    broken: list[str] = []
+    for case in cases.values():
+        docs = [ids[p] for p in case.pages]
+        for doc in docs:
+            broken += check_page(case, doc)
+        if PAIR_KEYS & case.checks.keys():
+            for x, y in itertools.combinations(docs, 2):
+                broken += check_pair(case, x, y)
+    assert broken == []
+
+
+@pytest.mark.django_db
+def test_empty_pages_get_no_fingerprint_and_never_pair(gold) -> None:  # type: ignore[no-untyped-def]
+    ids, cases = gold
+    for page in cases["empty_extraction"].pages:
+        doc = ids[page]
+        assert _extraction(doc).status == "empty"
+        assert not Fingerprint.objects.filter(document_id=doc, branch="main", status="ok").exists()
+        assert not IndexEntry.objects.filter(document_id=doc).exists()
+        assert not CandidatePair.objects.filter(a_id=doc).exists()
+        assert not CandidatePair.objects.filter(b_id=doc).exists()
+
+
+@pytest.mark.django_db
+def test_a_price_change_fires_the_guard_on_the_stored_pair(gold) -> None:  # type: ignore[no-untyped-def]
+    ids, cases = gold
+    x, y = (ids[p] for p in cases["price_change"].pages)
+    pair = _stored_pair(x, y, REFERENCE)
+    assert pair is not None and pair.numbers_differ
+    assert pair.guard_details[NUMBERS[0]] != pair.guard_details[NUMBERS[1]]
+
+
+@pytest.mark.django_db
+def test_reordered_sentences_are_distance_zero_for_words_only(gold) -> None:  # type: ignore[no-untyped-def]
+    ids, cases = gold
+    x, y = (ids[p] for p in cases["sentence_order"].pages)
+    assert _distance(x, y, REFERENCE) == 0
+    assert _distance(x, y, SHINGLE) > 0
+    pair = _stored_pair(x, y, REFERENCE)
+    assert pair is not None and pair.distance == 0
+
+
+@pytest.mark.django_db
+def test_template_only_pages_are_far_apart_on_main_text_closer_on_full_page(gold) -> None:  # type: ignore[no-untyped-def]
+    ids, cases = gold
+    x, y = (ids[p] for p in cases["same_template"].pages)
+    main = _distance(x, y, SHINGLE)
+    full = _distance(x, y, SHINGLE, "full")
+    assert main >= 16
+    # The shared menus, footers and related blocks pull the full-page texts together.
+    assert full < main, (main, full)
+    assert _stored_pair(x, y, REFERENCE) is None or _stored_pair(x, y, REFERENCE).below_floor  # type: ignore[union-attr]
+
+
+@pytest.mark.django_db
+def test_cosmetic_cases_are_stored_pairs_at_distance_zero(gold) -> None:  # type: ignore[no-untyped-def]
+    ids, cases = gold
+    for name in ("verbatim_copy", "whitespace_only", "template_change", "refetch_timestamp"):
+        x, y = (ids[p] for p in cases[name].pages)
+        pair = _stored_pair(x, y, REFERENCE)
+        assert pair is not None and pair.distance == 0, name

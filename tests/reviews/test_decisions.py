@@ -1,0 +1,304 @@
+"""Merge and restore are decisions on the record (invariants 1 and 7); workers honour
+them; automatic merging is off by default and never touches what a person refused."""
+
+import io
+
+import pytest
+from django.db import connection
+
+from ingest import candidates
+from ingest import services as ingest_services
+from ingest.core.readers import read_warc
+from ingest.models import CandidateGroup, Document, DoNotMatch, Extraction, GroupMember
+from reviews import decisions, services
+from reviews.models import AppendOnlyError, Decision, Label, MergeProposal
+from tests import factories
+from tests.reviews.conftest import TEXT, find, group_of, pair_of, reviewed_document
+
+pytestmark = pytest.mark.django_db
+
+
+def _members(group: CandidateGroup) -> list[int]:
+    return sorted(GroupMember.objects.filter(group=group).values_list("document_id", flat=True))
+
+
+def test_merge_moves_the_other_group_in_and_is_on_the_record(two_groups, editor) -> None:
+    a1, a2, b1, b2 = two_groups
+    ga, gb = group_of(a1), group_of(b1)
+    d = decisions.group_merge(
+        group=ga, other_group=gb, editor=editor, reason_code="same_item", reason="same story"
+    )
+    ga.refresh_from_db()
+    gb.refresh_from_db()
+    assert _members(ga) == sorted([a1.pk, a2.pk, b1.pk, b2.pk]) and ga.size == 4
+    assert gb.dissolved and gb.size == 0
+    assert d.action == "merge" and d.actor == "person:editor" and d.new_group == gb
+    assert d.document_ids == sorted([b1.pk, b2.pk])
+    assert d.membership_before["members"] == sorted([a1.pk, a2.pk])
+    assert d.membership_before["origin"] == {str(b1.pk): gb.pk, str(b2.pk): gb.pk}
+    assert d.group_version == ga.version
+    assert decisions.is_accepted(ga)
+
+
+def test_the_workers_keep_a_persons_merge(two_groups, editor) -> None:
+    a1, a2, b1, b2 = two_groups
+    ga = group_of(a1)
+    decisions.group_merge(
+        group=ga, other_group=group_of(b1), editor=editor, reason_code="other", reason="x"
+    )
+    candidates.groups_update(method=ga.method, document_ids=[a1.pk, b1.pk])
+    assert group_of(a1) == group_of(b1) == group_of(b2) == group_of(a2)
+
+
+def test_restore_of_a_merge_puts_both_groups_back(two_groups, editor) -> None:
+    a1, a2, b1, b2 = two_groups
+    ga, gb = group_of(a1), group_of(b1)
+    rep_b = gb.representative_id
+    merge = decisions.group_merge(
+        group=ga, other_group=gb, editor=editor, reason_code="other", reason="oops"
+    )
+    restore = decisions.decision_restore(decision=merge, editor=editor, reason="false merge")
+    ga.refresh_from_db()
+    gb.refresh_from_db()
+    assert _members(ga) == sorted([a1.pk, a2.pk]) and ga.size == 2
+    assert _members(gb) == sorted([b1.pk, b2.pk]) and not gb.dissolved
+    assert gb.representative_id == rep_b
+    assert restore.action == "restore" and restore.reverts == merge
+    assert restore.reason == "false merge" and restore.group_version == ga.version
+    # Workers do not undo the restore either.
+    candidates.groups_update(method=ga.method, document_ids=[a1.pk, b1.pk])
+    assert group_of(a1) != group_of(b1)
+    with pytest.raises(services.ReviewError):
+        decisions.decision_restore(decision=merge, editor=editor, reason="again")
+    with pytest.raises(services.ReviewError):
+        decisions.decision_restore(decision=restore, editor=editor, reason="undo the undo")
+
+
+def test_merge_of_a_single_document_and_restore(two_groups, editor) -> None:
+    a1, a2, _, _ = two_groups
+    loner = reviewed_document(url="https://c.example.com/", text="other words", base=0)
+    ga = group_of(a1)
+    merge = decisions.group_merge(
+        group=ga, document_ids=[loner.pk], editor=editor, reason_code="other", reason="same"
+    )
+    assert group_of(loner) == ga
+    decisions.decision_restore(decision=merge, editor=editor, reason="not the same")
+    assert group_of(loner) is None and _members(group_of(a1)) == sorted([a1.pk, a2.pk])
+
+
+def test_restore_of_a_split_revokes_its_do_not_match(chain, editor) -> None:
+    a, b, c = chain
+    group = group_of(a)
+    split = services.group_split(
+        group=group, document_ids=[b.pk, c.pk], editor=editor, reason_code="other", reason="x"
+    )
+    assert DoNotMatch.objects.filter(revoked_at__isnull=True).count() == 2
+    restore = decisions.decision_restore(decision=split, editor=editor, reason="same story")
+    group.refresh_from_db()
+    assert _members(group) == [a.pk, b.pk, c.pk] and not group.dissolved and group.size == 3
+    assert split.new_group.__class__.objects.get(pk=split.new_group_id).dissolved
+    assert DoNotMatch.objects.filter(revoked_at__isnull=True).count() == 0
+    assert DoNotMatch.objects.count() == 2  # revoked, kept on file
+    assert restore.reverts == split
+    candidates.groups_update(method=group.method, document_ids=[a.pk, b.pk, c.pk])
+    assert group_of(a) == group_of(b) == group_of(c)
+
+
+def test_restore_of_a_representative_choice(chain, editor) -> None:
+    a, b, c = chain
+    group = group_of(a)
+    old = group.representative_id
+    chosen = c.pk if old != c.pk else b.pk
+    d = services.group_representative_set(
+        group=group, document_id=chosen, editor=editor, reason_code="editorial", reason="x"
+    )
+    decisions.decision_restore(decision=d, editor=editor, reason="the old one was right")
+    group.refresh_from_db()
+    assert group.representative_id == old and not group.representative_locked
+
+
+def test_decisions_stay_append_only_in_the_model_layer(two_groups, editor) -> None:
+    a1, _, b1, _ = two_groups
+    d = decisions.group_merge(
+        group=group_of(a1), other_group=group_of(b1), editor=editor, reason_code="o", reason="r"
+    )
+    with pytest.raises(AppendOnlyError):
+        Decision.objects.filter(pk=d.pk).update(reason="changed")
+    with pytest.raises(AppendOnlyError):
+        d.delete()
+
+
+@pytest.mark.postgres
+def test_the_database_refuses_update_and_delete_of_decisions(two_groups, editor) -> None:
+    from django.db import DatabaseError, transaction
+
+    a1, _, b1, _ = two_groups
+    d = decisions.group_merge(
+        group=group_of(a1), other_group=group_of(b1), editor=editor, reason_code="o", reason="r"
+    )
+    for sql in (
+        "UPDATE reviews_decision SET reason = 'forged' WHERE id = %s",
+        "DELETE FROM reviews_decision WHERE id = %s",
+    ):
+        with (
+            pytest.raises(DatabaseError, match="append-only"),
+            transaction.atomic(),
+            connection.cursor() as cursor,
+        ):
+            cursor.execute(sql, [d.pk])
+    assert Decision.objects.get(pk=d.pk).reason == "r"
+
+
+def test_a_stale_version_is_a_conflict_and_nothing_changes(chain, editor) -> None:
+    a, b, c = chain
+    group = group_of(a)
+    with pytest.raises(services.GroupConflict):
+        services.group_split(
+            group=group,
+            document_ids=[c.pk],
+            editor=editor,
+            reason_code="other",
+            reason="x",
+            expected_version=group.version - 1,
+        )
+    assert _members(group_of(a)) == [a.pk, b.pk, c.pk]
+
+
+# --- do-not-match honoured forever ------------------------------------------------------
+
+
+def _crawl() -> bytes:
+    text = factories.article_text(4242, words=220)
+    pages = [
+        (f"https://news{i}.example.com/story", factories.article_html("Story", text + tail))
+        for i, tail in enumerate(("", " Updated.", " Share this."))
+    ]
+    return factories.warc_bytes([(u, h.encode()) for u, h in pages])
+
+
+def _ingest(data: bytes, committed) -> list[int]:  # type: ignore[no-untyped-def]
+    with committed():
+        ingest_services.batch_ingest(source="crawl", fmt="warc", items=read_warc(io.BytesIO(data)))
+    return list(Document.objects.order_by("pk").values_list("pk", flat=True))
+
+
+def test_reingesting_the_crawl_does_not_regroup_a_split(editor, committed) -> None:
+    data = _crawl()
+    ids = _ingest(data, committed)
+    docs = list(Document.objects.order_by("pk"))
+    group = group_of(docs[0])
+    assert group is not None and _members(group) == ids
+    services.group_split(
+        group=group, document_ids=[ids[2]], editor=editor, reason_code="other", reason="apart"
+    )
+    assert _ingest(data, committed) == ids  # already stored: nothing new
+    candidates.candidates_find(document_ids=ids)
+    assert group_of(docs[2]) is None or group_of(docs[2]) != group_of(docs[0])
+    assert group_of(docs[0]) == group_of(docs[1])
+
+
+def test_a_distinct_label_keeps_pages_apart_after_reingest(editor, committed) -> None:
+    data = _crawl()
+    ids = _ingest(data, committed)
+    docs = list(Document.objects.order_by("pk"))
+    for other in docs[:2]:
+        services.label_record(
+            pair=pair_of(other, docs[2]),
+            editor=editor,
+            verdict=Label.Verdict.DISTINCT,
+            reason_code="different_item",
+            reason="another story",
+            region="body",
+        )
+    _ingest(data, committed)
+    candidates.candidates_find(document_ids=ids)
+    assert group_of(docs[2]) is None or group_of(docs[2]) != group_of(docs[0])
+
+
+# --- automatic merging -----------------------------------------------------------------
+
+
+@pytest.fixture
+def exact_pair(db):  # type: ignore[no-untyped-def]
+    a = reviewed_document(url="https://e.example.com/1", text=TEXT)
+    b = reviewed_document(url="https://e.example.com/2", text=TEXT)
+    find(a, b)
+    group = group_of(a)
+    assert group is not None and group.kind == "exact"
+    return a, b, group
+
+
+def test_automerge_is_off_by_default(exact_pair) -> None:
+    assert decisions.automerge_run() == {"auto_merged": 0, "proposed": 0, "skipped": 0}
+    assert not Decision.objects.exists()
+
+
+def test_auto_mode_accepts_exact_groups_as_a_rule(exact_pair, settings) -> None:
+    settings.AUTO_MERGE = {**settings.AUTO_MERGE, "article": "auto"}
+    _, _, group = exact_pair
+    assert decisions.automerge_run()["auto_merged"] == 1
+    d = Decision.objects.get()
+    assert d.action == "auto_merge" and d.actor == "rule:automerge-v1" and d.reason_code == "exact"
+    assert decisions.is_accepted(group)
+    assert decisions.automerge_run()["auto_merged"] == 0  # idempotent
+
+
+def test_never_for_short_texts_or_bad_extractions(exact_pair, settings) -> None:
+    settings.AUTO_MERGE = {t: "auto" for t in settings.DOC_TYPES}
+    a, _, group = exact_pair
+    Extraction.objects.filter(document=a).update(status="blocked")
+    assert decisions.automerge_run()["auto_merged"] == 0
+    Extraction.objects.filter(document=a).update(status="ok")
+    Document.objects.filter(pk__in=_members(group)).update(doc_type="short")
+    assert decisions.automerge_run()["auto_merged"] == 0
+
+
+def test_never_against_a_human_decision(exact_pair, settings, editor) -> None:
+    settings.AUTO_MERGE = {**settings.AUTO_MERGE, "article": "auto"}
+    a, b, group = exact_pair
+    DoNotMatch.objects.create(a_id=a.pk, b_id=b.pk, source="label", actor="person:editor")
+    assert decisions.automerge_run()["auto_merged"] == 0
+
+
+def test_near_groups_need_the_auto_threshold_and_no_guard(two_groups, settings) -> None:
+    settings.AUTO_MERGE = {**settings.AUTO_MERGE, "article": "auto"}
+    settings.AUTO_MERGE_THRESHOLDS = {**settings.AUTO_MERGE_THRESHOLDS, "article": 0}
+    assert decisions.automerge_run()["auto_merged"] == 0  # diameter 1 > 0
+    settings.AUTO_MERGE_THRESHOLDS = {**settings.AUTO_MERGE_THRESHOLDS, "article": 1}
+    assert decisions.automerge_run()["auto_merged"] == 2
+
+
+def test_semi_mode_waits_for_an_editor(exact_pair, settings, editor) -> None:
+    settings.AUTO_MERGE = {**settings.AUTO_MERGE, "article": "semi"}
+    _, _, group = exact_pair
+    assert decisions.automerge_run()["proposed"] == 1
+    assert decisions.automerge_run()["proposed"] == 0  # one proposal per version
+    assert not Decision.objects.exists()
+    p = MergeProposal.objects.get()
+    counts = decisions.proposals_decide(
+        proposal_ids=[p.pk], editor=editor, approve=True, reason="checked"
+    )
+    assert counts["approved"] == 1
+    d = Decision.objects.get()
+    assert d.action == "auto_merge" and d.actor == "person:editor"
+    assert decisions.is_accepted(group)
+
+
+def test_a_rejected_proposal_is_not_proposed_again(exact_pair, settings, editor) -> None:
+    settings.AUTO_MERGE = {**settings.AUTO_MERGE, "article": "semi"}
+    decisions.automerge_run()
+    p = MergeProposal.objects.get()
+    decisions.proposals_decide(proposal_ids=[p.pk], editor=editor, approve=False, reason="no")
+    assert MergeProposal.objects.get().status == "rejected"
+    assert decisions.automerge_run()["proposed"] == 0
+
+
+def test_restoring_an_auto_merge_withdraws_it_for_good(exact_pair, settings, editor) -> None:
+    settings.AUTO_MERGE = {**settings.AUTO_MERGE, "article": "auto"}
+    _, _, group = exact_pair
+    decisions.automerge_run()
+    auto = Decision.objects.get()
+    decisions.decision_restore(decision=auto, editor=editor, reason="boilerplate page")
+    group.refresh_from_db()
+    assert not decisions.is_accepted(group)
+    assert decisions.automerge_run()["auto_merged"] == 0
