@@ -1,13 +1,17 @@
-"""Dedup Desk benchmark (`make bench`): fingerprint throughput and ingest end to end.
+"""Dedup Desk benchmark (`make bench`): fingerprint throughput, ingest end to end and
+the candidate index.
 
-    .venv/bin/python bench/bench.py                   # everything (~5-10 minutes)
+    .venv/bin/python bench/bench.py                   # everything (~10-20 minutes)
     .venv/bin/python bench/bench.py --fingerprint-only
     .venv/bin/python bench/bench.py --ingest-only --pages 2000
+    .venv/bin/python bench/bench.py --candidates-only  # bench/candidates_bench.py
     .venv/bin/python bench/bench.py --rev HEAD         # a commit, not the working tree
 
-Prints the figures with the targets of issue 2 next to them and writes the same data as
-JSON to bench/out/bench-<date>.json. Needs PostgreSQL (127.0.0.1:5432, user postgres)
-and Redis (127.0.0.1:6379, db 13 is flushed) for the ingest part.
+Prints the figures with the targets of issues 2 and 3 next to them and writes the same
+data as JSON to bench/out/bench-<date>.json (the candidates section also to
+bench/out/candidates-<date>.json). Needs PostgreSQL (127.0.0.1:5432, user postgres)
+for the ingest and candidates parts, and Redis (127.0.0.1:6379, db 13 is flushed) for
+the ingest part.
 """
 
 from __future__ import annotations
@@ -107,6 +111,11 @@ def main(argv: list[str] | None = None) -> int:
     only = parser.add_mutually_exclusive_group()
     only.add_argument("--fingerprint-only", action="store_true")
     only.add_argument("--ingest-only", "--ingest", dest="ingest_only", action="store_true")
+    only.add_argument(
+        "--candidates-only",
+        action="store_true",
+        help="only the candidate index section (bench/candidates_bench.py)",
+    )
     parser.add_argument("--pages", type=int, default=10_000, help="pages in the ingest WARC")
     parser.add_argument("--docs", type=int, default=300, help="300-1,500-word fingerprint docs")
     parser.add_argument(
@@ -121,6 +130,7 @@ def main(argv: list[str] | None = None) -> int:
         project, sha = export_rev(args.rev)
         os.environ["BENCH_PROJECT_ROOT"] = str(project)
         info["commit"] = f"{sha[:12]} ({args.rev}, exported to {project.relative_to(ROOT)})"
+    import candidates_bench
     import fingerprint_bench
     import ingest_bench
 
@@ -138,13 +148,14 @@ def main(argv: list[str] | None = None) -> int:
             "share the CPUs with whatever else runs"
         )
 
-    if not args.ingest_only:
+    chosen = args.fingerprint_only or args.ingest_only or args.candidates_only
+    if args.fingerprint_only or not chosen:
         print("\n== 1. Fingerprint throughput (same documents, same process) ==", flush=True)
         res = fingerprint_bench.run(args.docs)
         result["fingerprint"] = res
         print("\n".join(fingerprint_bench.report(res)), flush=True)
 
-    if not args.fingerprint_only:
+    if args.ingest_only or not chosen:
         print(
             f"\n== 2. Ingest end to end ({args.pages} pages, PostgreSQL, 2 Celery workers) ==",
             flush=True,
@@ -152,6 +163,16 @@ def main(argv: list[str] | None = None) -> int:
         res = ingest_bench.run(args.pages)
         result["ingest"] = res
         print("\n".join(ingest_bench.report(res)), flush=True)
+
+    if args.candidates_only or not chosen:
+        print(
+            "\n== 3. Candidate index (PostgreSQL, 100,000 and 1,000,000 fingerprints) and "
+            "/api/v1/check ==",
+            flush=True,
+        )
+        res = candidates_bench.run(machine=info)
+        result["candidates"] = res
+        print("\n".join(candidates_bench.report(res)), flush=True)
 
     result["bench_s"] = time.perf_counter() - started
     stamp = datetime.now().strftime("%Y-%m-%d-%H%M%S")
