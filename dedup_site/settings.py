@@ -323,3 +323,38 @@ CELERY_BEAT_SCHEDULE = {
         "schedule": env_int("AUTO_MERGE_EVERY_SECONDS", 600),
     },
 }
+
+# --- Metrics, drift and method upgrades (issue 7) -----------------------------------
+# The beat task recomputes the daily rollups of the last N days (today included) every
+# ROLLUP_EVERY_SECONDS: late documents of a recent crawl day are counted on the next run.
+ROLLUP_DAYS = env_int("ROLLUP_DAYS", 2)
+ROLLUP_EVERY_SECONDS = env_int("ROLLUP_EVERY_SECONDS", 3600)
+# Drift alerts (rules in ingest/core/drift.py), each day against the site's own
+# baseline of the previous DRIFT_BASELINE_DAYS days (at least DRIFT_MIN_BASELINE_DAYS
+# days with documents).
+DRIFT_BASELINE_DAYS = env_int("DRIFT_BASELINE_DAYS", 7)
+DRIFT_MIN_BASELINE_DAYS = env_int("DRIFT_MIN_BASELINE_DAYS", 3)
+# A group created or grown in the day with at least this many members.
+DRIFT_LARGE_GROUP = env_int("DRIFT_LARGE_GROUP", 50)
+# Empty or blocked share: today ≥ baseline + JUMP and ≥ RATIO × baseline, on a day with
+# at least DRIFT_MIN_DOCUMENTS documents of the site.
+DRIFT_SHARE_JUMP = float(env_str("DRIFT_SHARE_JUMP", "0.2"))
+DRIFT_SHARE_RATIO = float(env_str("DRIFT_SHARE_RATIO", "2.0"))
+DRIFT_MIN_DOCUMENTS = env_int("DRIFT_MIN_DOCUMENTS", 20)
+# Token count shift: today's median main-text tokens differs from the baseline median
+# of daily medians by more than this fraction of the baseline (0.5 = ±50 %).
+DRIFT_TOKEN_SHIFT = float(env_str("DRIFT_TOKEN_SHIFT", "0.5"))
+# The metrics page shows alerts of this many recent days.
+DRIFT_ALERT_DAYS = env_int("DRIFT_ALERT_DAYS", 7)
+# GET /metrics (Prometheus): open when empty, else "Authorization: Bearer <token>".
+METRICS_TOKEN = env_str("METRICS_TOKEN")
+# Task durations kept for /metrics (older TaskRun rows are pruned by the rollup task).
+METRICS_TASK_RUN_DAYS = env_int("METRICS_TASK_RUN_DAYS", 7)
+# Documents per chunk of a background refingerprint or candidate run (one transaction
+# each, cursor saved with it), and seconds of work per task before it re-enqueues.
+REFINGERPRINT_CHUNK_SIZE = env_int("REFINGERPRINT_CHUNK_SIZE", 500)
+REFINGERPRINT_TASK_SECONDS = env_int("REFINGERPRINT_TASK_SECONDS", 30)
+CELERY_BEAT_SCHEDULE["rollup-metrics"] = {
+    "task": "ingest.tasks.rollup_metrics",
+    "schedule": ROLLUP_EVERY_SECONDS,
+}

@@ -4,6 +4,7 @@ from django.http import HttpRequest, HttpResponse
 from django.urls import include, path
 
 from ingest.api import api
+from reviews.ops_views import prometheus as prometheus_metrics
 
 
 def healthz(request: HttpRequest) -> HttpResponse:
@@ -17,6 +18,7 @@ def healthz(request: HttpRequest) -> HttpResponse:
 
 urlpatterns = [
     path("healthz", healthz, name="healthz"),
+    path("metrics", prometheus_metrics, name="prometheus-metrics"),
     path("", include("ingest.urls")),
     path("review/", include("reviews.urls")),
     path("accounts/login/", auth_views.LoginView.as_view(), name="login"),

@@ -58,12 +58,34 @@ class _Doc:
     fetched_at: object
 
 
-def candidates_find(*, document_ids: Sequence[int]) -> dict[str, int]:
+def active_method_key() -> str:
+    """The active method: the database's (a switch is recorded there, see
+    ingest.upgrades), settings.ACTIVE_METHOD until a method row exists."""
+    key = FingerprintMethod.objects.filter(is_active=True).values_list("key", flat=True).first()
+    return key or settings.ACTIVE_METHOD
+
+
+def candidate_method_keys() -> list[str]:
+    """Methods searched for candidates: the active one, plus any other method
+    CANDIDATE_METHODS names beside ACTIVE_METHOD (settings stay the default of a first
+    run: until a switch, the active method is settings.ACTIVE_METHOD). Retired methods
+    are never searched."""
+    active = active_method_key()
+    retired = set(
+        FingerprintMethod.objects.filter(retired_at__isnull=False).values_list("key", flat=True)
+    )
+    extras = [k for k in settings.CANDIDATE_METHODS if k != settings.ACTIVE_METHOD]
+    return [active] + [k for k in dict.fromkeys(extras) if k != active and k not in retired]
+
+
+def candidates_find(
+    *, document_ids: Sequence[int], method_keys: Sequence[str] | None = None
+) -> dict[str, int]:
     """Index the documents' main-text fingerprints and pair them with every indexed
     document within the threshold. Idempotent: a pair exists once per method, a < b.
-    Returns pairs created per method key."""
+    Returns pairs created per method key (default methods: candidate_method_keys())."""
     created: dict[str, int] = {}
-    for key in settings.CANDIDATE_METHODS:
+    for key in method_keys if method_keys is not None else candidate_method_keys():
         method = FingerprintMethod.objects.filter(key=key).first()
         if method is None:
             continue
@@ -526,7 +548,7 @@ def check(*, text: str, title: str = "", doc_type: str = "other") -> CheckResult
     from ingest.core.methods import fingerprint_text
     from ingest.core.simhash import to_hex
 
-    key = settings.ACTIVE_METHOD
+    key = active_method_key()
     k = threshold_for(doc_type)
     result = fingerprint_text(key, text, min_tokens=settings.FINGERPRINT_MIN_TOKENS)
     if result.simhash is None:

@@ -189,6 +189,9 @@ class FingerprintMethod(models.Model):
     description = models.TextField(blank=True)
     is_active = models.BooleanField(default=False)
     created_at = models.DateTimeField(auto_now_add=True)
+    # Retired: no longer computed for new documents nor searched; its fingerprints,
+    # pairs, groups and labels stay (see ingest.upgrades.method_retire).
+    retired_at = models.DateTimeField(null=True, blank=True)
 
     class Meta:
         ordering = ["key"]
@@ -397,3 +400,144 @@ class GroupMember(models.Model):
 
     def __str__(self) -> str:
         return f"{self.document_id} in {self.group_id}"
+
+
+# --- issue 7: metrics, drift and method upgrades -----------------------------------------
+
+
+class DailyRollup(models.Model):
+    """One day's figures for one site (site = None: every site). Recomputing a day
+    replaces its row with the same values (ingest.metrics.rollup_day).
+
+    A document counts on the day it was fetched (the crawl's date); pairs, groups,
+    labels and decisions on the day they were made."""
+
+    day = models.DateField()
+    site = models.ForeignKey(
+        Site, on_delete=models.PROTECT, null=True, blank=True, related_name="rollups"
+    )
+    documents = models.IntegerField(default=0)
+    status_ok = models.IntegerField(default=0)
+    status_empty = models.IntegerField(default=0)
+    status_too_short = models.IntegerField(default=0)
+    status_blocked = models.IntegerField(default=0)
+    status_error = models.IntegerField(default=0)
+    tokens_p10 = models.FloatField(null=True, blank=True)
+    tokens_p50 = models.FloatField(null=True, blank=True)
+    tokens_p90 = models.FloatField(null=True, blank=True)
+    exact_hits = models.IntegerField(default=0, help_text="Exact pairs made that day.")
+    near_candidates = models.IntegerField(
+        default=0, help_text="Near pairs (not exact, above the floor) made that day."
+    )
+    labels = models.IntegerField(default=0)
+    merges = models.IntegerField(default=0)
+    restores = models.IntegerField(default=0)
+    largest_new_group = models.IntegerField(
+        default=0, help_text="Size at the day's end of the largest group created or grown."
+    )
+    largest_new_group_id = models.BigIntegerField(null=True, blank=True)
+    samples = models.JSONField(
+        default=dict, blank=True, help_text="A few document ids per status, and the group's."
+    )
+    computed_at = models.DateTimeField()
+
+    class Meta:
+        ordering = ["-day", "site"]
+        constraints = [
+            models.UniqueConstraint(
+                fields=["day", "site"],
+                condition=models.Q(site__isnull=False),
+                name="rollup_once_per_site_day",
+            ),
+            models.UniqueConstraint(
+                fields=["day"], condition=models.Q(site__isnull=True), name="rollup_once_per_day"
+            ),
+        ]
+
+    def __str__(self) -> str:
+        return f"{self.day} {self.site_id or 'all'}"
+
+
+class TaskRun(models.Model):
+    """How long a pipeline task took (Celery task_prerun/task_postrun), for /metrics."""
+
+    task = models.CharField(max_length=200)
+    duration = models.FloatField(help_text="Seconds.")
+    state = models.CharField(max_length=16, blank=True)
+    finished_at = models.DateTimeField()
+
+    class Meta:
+        indexes = [models.Index(fields=["task", "finished_at"])]
+
+    def __str__(self) -> str:
+        return f"{self.task} {self.duration:.3f}s"
+
+
+class RefingerprintRun(models.Model):
+    """Background work over every document for one method, in id order: fingerprints
+    from the stored extractions, or (after a switch) candidates. The cursor is saved with
+    each chunk's results, so a restart resumes where the last chunk committed."""
+
+    class Kind(models.TextChoices):
+        FINGERPRINTS = "fingerprints"
+        CANDIDATES = "candidates"
+
+    class Status(models.TextChoices):
+        RUNNING = "running"
+        DONE = "done"
+        FAILED = "failed"
+
+    method = models.ForeignKey(FingerprintMethod, on_delete=models.PROTECT, related_name="runs")
+    kind = models.CharField(max_length=16, choices=Kind.choices, default=Kind.FINGERPRINTS)
+    status = models.CharField(max_length=8, choices=Status.choices, default=Status.RUNNING)
+    total = models.IntegerField(default=0)
+    done = models.IntegerField(default=0)
+    last_document_id = models.BigIntegerField(default=0)
+    message = models.TextField(blank=True)
+    started_by = models.CharField(max_length=150, blank=True)
+    started_at = models.DateTimeField(auto_now_add=True)
+    updated_at = models.DateTimeField(auto_now=True)
+    finished_at = models.DateTimeField(null=True, blank=True)
+
+    class Meta:
+        ordering = ["-id"]
+        constraints = [
+            models.UniqueConstraint(
+                fields=["method", "kind"],
+                condition=models.Q(status="running"),
+                name="one_running_run_per_method_kind",
+            ),
+        ]
+
+    def __str__(self) -> str:
+        return f"{self.kind} for {self.method_id}: {self.done}/{self.total}"
+
+    @property
+    def percent(self) -> float:
+        if self.status == self.Status.DONE:
+            return 100.0
+        return 100.0 * self.done / self.total if self.total else 0.0
+
+
+class MethodSwitch(models.Model):
+    """The record of a method change: a switch of the active method, or a retirement.
+    Append-only in practice: the services only ever create rows."""
+
+    class Action(models.TextChoices):
+        SWITCH = "switch"
+        RETIRE = "retire"
+
+    action = models.CharField(max_length=8, choices=Action.choices)
+    from_method = models.ForeignKey(
+        FingerprintMethod, on_delete=models.PROTECT, null=True, blank=True, related_name="+"
+    )
+    to_method = models.ForeignKey(FingerprintMethod, on_delete=models.PROTECT, related_name="+")
+    actor = models.CharField(max_length=150, help_text="person:<username> or rule:<name>")
+    reason = models.TextField()
+    created_at = models.DateTimeField(auto_now_add=True)
+
+    class Meta:
+        ordering = ["-created_at", "-id"]
+
+    def __str__(self) -> str:
+        return f"{self.action} {self.from_method_id} → {self.to_method_id} by {self.actor}"

@@ -1,6 +1,6 @@
-from django.conf import settings
 from django.db.models import Prefetch, QuerySet
 
+from ingest.candidates import active_method_key
 from ingest.core.extract import EXTRACTOR_VERSION
 from ingest.models import CrawlBatch, Document, Extraction, Fingerprint
 
@@ -18,7 +18,7 @@ def documents_list(*, status: str = "") -> QuerySet[Document]:
             ),
             Prefetch(
                 "fingerprints",
-                queryset=Fingerprint.objects.filter(method__key=settings.ACTIVE_METHOD),
+                queryset=Fingerprint.objects.filter(method__key=active_method_key()),
                 to_attr="active_fingerprints",
             ),
         )

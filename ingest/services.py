@@ -70,6 +70,28 @@ def methods_ensure() -> dict[str, FingerprintMethod]:
     return rows
 
 
+def fingerprint_method_keys(methods: dict[str, FingerprintMethod] | None = None) -> list[str]:
+    """Methods computed for every new document: FINGERPRINT_METHODS, the active method,
+    and every method computed in the background since (ingest.upgrades) — a new
+    document must not lack the method it may be switched to. Retired methods are no
+    longer computed (the active one always is)."""
+    from ingest.models import RefingerprintRun
+
+    methods = methods if methods is not None else methods_ensure()
+    upgraded = set(
+        RefingerprintRun.objects.filter(kind=RefingerprintRun.Kind.FINGERPRINTS).values_list(
+            "method__key", flat=True
+        )
+    )
+    active = [m.key for m in methods.values() if m.is_active]
+    keys = [*active, *settings.FINGERPRINT_METHODS, *sorted(upgraded)]
+    return [
+        k
+        for k in dict.fromkeys(keys)
+        if k in methods and (methods[k].retired_at is None or methods[k].is_active)
+    ]
+
+
 def _host(url: str) -> str:
     try:
         return (urlsplit(url).hostname or "").lower() or "unknown"
@@ -268,7 +290,7 @@ def documents_process(*, document_ids: Sequence[int]) -> int:
     (bulk writes). Returns how many documents got new work. A retry after a crash
     redoes the whole batch: the unique constraints make that safe."""
     methods = methods_ensure()
-    wanted = [methods[key] for key in settings.FINGERPRINT_METHODS]
+    wanted = [methods[key] for key in fingerprint_method_keys(methods)]
     with transaction.atomic():
         documents = list(
             Document.objects.select_for_update(of=("self",))

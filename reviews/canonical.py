@@ -17,7 +17,6 @@ import json
 from collections.abc import Iterator
 from itertools import groupby
 
-from django.conf import settings
 from django.db.models import OuterRef, Q, Subquery
 
 from ingest.models import CandidateGroup, Document, FingerprintMethod, GroupMember
@@ -53,7 +52,9 @@ def canonical_records(
 ) -> Iterator[dict[str, object]]:
     """Yield canonical records, groups first (by id), then singletons (by id).
     `after` (a record id such as "group:12" or "document:40") resumes a stream."""
-    method = FingerprintMethod.objects.filter(key=method_key or settings.ACTIVE_METHOD).first()
+    from ingest.candidates import active_method_key
+
+    method = FingerprintMethod.objects.filter(key=method_key or active_method_key()).first()
     after_kind, _, after_id = (after or "").partition(":")
     start = int(after_id) if after_id.isdigit() else 0
     if method is not None and after_kind in ("", "group"):

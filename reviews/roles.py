@@ -45,3 +45,10 @@ def can_view(user: User) -> bool:
     if can_edit(user):
         return True
     return bool(_groups(user) & {AUDITOR}) or user.has_perm("reviews.view_label")
+
+
+def can_admin(user: User) -> bool:
+    """May run operations: compute, switch and retire fingerprint methods."""
+    if not user.is_authenticated:
+        return False
+    return bool(user.is_superuser or _groups(user) & {ADMIN})  # type: ignore[union-attr]

@@ -8,13 +8,17 @@ from typing import Any
 from django.conf import settings
 from django.contrib.auth.models import User
 from django.db.models import (
+    BooleanField,
     Case,
     Exists,
+    Expression,
+    ExpressionWrapper,
     F,
     IntegerField,
     OuterRef,
     Q,
     QuerySet,
+    Subquery,
     Value,
     When,
 )
@@ -76,13 +80,45 @@ def current_labels() -> QuerySet[Label]:
     return Label.objects.filter(superseded_by__isnull=True, retraction=False)
 
 
-def _pair_status_exprs() -> dict[str, Exists]:
+def _recrawl_changed(side: str) -> Exists:
+    """A newer snapshot of the pair's `side` document (same URL, fetched later) whose
+    main text under the pair's method differs: its main-branch fingerprint has another
+    text SHA-256 or another status."""
+    own = Fingerprint.objects.filter(
+        document=OuterRef(OuterRef(side)),
+        method=OuterRef(OuterRef("method")),
+        branch=Fingerprint.Branch.MAIN,
+    )
+    newer = Fingerprint.objects.filter(
+        method=OuterRef("method"),
+        branch=Fingerprint.Branch.MAIN,
+        document__url=OuterRef(f"{side}__url"),
+        document__fetched_at__gt=OuterRef(f"{side}__fetched_at"),
+    ).filter(
+        ~Q(text_sha256=Subquery(own.values("text_sha256")[:1]))
+        | ~Q(status=Subquery(own.values("status")[:1]))
+    )
+    return Exists(newer)
+
+
+def _pair_status_exprs() -> dict[str, Expression]:
+    """A current label on pair (a, b) under method M is *stale* — the pair goes back to
+    the queue — when (1) it was given under another extractor version than the current
+    one, or (2) a re-crawl changed a side: a newer snapshot of a's or b's URL exists
+    whose main text under M differs (see _recrawl_changed). Labels are never edited:
+    staleness is computed, and a new label on the pair clears (1) but not (2) — the
+    editor is meant to label the pair of the new snapshot, which the workers nominate."""
     current = current_labels().filter(pair=OuterRef("pk"))
     other_verdict = current_labels().filter(~Q(verdict=OuterRef("verdict")), pair=OuterRef("pair"))
+    recrawled = _recrawl_changed("a") | _recrawl_changed("b")
     return {
         "is_labeled": Exists(current),
         "is_disputed": Exists(current.filter(Exists(other_verdict))),
-        "is_stale": Exists(current.exclude(extractor_version=EXTRACTOR_VERSION)),
+        "is_stale": ExpressionWrapper(
+            Q(Exists(current.exclude(extractor_version=EXTRACTOR_VERSION)))
+            | (Q(Exists(current)) & recrawled),
+            output_field=BooleanField(),
+        ),
     }
 
 
@@ -105,7 +141,7 @@ def queue_pairs(*, filters: QueueFilters, status_filter: bool = True) -> QuerySe
     """Pairs that need review, uncertain first: distance nearest the doc type's
     threshold, then the guards that tripped, then the oldest."""
     exprs = _pair_status_exprs()
-    qs = CandidatePair.objects.filter(below_floor=False).annotate(
+    qs = CandidatePair.objects.filter(below_floor=False, method__retired_at__isnull=True).annotate(
         **exprs,
         threshold=_threshold_case(),
         uncertainty=Abs(F("distance") - F("threshold")),
@@ -158,7 +194,7 @@ def queue_groups(*, filters: QueueFilters, status_filter: bool = True) -> QueryS
         pair__a__memberships__group=OuterRef("pk"),
         pair__b__memberships__group=OuterRef("pk"),
     )
-    qs = CandidateGroup.objects.filter(dissolved=False).annotate(
+    qs = CandidateGroup.objects.filter(dissolved=False, method__retired_at__isnull=True).annotate(
         is_decided=Exists(decided),
         is_disputed=Exists(distinct_inside),
         ever_decided=Exists(Decision.objects.filter(group=OuterRef("pk"))),

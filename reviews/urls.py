@@ -1,6 +1,6 @@
 from django.urls import path
 
-from reviews import decision_views, views
+from reviews import decision_views, ops_views, views
 
 app_name = "reviews"
 
@@ -38,4 +38,10 @@ urlpatterns = [
     ),
     path("approvals/", decision_views.approvals, name="approvals"),
     path("audit/", decision_views.audit_page, name="audit"),
+    # issue 7: metrics, drift and method upgrades
+    path("metrics/", ops_views.metrics_page, name="metrics"),
+    path("methods/", ops_views.methods_page, name="methods"),
+    path("methods/compute", ops_views.method_compute, name="method-compute"),
+    path("methods/switch", ops_views.method_switch, name="method-switch"),
+    path("methods/retire", ops_views.method_retire, name="method-retire"),
 ]

@@ -72,6 +72,19 @@ METHODS: dict[str, MethodSpec] = {
             extractor_version=EXTRACTOR,
             description="For CJK text: NFKC, Han character bigrams, words elsewhere.",
         ),
+        # Issue 7: the reference tokenizer after NFKC (full-width forms, ligatures and
+        # compatibility characters fold), a new key beside the locked reference.
+        MethodSpec(
+            key="simhash64-words-nfkc-sha256-v1",
+            bits=64,
+            hash="sha256-first8-be",
+            tokenizer="words-casefold-v1",
+            weighting="term-frequency",
+            normalization="nfkc-spacefold-v1",
+            tie_rule="zero",
+            extractor_version=EXTRACTOR,
+            description="Casefolded \\w+ words after NFKC (full-width and ligatures fold).",
+        ),
     )
 }
 

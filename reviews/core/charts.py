@@ -174,3 +174,65 @@ def pr_curve(rows: Sequence[Row], *, width: int = 320, height: int = 240) -> Cha
     x_ticks = [(_r(left + (right - left) * f), text) for f, text in fractions]
     y_ticks = [(_r(bottom - (bottom - top) * f), text) for f, text in fractions]
     return Chart(width, height, [], polyline, x_ticks, y_ticks, [], title, markers=markers)
+
+
+def timeline(
+    points: Sequence[tuple[str, float | None]],
+    *,
+    title: str,
+    bars: bool = True,
+    percent: bool = False,
+    width: int = 480,
+    height: int = 160,
+) -> Chart:
+    """One value per day (or any ordered label): bars, or a polyline with a marker per
+    point. None values are gaps (no bar, no marker; the line joins its neighbours).
+    ``percent`` reads values as shares (0..1) and labels the y axis 0–100 %."""
+    left, top, right, bottom = _plot_area(width, height)
+    known = [(i, v) for i, (_, v) in enumerate(points) if v is not None]
+    if not known:
+        return Chart(width, height, [], "", [], [], [], title)
+    peak = max(v for _, v in known)
+    if percent:
+        y_max: float = 1.0
+        y_ticks = [
+            (_r(bottom - (bottom - top) * f), f"{f:.0%}") for f in (0.0, 0.25, 0.5, 0.75, 1.0)
+        ]
+    else:
+        step = _nice_step(max(peak, 1.0))
+        y_max = float(step * max(math.ceil(peak / step), 1))
+        y_ticks = [
+            (_r(bottom - (bottom - top) * v / y_max), str(v))
+            for v in range(0, int(y_max) + 1, step)
+        ]
+    slot = (right - left) / len(points)
+
+    def y_of(value: float) -> float:
+        return bottom - (bottom - top) * min(max(value / y_max, 0.0), 1.0)
+
+    out_bars: list[Bar] = []
+    markers: list[Marker] = []
+    coords: list[tuple[float, float]] = []
+    for i, value in known:
+        label = f"{points[i][0]}: " + (f"{value:.1%}" if percent else f"{value:g}")
+        if bars:
+            y = y_of(value)
+            out_bars.append(
+                Bar(
+                    x=_r(left + i * slot + slot * 0.1),
+                    y=_r(y),
+                    width=_r(slot * 0.8),
+                    height=_r(bottom - y),
+                    label=label,
+                    value=float(value),
+                    series="value",
+                )
+            )
+        else:
+            x, y = left + (i + 0.5) * slot, y_of(value)
+            coords.append((x, y))
+            markers.append(Marker(_r(x), _r(y), label))
+    polyline = " ".join(f"{x:.{DECIMALS}f},{y:.{DECIMALS}f}" for x, y in coords)
+    every = max(1, math.ceil(len(points) / 7))
+    x_ticks = [(_r(left + (i + 0.5) * slot), points[i][0]) for i in range(0, len(points), every)]
+    return Chart(width, height, out_bars, polyline, x_ticks, y_ticks, [], title, markers=markers)

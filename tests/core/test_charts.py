@@ -7,7 +7,7 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from reviews.core.calibration import Row
-from reviews.core.charts import Chart, histogram, pr_curve
+from reviews.core.charts import Chart, histogram, pr_curve, timeline
 
 NUMBERS_ONLY = re.compile(r"^(-?\d+\.\d{2},-?\d+\.\d{2})( -?\d+\.\d{2},-?\d+\.\d{2})*$")
 LABELS = st.sampled_from(["duplicate", "near_duplicate", "distinct", "<b>x</b>"])
@@ -145,3 +145,22 @@ def test_pr_curve_is_numbers_only_and_inside(
     else:
         assert chart.polyline == ""
     assert_inside(chart)
+
+
+def test_timeline_bars_skip_gaps_and_stay_inside() -> None:
+    chart = timeline([("05-01", 3), ("05-02", None), ("05-03", 10)], title="docs")
+    assert [b.value for b in chart.bars] == [3.0, 10.0]
+    for b in chart.bars:
+        assert b.x >= 0 and b.x + b.width <= chart.width
+        assert b.y >= 0 and b.y + b.height <= chart.height
+
+
+def test_timeline_line_of_shares_has_a_percent_axis() -> None:
+    chart = timeline([("a", 0.1), ("b", 0.5)], title="share", bars=False, percent=True)
+    assert not chart.bars and len(chart.markers) == 2
+    assert chart.y_ticks[-1][1] == "100%"
+    assert chart.markers[1].y < chart.markers[0].y  # higher share is higher up
+
+
+def test_timeline_of_nothing_is_empty() -> None:
+    assert timeline([("a", None)], title="x").empty

@@ -1,0 +1,202 @@
+"""Operations pages (issue 7): metrics and drift alerts, fingerprint methods (compute,
+compare, switch, retire), and the Prometheus endpoint. Views translate: the rules are in
+ingest.metrics, ingest.core.drift and ingest.upgrades."""
+
+import hmac
+from dataclasses import replace
+from datetime import timedelta
+from typing import Any
+
+from django.conf import settings
+from django.contrib import messages
+from django.core.exceptions import PermissionDenied
+from django.http import HttpRequest, HttpResponse
+from django.shortcuts import redirect, render
+from django.utils import timezone
+from django.views.decorators.cache import never_cache
+from django.views.decorators.http import require_GET, require_POST
+from django.views.decorators.vary import vary_on_headers
+
+from ingest import metrics, upgrades
+from ingest.models import DailyRollup, MethodSwitch, Site
+from reviews import roles
+from reviews.core import charts
+from reviews.views import HtmxHttpRequest, _viewer
+
+METRICS_DAYS = 30
+
+
+def _admin(request: HttpRequest) -> None:
+    if not roles.can_admin(request.user):
+        raise PermissionDenied("this needs the admin role")
+
+
+def _actor(request: HttpRequest) -> str:
+    return f"person:{request.user.get_username()}"
+
+
+# --- metrics page ------------------------------------------------------------------------
+
+
+@_viewer
+@require_GET
+def metrics_page(request: HttpRequest) -> HttpResponse:
+    """Daily charts for one site (or all sites) and the drift alerts of every site."""
+    host = request.GET.get("site", "")
+    site = Site.objects.filter(host=host).first() if host else None
+    today = timezone.now().date()
+    days = [today - timedelta(days=i) for i in range(METRICS_DAYS - 1, -1, -1)]
+    rows = {
+        r.day: r
+        for r in DailyRollup.objects.filter(
+            site=site, day__gte=days[0], day__lte=today
+        ).select_related("site")
+    }
+    if site is None:
+        rows = {d: r for d, r in rows.items() if r.site_id is None}
+
+    def point(day: Any, value: Any) -> tuple[str, float | None]:
+        return day.strftime("%m-%d"), value
+
+    def share(r: DailyRollup | None) -> float | None:
+        if r is None or not r.documents:
+            return None
+        return (r.status_empty + r.status_blocked) / r.documents
+
+    series = {
+        "documents": [point(d, rows[d].documents if d in rows else 0) for d in days],
+        "share": [point(d, share(rows.get(d))) for d in days],
+        "p50": [point(d, rows[d].tokens_p50 if d in rows else None) for d in days],
+    }
+    return render(
+        request,
+        "reviews/metrics.html",
+        {
+            "site": site,
+            "sites": Site.objects.filter(rollups__isnull=False).distinct().order_by("host"),
+            "charts": [
+                charts.timeline(series["documents"], title="Documents fetched per day"),
+                charts.timeline(
+                    series["share"],
+                    title="Empty + blocked extraction share per day",
+                    bars=False,
+                    percent=True,
+                ),
+                charts.timeline(series["p50"], title="Median main-text tokens per day", bars=False),
+            ],
+            "rows": [rows[d] for d in reversed(days) if d in rows],
+            "alerts": metrics.alerts(today=today),
+            "thresholds": metrics.thresholds(),
+            "alert_days": settings.DRIFT_ALERT_DAYS,
+            "last_computed": DailyRollup.objects.order_by("-computed_at")
+            .values_list("computed_at", flat=True)
+            .first(),
+        },
+    )
+
+
+@never_cache
+@require_GET
+def prometheus(request: HttpRequest) -> HttpResponse:
+    """GET /metrics: Prometheus text format. Open unless METRICS_TOKEN is set; then the
+    scraper sends "Authorization: Bearer <token>"."""
+    token = settings.METRICS_TOKEN
+    if token:
+        given = request.headers.get("Authorization", "").removeprefix("Bearer ").strip()
+        if not hmac.compare_digest(given.encode(), token.encode()):
+            response = HttpResponse("metrics token required\n", status=401)
+            response["WWW-Authenticate"] = 'Bearer realm="metrics"'
+            return response
+    return HttpResponse(metrics.prometheus_text(), content_type=metrics.CONTENT_TYPE)
+
+
+# --- methods page ------------------------------------------------------------------------
+
+
+def _methods_context(request: HttpRequest) -> dict[str, Any]:
+    return {
+        "overview": upgrades.methods_overview(),
+        "running": upgrades.runs_active(),
+        "can_admin": roles.can_admin(request.user),
+    }
+
+
+@_viewer
+@require_GET
+@vary_on_headers("HX-Request")
+def methods_page(request: HtmxHttpRequest) -> HttpResponse:
+    """Every method with its coverage and runs (a progress bar polled while a run goes),
+    the comparison on the labelled pairs, and the switch/retire log."""
+    if request.htmx and request.GET.get("part") == "method-runs":
+        return render(request, "reviews/methods.html#method-runs", _methods_context(request))
+    doc_type = request.GET.get("doc_type", "all")
+    if doc_type not in ("all", *settings.DOC_TYPES):
+        doc_type = "all"
+    keys = upgrades.compare_keys()
+    chosen = [k for k in request.GET.getlist("method") if k in keys] or keys
+    comparisons = upgrades.methods_compare(keys=chosen, doc_type=doc_type)
+    for c in comparisons:
+        chart = charts.histogram(c.distances, max_distance=settings.CALIBRATION_MAX_THRESHOLD)
+        c.histogram = replace(chart, title=f"Distance by label · {c.key}")  # type: ignore[attr-defined]
+    context = _methods_context(request)
+    context.update(
+        {
+            "comparisons": comparisons,
+            "keys": keys,
+            "chosen": chosen,
+            "doc_type": doc_type,
+            "doc_types": settings.DOC_TYPES,
+            "switches": MethodSwitch.objects.select_related("from_method", "to_method")[:50],
+        }
+    )
+    return render(request, "reviews/methods.html", context)
+
+
+@require_POST
+@_viewer
+def method_compute(request: HttpRequest) -> HttpResponse:
+    _admin(request)
+    try:
+        run = upgrades.run_start(key=request.POST.get("method", ""), actor=_actor(request))
+    except upgrades.UpgradeError as e:
+        messages.error(request, str(e))
+    else:
+        messages.info(request, f"Computing {run.method.key}: {run.done} of {run.total} done.")
+    return redirect("reviews:methods")
+
+
+@require_POST
+@_viewer
+def method_switch(request: HttpRequest) -> HttpResponse:
+    _admin(request)
+    try:
+        record = upgrades.method_switch(
+            key=request.POST.get("method", ""),
+            actor=_actor(request),
+            reason=request.POST.get("reason", ""),
+        )
+    except upgrades.UpgradeError as e:
+        messages.error(request, str(e))
+    else:
+        messages.info(
+            request,
+            f"{record.to_method.key} is the active method; candidates are being searched.",
+        )
+    return redirect("reviews:methods")
+
+
+@require_POST
+@_viewer
+def method_retire(request: HttpRequest) -> HttpResponse:
+    _admin(request)
+    try:
+        record = upgrades.method_retire(
+            key=request.POST.get("method", ""),
+            actor=_actor(request),
+            reason=request.POST.get("reason", ""),
+        )
+    except upgrades.UpgradeError as e:
+        messages.error(request, str(e))
+    else:
+        messages.info(request, f"{record.to_method.key} is retired; nothing was deleted.")
+    return redirect("reviews:methods")
