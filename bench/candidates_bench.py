@@ -191,7 +191,7 @@ def entries_copy(method_id: int, values: np.ndarray, first: int, last: int) -> f
     lines = (f"{method_id}\t{first + j + 1}\t{v}\t{stamps[j]}\n" for j, v in enumerate(signed))
     started = time.perf_counter()
     _copy_lines(
-        "COPY ingest_indexentry (method_id, document_id, simhash, fetched_at) FROM STDIN", lines
+        "COPY ingest_indexentry (method, document_id, simhash, fetched_at) FROM STDIN", lines
     )
     return time.perf_counter() - started
 
@@ -271,7 +271,7 @@ def queries_run(
         found.append(hits)
     # Rows the band probes nominate before the exact Hamming filter (diagnostic, untimed).
     count_sql = (
-        "SELECT count(*) FROM ingest_indexentry WHERE method_id = %s AND "
+        "SELECT count(*) FROM ingest_indexentry WHERE method = %s AND "
         + index.SCHEME.sql_probe_condition(index.SQL_FUNCTION)
     )
     import psycopg

@@ -42,7 +42,7 @@ def entries_add(rows: Sequence[tuple[int, int, int, datetime]]) -> None:
     """Add (method_id, document_id, unsigned value, fetched_at) rows; repeats are no-ops."""
     IndexEntry.objects.bulk_create(
         [
-            IndexEntry(method_id=m, document_id=d, simhash=to_signed64(v), fetched_at=f)
+            IndexEntry(method=m, document_id=d, simhash=to_signed64(v), fetched_at=f)
             for m, d, v, f in rows
         ],
         ignore_conflicts=True,
@@ -73,7 +73,7 @@ def query(
 _PG_QUERY = f"""
 SELECT document_id, simhash, bit_count((simhash # %s)::bit(64))
 FROM ingest_indexentry
-WHERE method_id = %s
+WHERE method = %s
   AND {SCHEME.sql_probe_condition(SQL_FUNCTION)}
   AND bit_count((simhash # %s)::bit(64)) <= %s
 """
@@ -112,7 +112,7 @@ def _query_scan(
     exclude: int | None,
     window: tuple[datetime, datetime] | None,
 ) -> list[Hit]:
-    qs = IndexEntry.objects.filter(method_id=method_id)
+    qs = IndexEntry.objects.filter(method=method_id)
     if exclude is not None:
         qs = qs.exclude(document_id=exclude)
     if window is not None:

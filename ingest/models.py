@@ -260,19 +260,23 @@ class ApiToken(models.Model):
 class IndexEntry(models.Model):
     """The candidate index: one compact row per indexed fingerprint (main branch, ok).
 
-    On PostgreSQL a GIN expression index over band_keys(method, simhash) finds every
-    entry within k bits with equality lookups (see ingest/core/bands.py); the row holds
-    only what the lookup filters on.
+    On PostgreSQL two btree expression indexes over the halves of the SimHash, on
+    (method, half), find every entry within k bits (see ingest/index.py and
+    ingest/core/bands.py); the row holds only what the lookup filters on. Derived data:
+    it can always be rebuilt from the fingerprints (`candidates --rebuild`).
     """
 
     pk = models.CompositePrimaryKey("method", "document")
-    method = models.ForeignKey(FingerprintMethod, on_delete=models.PROTECT, db_index=False)
     document = models.ForeignKey(Document, on_delete=models.PROTECT, db_index=False)
     simhash = models.BigIntegerField()
     fetched_at = models.DateTimeField()
+    # The FingerprintMethod id as a smallint rather than a bigint foreign key: it leads
+    # every index of this table, and the narrower key keeps a row and its three btrees
+    # near 140 bytes a fingerprint (bench/candidates_bench.py).
+    method = models.SmallIntegerField()
 
     def __str__(self) -> str:
-        return f"{self.method_id}:{self.document_id}"
+        return f"{self.method}:{self.document_id}"
 
 
 class DoNotMatch(models.Model):

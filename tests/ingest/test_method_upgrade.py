@@ -160,7 +160,7 @@ def test_upgrade_without_mixing_distances(corpus, editor, committed) -> None:
     run = RefingerprintRun.objects.get(method=new, kind="candidates")
     assert run.status == "done" and run.done == Document.objects.count()
     assert (
-        IndexEntry.objects.filter(method=new).count()
+        IndexEntry.objects.filter(method=new.pk).count()
         == Fingerprint.objects.filter(method=new, branch="main", status="ok").count()
     )
     new_pairs = pair_rows() - old_pairs

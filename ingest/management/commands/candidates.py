@@ -49,7 +49,7 @@ class Command(BaseCommand):
 
     def _recall(self, method: FingerprintMethod, k: int, sample: int, seed: int) -> None:
         entries = list(
-            IndexEntry.objects.filter(method=method).values_list("document_id", "simhash")
+            IndexEntry.objects.filter(method=method.pk).values_list("document_id", "simhash")
         )
         if not entries:
             raise CommandError("the index is empty for this method")
