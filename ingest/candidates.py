@@ -305,7 +305,7 @@ def groups_update(*, method: FingerprintMethod, document_ids: Iterable[int]) -> 
     ]
     edges += _pinned_edges(method, area)
     banned = _do_not_match_among(area)
-    candidates = _policy_candidates(area)
+    candidates = policy_candidates(area)
     rule = settings.GROUP_RULE
     if rule == grouping.CENTRED:
         ranked = [c.document_id for c in grouping.rank(candidates, settings.REPRESENTATIVE_POLICY)]
@@ -330,23 +330,22 @@ def _pinned_edges(method: FingerprintMethod, area: set[int]) -> list[grouping.Ed
     return [grouping.Edge(min(d, r), max(d, r), 0) for d, r in rows if d != r and r in area]
 
 
-def _policy_candidates(ids: Iterable[int]) -> list[grouping.Candidate]:
+def policy_candidates(ids: Iterable[int]) -> list[grouping.Candidate]:
+    """What the representative policy looks at, for these documents."""
     ids = list(ids)
-    extractions = dict(
-        Extraction.objects.filter(
+    extraction = {
+        d: (status, tokens)
+        for d, status, tokens in Extraction.objects.filter(
             document_id__in=ids, extractor_version=EXTRACTOR_VERSION
-        ).values_list("document_id", "status")
-    )
-    tokens = dict(
-        Extraction.objects.filter(
-            document_id__in=ids, extractor_version=EXTRACTOR_VERSION
-        ).values_list("document_id", "main_tokens")
-    )
+        ).values_list("document_id", "status", "main_tokens")
+    }
+    status = {d: st for d, (st, _) in extraction.items()}
+    tokens = {d: n for d, (_, n) in extraction.items()}
     return [
         grouping.Candidate(
             document_id=d.pk,
             site_priority=d.site.priority,
-            extraction_ok=extractions.get(d.pk) == "ok",
+            extraction_ok=status.get(d.pk) == "ok",
             main_tokens=tokens.get(d.pk, 0),
             fetched_at=d.fetched_at,
             url=d.final_url or d.url,

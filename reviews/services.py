@@ -13,7 +13,7 @@ from django.db import transaction
 from django.db.models import Exists, OuterRef, Q
 from django.utils import timezone
 
-from ingest.candidates import threshold_for
+from ingest.candidates import policy_candidates, threshold_for
 from ingest.core import grouping
 from ingest.core.extract import EXTRACTOR_VERSION
 from ingest.core.simhash import to_unsigned64
@@ -22,7 +22,6 @@ from ingest.models import (
     CandidatePair,
     Document,
     DoNotMatch,
-    Extraction,
     Fingerprint,
     GroupMember,
 )
@@ -256,30 +255,6 @@ def _membership(group: CandidateGroup) -> dict[str, object]:
     }
 
 
-def _policy_candidates(ids: list[int]) -> list[grouping.Candidate]:
-    status = dict(
-        Extraction.objects.filter(
-            document_id__in=ids, extractor_version=EXTRACTOR_VERSION
-        ).values_list("document_id", "status")
-    )
-    tokens = dict(
-        Extraction.objects.filter(
-            document_id__in=ids, extractor_version=EXTRACTOR_VERSION
-        ).values_list("document_id", "main_tokens")
-    )
-    return [
-        grouping.Candidate(
-            document_id=d.pk,
-            site_priority=d.site.priority,
-            extraction_ok=status.get(d.pk) == "ok",
-            main_tokens=tokens.get(d.pk, 0),
-            fetched_at=d.fetched_at,
-            url=d.final_url or d.url,
-        )
-        for d in Document.objects.filter(pk__in=ids).select_related("site")
-    ]
-
-
 def _group_facts(group: CandidateGroup, ids: list[int]) -> None:
     """Size, kind, diameter and the chained flag of a group's current members."""
     prints = list(
@@ -306,7 +281,7 @@ def _suggest_representative(group: CandidateGroup, ids: list[int]) -> None:
     if group.representative_locked and group.representative_id in ids:
         return
     rep, reason = grouping.choose_representative(
-        _policy_candidates(ids), settings.REPRESENTATIVE_POLICY
+        policy_candidates(ids), settings.REPRESENTATIVE_POLICY
     )
     group.representative_id = rep
     group.representative_reason = reason
