@@ -124,8 +124,10 @@ def _supersede_previous(*, pair: CandidatePair, editor: User, label: Label) -> N
 @transaction.atomic
 def label_undo(*, editor: User, pair: CandidatePair | None = None) -> Label | None:
     """Withdraw the editor's last current label (on `pair`, or anywhere): a retraction is
-    appended and supersedes it. The do-not-match a "distinct" label wrote stays: it is a
-    constraint of its own, removed only on the record. Returns the label withdrawn."""
+    appended and supersedes it. When it was the pair's last current "distinct" label,
+    the do-not-match that label wrote is revoked (the row stays, marked with the
+    retraction), so an accidental "distinct" does not keep the documents apart for
+    ever. Returns the label withdrawn."""
     qs = selectors.current_labels().filter(editor=editor)
     if pair is not None:
         qs = qs.filter(pair=pair)
@@ -145,6 +147,19 @@ def label_undo(*, editor: User, pair: CandidatePair | None = None) -> Label | No
         retraction=True,
     )
     _supersede_previous(pair=last.pair, editor=editor, label=undo)
+    if last.verdict == Label.Verdict.DISTINCT:
+        still_distinct = (
+            selectors.current_labels()
+            .filter(pair=last.pair, verdict=Label.Verdict.DISTINCT, retraction=False)
+            .exists()
+        )
+        if not still_distinct:
+            DoNotMatch.objects.filter(
+                a_id=min(last.pair.a_id, last.pair.b_id),
+                b_id=max(last.pair.a_id, last.pair.b_id),
+                source="label",
+                revoked_at__isnull=True,
+            ).update(revoked_at=timezone.now(), revoked_by=f"label:{undo.pk}")
     return last
 
 

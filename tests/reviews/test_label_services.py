@@ -98,3 +98,28 @@ def test_a_distinct_label_records_do_not_match(pair, editor) -> None:
     dnm = DoNotMatch.objects.get()
     assert (dnm.a_id, dnm.b_id) == (pair.a_id, pair.b_id)
     assert dnm.source == "label" and dnm.actor == "person:editor"
+
+
+def test_undoing_a_distinct_label_revokes_its_do_not_match(pair, editor) -> None:
+    _label(pair, editor, "distinct")
+    row = DoNotMatch.objects.get(a=pair.a, b=pair.b)
+    assert row.revoked_at is None
+    services.label_undo(editor=editor, pair=pair)
+    row.refresh_from_db()
+    assert row.revoked_at is not None
+    assert row.revoked_by.startswith("label:")
+    # Labelling it distinct again writes a constraint in force once more.
+    _label(pair, editor, "distinct")
+    assert DoNotMatch.objects.filter(a=pair.a, b=pair.b, revoked_at__isnull=True).count() == 1
+
+
+def test_undo_keeps_the_constraint_while_another_editor_says_distinct(
+    pair, editor, django_user_model
+) -> None:
+    from tests import factories
+
+    other = factories.user_create(username="olga", role="editor")
+    _label(pair, editor, "distinct")
+    _label(pair, other, "distinct")
+    services.label_undo(editor=editor, pair=pair)
+    assert DoNotMatch.objects.filter(a=pair.a, b=pair.b, revoked_at__isnull=True).exists()
