@@ -13,6 +13,7 @@ import hashlib
 from collections import Counter
 from collections.abc import Iterable
 from itertools import repeat
+from operator import itemgetter
 
 import numpy as np
 
@@ -94,8 +95,9 @@ def simhash64_fast(tokens: Iterable[str], *, cache: bool = True) -> int:
         weights = np.fromiter(counts.values(), dtype=np.int64, count=len(counts))
         ones = weights @ _unpacked([token_value(t) for t in counts])
         return _from_bit_sums(ones, len(tokens))
-    try:  # the common case: every token cached (one fast pass)
-        ids = np.fromiter(map(_IDS.__getitem__, tokens), dtype=np.intp, count=len(tokens))
+    try:  # the common case: every token cached (one pass in C)
+        found = itemgetter(*tokens)(_IDS) if len(tokens) > 1 else (_IDS[tokens[0]],)
+        ids = np.fromiter(found, dtype=np.intp, count=len(tokens))
         missing = ids[:0]
     except KeyError:
         ids = np.fromiter(map(_IDS.get, tokens, repeat(-1)), dtype=np.intp, count=len(tokens))
@@ -107,8 +109,19 @@ def simhash64_fast(tokens: Iterable[str], *, cache: bool = True) -> int:
             ids = np.array(_cache_add(tokens), dtype=np.intp)
         else:
             ids[missing] = _cache_add([tokens[i] for i in missing])
-    ones = np.ones(len(ids), dtype=np.float32) @ _BITS[ids]
+    ones = _ones(len(ids)) @ _BITS[ids]
     return _from_bit_sums(ones, len(tokens))
+
+
+_ONES = np.ones(1 << 12, dtype=np.float32)
+
+
+def _ones(n: int) -> np.ndarray:
+    """A view of n ones (kept between calls: allocating them is a measurable share)."""
+    global _ONES
+    if n > len(_ONES):
+        _ONES = np.ones(max(n, 2 * len(_ONES)), dtype=np.float32)
+    return _ONES[:n]
 
 
 def hamming(a: int, b: int) -> int:
