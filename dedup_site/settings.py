@@ -179,7 +179,6 @@ INGEST_MAX_BODY_BYTES = env_int("INGEST_MAX_BODY_BYTES", 5 * 1024 * 1024)
 INGEST_CHUNK_SIZE = env_int("INGEST_CHUNK_SIZE", 200)
 # Documents per processing task (extraction + fingerprints).
 PROCESS_TASK_SIZE = env_int("PROCESS_TASK_SIZE", 50)
-DEFAULT_DOC_TYPE = "other"
 
 # --- Extraction -----------------------------------------------------------------------
 # The extractor version lives in ingest.core.extract (part of every method key).

@@ -19,7 +19,7 @@ from ingest import index
 from ingest.core import grouping
 from ingest.core.bands import nominating_band
 from ingest.core.extract import EXTRACTOR_VERSION
-from ingest.core.guards import guards_check, similarity
+from ingest.core.guards import Similarity, guards_check, similarity
 from ingest.core.methods import normalize_for
 from ingest.core.simhash import hamming, to_signed64, to_unsigned64
 from ingest.models import (
@@ -177,6 +177,15 @@ def _do_not_match_among(ids: Iterable[int]) -> set[tuple[int, int]]:
     )
 
 
+def _below_floor(*, exact: bool, sim: Similarity, doc_type: str) -> bool:
+    """Under the doc type's similarity floor: not the same text, too dissimilar, and
+    neither text contained in the other (a teaser stays above the floor)."""
+    floor = settings.SIMILARITY_FLOORS.get(doc_type, 60.0)
+    return (
+        not exact and sim.token_set_ratio < floor and sim.containment < settings.CONTAINMENT_FLOOR
+    )
+
+
 def _pairs_build(
     method: FingerprintMethod, todo: dict[tuple[int, int], int]
 ) -> list[CandidatePair]:
@@ -213,7 +222,6 @@ def _pairs_build(
         doc_type = type_a if type_a == type_b else "other"
         if distance > max(threshold_for(type_a), threshold_for(type_b)):
             continue
-        floor = settings.SIMILARITY_FLOORS.get(doc_type, 60.0)
         out.append(
             CandidatePair(
                 method=method,
@@ -238,10 +246,8 @@ def _pairs_build(
                     "ids_a": list(guards.ids_a),
                     "ids_b": list(guards.ids_b),
                 },
-                below_floor=(
-                    fa.text_sha256 != fb.text_sha256
-                    and sim.token_set_ratio < floor
-                    and sim.containment < settings.CONTAINMENT_FLOOR
+                below_floor=_below_floor(
+                    exact=fa.text_sha256 == fb.text_sha256, sim=sim, doc_type=doc_type
                 ),
             )
         )
@@ -446,16 +452,13 @@ def _group_refresh(
     conflicts_by_doc: dict[int, list[tuple[int, int]]],
 ) -> bool:
     """Recompute a group's facts; True when anything an editor sees changed."""
-    prints = dict(
+    rows = list(
         Fingerprint.objects.filter(method=method, branch=MAIN, document_id__in=members).values_list(
-            "document_id", "simhash"
+            "document_id", "simhash", "text_sha256"
         )
     )
-    shas = set(
-        Fingerprint.objects.filter(method=method, branch=MAIN, document_id__in=members).values_list(
-            "text_sha256", flat=True
-        )
-    )
+    prints = {d: value for d, value, _ in rows}
+    shas = {sha for _, _, sha in rows}
     ordered = sorted(members)
     diameter, cut = grouping.diameter(
         [to_unsigned64(prints[d]) for d in ordered if prints.get(d) is not None],
@@ -575,7 +578,6 @@ def check(*, text: str, title: str = "", doc_type: str = "other") -> CheckResult
     }
     urls = dict(Document.objects.filter(pk__in=nearest).values_list("pk", "url"))
     normalized = normalize_for(key, text)
-    floor = settings.SIMILARITY_FLOORS.get(doc_type, 60.0)
     matches = []
     for d in nearest:
         other = normalize_for(key, texts.get(d, {}).get("main_text", ""))
@@ -592,9 +594,7 @@ def check(*, text: str, title: str = "", doc_type: str = "other") -> CheckResult
                 token_set_ratio=sim.token_set_ratio,
                 containment=sim.containment,
                 guards=guards.flags(),
-                below_floor=not exact
-                and sim.token_set_ratio < floor
-                and sim.containment < settings.CONTAINMENT_FLOOR,
+                below_floor=_below_floor(exact=exact, sim=sim, doc_type=doc_type),
             )
         )
     if any(m.exact for m in matches):

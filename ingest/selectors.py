@@ -1,4 +1,5 @@
 from django.db.models import Prefetch, QuerySet
+from django.shortcuts import get_object_or_404
 
 from ingest.candidates import active_method_key
 from ingest.core.extract import EXTRACTOR_VERSION
@@ -30,7 +31,7 @@ def documents_list(*, status: str = "") -> QuerySet[Document]:
 
 
 def document_get(*, document_id: int) -> Document:
-    return Document.objects.select_related("site", "batch").get(pk=document_id)
+    return get_object_or_404(Document.objects.select_related("site", "batch"), pk=document_id)
 
 
 def document_fingerprints(*, document: Document) -> QuerySet[Fingerprint]:

@@ -1,13 +1,13 @@
 from django.contrib.auth.decorators import login_required
 from django.core.paginator import Paginator
 from django.http import HttpRequest, HttpResponse
-from django.shortcuts import get_object_or_404, render
+from django.shortcuts import render
 from django.views.decorators.http import require_GET
 from django_htmx.middleware import HtmxDetails
 
 from ingest import selectors
 from ingest.core.extract import EXTRACTOR_VERSION
-from ingest.models import Document, Extraction
+from ingest.models import Extraction
 
 
 class HtmxHttpRequest(HttpRequest):
@@ -38,7 +38,7 @@ def document_list(request: HtmxHttpRequest) -> HttpResponse:
 @login_required
 @require_GET
 def document_detail(request: HttpRequest, document_id: int) -> HttpResponse:
-    document = get_object_or_404(Document.objects.select_related("site", "batch"), pk=document_id)
+    document = selectors.document_get(document_id=document_id)
     extraction = document.extractions.filter(extractor_version=EXTRACTOR_VERSION).first()
     return render(
         request,
