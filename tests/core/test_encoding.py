@@ -89,8 +89,10 @@ def test_bytes_invalid_in_declared_charset_are_detected_with_a_warning() -> None
     assert decoded.used == "cp1252"
     assert decoded.text == html
     assert decoded.warning == (
-        "bytes invalid in declared charset 'utf-8'; decoded as 'cp1252' by detection"
+        "bytes invalid in declared charset 'utf-8'; decoded as 'cp1252' "
+        "(windows-1252, as a browser reads Western pages)"
     )
+    assert decoded.chosen_by == "browser default"
 
 
 def test_header_wins_over_meta() -> None:
@@ -180,3 +182,130 @@ def test_never_raises_with_declared_charsets(body: bytes, charset: str) -> None:
     decoded = decode_html(meta + body, content_type=f"text/html; charset={charset}")
 
     assert isinstance(decoded.text, str)
+
+
+# --- declared charsets with a few bad bytes, lying headers, odd-place hints -------------
+
+EN_FILLER = "".join(
+    f"<p>Paragraph {i} of the wire story about the harbour, the council and the budget.</p>\n"
+    for i in range(60)
+)
+
+
+def test_utf8_page_with_three_bad_bytes_deep_inside_keeps_utf8() -> None:
+    title = "Zürich’s café “Grünau” reopens — naïve résumé"
+    head = f'<html><head><meta charset="utf-8"><title>{title}</title></head><body>'
+    body = (head + f"<p>{FR_TEXT}</p>" + EN_FILLER).encode()
+    body += b"<p>broken \xe9 byte, \x96 another and \xff a third</p>"
+    body += (EN_FILLER + f"<p>{FR_TEXT}</p></body></html>").encode()
+
+    decoded = decode_html(body, content_type="text/html; charset=UTF-8")
+
+    assert decoded.used == "utf-8"
+    assert decoded.bad_bytes == 3
+    assert f"<title>{title}</title>" in decoded.text
+    assert decoded.text.count("\ufffd") == 3
+    assert FR_TEXT in decoded.text
+    assert decoded.warning is not None and "3 bytes invalid" in decoded.warning
+
+
+def test_gb2312_declared_page_with_a_bad_byte_decodes_as_gb18030() -> None:
+    html = (
+        '<html><head><meta http-equiv="Content-Type" content="text/html; charset=gb2312">'
+        f"<title>天气预报</title></head><body>{EN_FILLER}<p>{ZH_TEXT * 4}</p>"
+    )
+    body = html.encode("gb18030") + b"\xff\x20" + f"<p>{ZH_TEXT}</p></body></html>".encode("gbk")
+
+    decoded = decode_html(body, content_type="text/html")
+
+    assert decoded.used == "gb18030"
+    assert decoded.bad_bytes == 1
+    assert "<title>天气预报</title>" in decoded.text
+    assert decoded.text.count(ZH_TEXT) == 5
+
+
+def test_undeclared_gb2312_page_with_one_bad_byte_is_not_read_as_single_byte() -> None:
+    html = f"<html><head><title>北京新闻</title></head><body>{EN_FILLER}<p>{ZH_TEXT * 3}</p>"
+    body = html.encode("gb2312") + b"\x81\x20" + f"<p>{ZH_TEXT}</p></body></html>".encode("gb2312")
+
+    decoded = decode_html(body, content_type="text/html")
+
+    assert decoded.used == "gb18030"
+    assert decoded.bad_bytes == 1
+    assert "<title>北京新闻</title>" in decoded.text
+    assert decoded.text.count(ZH_TEXT) == 4
+
+
+@pytest.mark.parametrize(
+    ("codec", "text"),
+    [
+        ("shift_jis", "日本語のニュース記事です。東京は今日も晴れでした。" * 6),
+        ("euc-kr", "한국어 뉴스 기사입니다. 서울은 오늘도 맑았습니다. " * 6),
+        ("utf-8", "Новости дня: в Москве сегодня солнечно и тепло. " * 6),
+    ],
+)
+def test_multibyte_text_with_a_bad_byte_is_never_read_as_single_byte(codec: str, text: str) -> None:
+    page = f"<p>{text}</p>{EN_FILLER}"
+    body = page.encode(codec) + b"\x81 " + page.encode(codec)
+
+    decoded = decode_html(body, content_type=None)
+
+    assert decoded.text.count(text) == 2
+    assert decoded.bad_bytes == 1
+
+
+@pytest.mark.parametrize(
+    "wrapper",
+    [
+        '<text encoding="gb2312">',
+        '<?xml version="1.0" encoding="GB2312"?><text>',
+        '<text><document charset="gbk">',
+    ],
+)
+def test_charset_named_only_in_an_odd_place_is_tried(wrapper: str) -> None:
+    comments = "<!-- " + "x" * 1200 + " -->\n"
+    head = f"{wrapper}{comments}<html><body>{EN_FILLER}<p>{ZH_TEXT}</p>"
+    body = head.encode("gbk") + b"\x81 " + "</body></html></text>".encode()
+
+    decoded = decode_html(body, content_type="text/html")
+
+    assert decoded.used == "gb18030"
+    assert ZH_TEXT in decoded.text
+    assert decoded.chosen_by == "hint"
+
+
+def test_meta_charset_after_4_kib_of_comments_is_still_used() -> None:
+    comments = "<!-- " + "y" * 5000 + " -->"
+    html = f'<html><head>{comments}<meta charset="gb2312"></head><body><p>{ZH_TEXT}</p>'
+    body = html.encode("gbk") + b"\xa1" + b"</body></html>"
+
+    decoded = decode_html(body, content_type=None)
+
+    assert decoded.used == "gb18030"
+    assert ZH_TEXT in decoded.text
+
+
+def test_lying_utf8_header_on_windows_1252_bytes_reads_as_windows_1252() -> None:
+    html = (
+        "<html><head><title>Menu</title></head><body><p>Tonight: crème brûlée, "
+        "and a soufflé.</p>" + EN_FILLER + "</body></html>"
+    )
+
+    decoded = decode_html(html.encode("cp1252"), content_type="text/html; charset=utf-8")
+
+    assert decoded.used == "cp1252"
+    assert "crème brûlée" in decoded.text
+    assert decoded.warning is not None and "'utf-8'" in decoded.warning
+
+
+def test_lying_header_gives_way_to_the_meta_charset() -> None:
+    html = (
+        '<html><head><meta charset="windows-1250"></head><body><p>Příliš žluťoučký kůň '
+        "úpěl ďábelské ódy.</p>" + EN_FILLER + "</body></html>"
+    )
+
+    decoded = decode_html(html.encode("cp1250"), content_type="text/html; charset=utf-8")
+
+    assert decoded.used == "cp1250"
+    assert decoded.chosen_by == "meta"
+    assert "Příliš žluťoučký kůň" in decoded.text
