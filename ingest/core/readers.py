@@ -378,6 +378,7 @@ def record_from_json(obj: object, offset: int) -> RawRecord | RecordError:
             return bad(field, f"must be a string, got {_json_type(obj[field])}")
     if not url.strip():
         return bad("url", "must not be empty")
+    url = _absolute(url)
 
     status = obj.get("status", 200)
     if status is None:
@@ -424,10 +425,16 @@ def record_from_json(obj: object, offset: int) -> RawRecord | RecordError:
         headers=headers,
         fetched_at=fetched_at,
         offset=offset,
-        final_url=final_url or None,
+        final_url=_absolute(final_url) if final_url else None,
         doc_type=doc_type,
         forced_charset="utf-8",
     )
+
+
+def _absolute(url: str) -> str:
+    """A protocol-relative URL (``//host/path``, as some crawl exports write it) as https."""
+    stripped = url.strip()
+    return "https:" + stripped if stripped.startswith("//") else url
 
 
 def _json_type(value: object) -> str:

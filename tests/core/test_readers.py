@@ -420,3 +420,16 @@ def test_undecodable_content_encoding_is_an_error() -> None:
 
     assert _error(item).kind == "bad_record"
     assert "zstd" in _error(item).message
+
+
+def test_jsonl_protocol_relative_url_becomes_https() -> None:
+    stream = _jsonl(
+        {"url": "//news.example.com/2008/story.html", "html": "<p>a</p>"},
+        {"url": "https://example.com/b", "html": "<p>b</p>", "final_url": "//example.com/b2"},
+    )
+
+    first, second = (_raw(item) for item in read_jsonl(stream))
+
+    assert first.url == "https://news.example.com/2008/story.html"
+    assert first.offset == 1
+    assert second.final_url == "https://example.com/b2"

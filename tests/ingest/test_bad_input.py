@@ -1,6 +1,7 @@
 """Bad input: recorded on the batch with kind and offset; the batch goes on."""
 
 import io
+import json
 
 import pytest
 
@@ -95,3 +96,17 @@ def test_a_failure_later_in_a_stream_keeps_what_was_stored(settings) -> None:
     batch = CrawlBatch.objects.get(source="boom")
     assert batch.status == "failed"
     assert batch.errors.filter(kind="ingest_failed").exists()
+
+
+def test_jsonl_protocol_relative_url_is_stored_as_https() -> None:
+    line = {"url": "//d.example.com/2008/story.html", "html": GOOD.decode()}
+    data = (json.dumps(line) + "\n").encode()
+
+    summary = services.batch_ingest(
+        source="p.jsonl", fmt="jsonl", items=read_jsonl(io.BytesIO(data))
+    )
+
+    assert summary.stored == 1
+    document = Document.objects.get(pk=summary.document_ids[0])
+    assert document.url == "https://d.example.com/2008/story.html"
+    assert document.site.host == "d.example.com"
