@@ -1,21 +1,31 @@
-"""Text extraction, extractor version ``trafilatura-2-fast-v1`` (``EXTRACTOR_VERSION``).
+"""Text extraction; the current extractor version is ``EXTRACTOR_VERSION``.
 
 Guarantees: ``extract`` never raises; it always returns an ``Extracted`` whose
 ``status`` is one of ``STATUSES``. Two branches come out of every page:
 
-- ``main_text``: trafilatura (fast mode, tables kept, comments and ``<nav>`` dropped),
-  paragraphs one per line;
+- ``main_text``: trafilatura, paragraphs one per line. ``trafilatura-2-v2`` (current)
+  runs it with its fallback extractors (not ``fast``), tables kept, comments dropped,
+  nothing pruned; ``trafilatura-2-fast-v1`` ran it in fast mode with ``<nav>`` pruned,
+  which kept a menu, a footer or a teaser instead of the article on some table-layout
+  pages and emptied articles laid out inside a ``<nav>``;
 - ``full_text``: every visible text block of the page (menus, footers included), one
   block per line, spaces folded.
 
+A page nested deeper than the HTML parser's limit (``MAX_DEPTH`` elements) would lose
+every text below that depth: its formatting and layout tags are dropped and the flat
+page extracted, with a message saying so; if it is still too deep, the status is
+``error`` and ``full_text`` is the page with its tags stripped.
+
 Everything here is part of the extractor version: changing an option, the block list
-or a status rule means a new ``EXTRACTOR`` key in ``ingest.core.methods``.
+or a status rule means a new extractor version in ``ingest.core.methods`` (and new
+method keys).
 
 ``language`` is a heuristic, not a classifier: the ``<html lang>`` primary subtag when
 present, else the script of the text (Han → zh, kana → ja, Hangul → ko, Vietnamese
 letters → vi, mostly ASCII letters → en, else ``und``).
 """
 
+import html as htmllib
 import re
 import unicodedata
 from dataclasses import dataclass
@@ -24,10 +34,19 @@ from typing import Any
 import trafilatura
 from lxml import etree
 
-from ingest.core.methods import EXTRACTOR
-from ingest.core.normalize import fold_spaces, tokens_words
+from ingest.core.methods import EXTRACTOR, EXTRACTOR_V1
+from ingest.core.normalize import fold_spaces, normalize_nfc_v1, tokens_words
 
 EXTRACTOR_VERSION = EXTRACTOR
+
+# trafilatura.extract options of each extractor version's main-text branch.
+_MAIN_OPTIONS: dict[str, dict[str, Any]] = {
+    EXTRACTOR_V1: {"fast": True, "prune_xpath": "//nav"},
+    EXTRACTOR: {"fast": False, "prune_xpath": "//nav[not(.//p)]"},
+}
+EXTRACTORS = frozenset(_MAIN_OPTIONS)
+# libxml2's HTML parser stops building the tree below this many nested elements.
+MAX_DEPTH = 256
 
 STATUSES = frozenset({"ok", "empty", "too_short", "blocked", "error"})
 BLOCKED_HTTP_STATUSES = frozenset({401, 403, 407, 429, 451})
@@ -43,7 +62,7 @@ class Extracted:
     full_text: str
     title: str
     language: str  # ISO 639-1 where known, else "und"
-    main_tokens: int  # len(tokens_words(main_text))
+    main_tokens: int  # tokens of main_text as the reference fingerprint counts them
     full_tokens: int
     message: str = ""  # why blocked, or the error
 
@@ -197,11 +216,19 @@ _LANG_SAMPLE = 20_000
 
 
 def extract(
-    html: str, *, url: str = "", http_status: int | None = 200, min_tokens: int = 8
+    html: str,
+    *,
+    url: str = "",
+    http_status: int | None = 200,
+    min_tokens: int = 8,
+    version: str = EXTRACTOR_VERSION,
 ) -> Extracted:
-    """Both text branches, title, language and status of one page; never raises."""
+    """Both text branches, title, language and status of one page under extractor
+    ``version``; never raises for any page (an unknown version is a ValueError)."""
+    if version not in _MAIN_OPTIONS:
+        raise ValueError(f"unknown extractor version {version!r}; known: {sorted(EXTRACTORS)}")
     try:
-        return _extract(_clean_input(html), url, http_status, min_tokens)
+        return _extract(_clean_input(html), url, http_status, min_tokens, version)
     except Exception as exc:
         return Extracted("error", "", "", "", "und", 0, 0, f"{type(exc).__name__}: {exc}")
 
@@ -213,19 +240,33 @@ def _clean_input(html: str) -> str:
     return html.encode("utf-8", errors="replace").decode("utf-8").replace("\x00", "")
 
 
-def _extract(html: str, url: str, http_status: int | None, min_tokens: int) -> Extracted:
-    root = _parse(html)
+def _extract(
+    html: str, url: str, http_status: int | None, min_tokens: int, version: str
+) -> Extracted:
+    root, too_deep = _parse(html)
+    note = ""
+    if too_deep:
+        flat = _flatten(html)
+        flat_root, still_too_deep = _parse(flat)
+        if still_too_deep or flat_root is None:
+            return _too_deep(html, root)
+        html, root = flat, flat_root
+        note = (
+            f"HTML nested deeper than {MAX_DEPTH} elements: its formatting and layout tags "
+            "were dropped so that no text is lost"
+        )
     title = _title(root) if root is not None else ""
     has_password = root is not None and bool(root.xpath("//input[@type='password']"))
     html_lang = _html_lang(root) if root is not None else None
     full_text = _visible_text(root) if root is not None else ""
-    main_text = _main_text(html, url) if root is not None else ""
+    main_text = _main_text(html, url, version) if root is not None else ""
 
-    main_tokens = len(tokens_words(main_text))
-    full_tokens = len(tokens_words(full_text))
+    main_tokens = count_tokens(main_text)
+    full_tokens = count_tokens(full_text)
     language = html_lang or guess_language(main_text or full_text)
 
     def result(status: str, message: str = "") -> Extracted:
+        message = "; ".join(m for m in (message, note) if m)
         return Extracted(
             status, main_text, full_text, title, language, main_tokens, full_tokens, message
         )
@@ -256,34 +297,85 @@ def _extract(html: str, url: str, http_status: int | None, min_tokens: int) -> E
     return result("ok")
 
 
-def _parse(html: str) -> Any:
-    """The lxml root element, or None when there is no document at all.
+def count_tokens(text: str) -> int:
+    """Tokens as the reference fingerprint counts them: words after NFC and space
+    folding (decomposed accents would otherwise split words apart)."""
+    return len(tokens_words(normalize_nfc_v1(text)))
+
+
+def _parse(html: str) -> tuple[Any, bool]:
+    """(the lxml root element or None when there is no document at all, whether the
+    parser stopped at its depth limit and dropped what lies below).
 
     Plain ``etree`` elements, not ``lxml.html`` ones: its per-element class lookup
     would double the cost of the walk below.
     """
     if not html.strip():
-        return None
+        return None, False
     # lxml refuses str input that carries its own encoding declaration; bytes are fine.
     text = _XML_DECL_RE.sub("", html, count=1)
     parser = etree.HTMLParser(encoding="utf-8", remove_comments=True, remove_pis=True)
     try:
-        return etree.fromstring(text.encode("utf-8"), parser)
+        root = etree.fromstring(text.encode("utf-8"), parser)
     except etree.LxmlError:
-        return None
+        return None, False
+    too_deep = any(error.type_name == "ERR_RESOURCE_LIMIT" for error in parser.error_log)
+    return root, too_deep
 
 
-def _main_text(html: str, url: str) -> str:
+# Tags that only format or lay out text; dropped (block ones as a line break) from a page
+# nested too deep to parse.
+_LAYOUT_BLOCK = (
+    "div|section|article|main|header|footer|aside|nav|center|table|tbody|thead|tfoot|tr|"
+    "td|th|ul|ol|dl|dd|dt|blockquote|form|fieldset|figure|figcaption|address|details"
+)
+_LAYOUT_INLINE = "span|font|b|i|u|s|em|strong|small|big|a|sub|sup|abbr|cite|code|mark|q|tt|ins|del"
+_BLOCK_TAG_RE = re.compile(rf"(?:\s*</?(?:{_LAYOUT_BLOCK})\b[^>]*>)+", re.I)
+_INLINE_TAG_RE = re.compile(rf"</?(?:{_LAYOUT_INLINE})\b[^>]*>", re.I)
+_SCRIPT_RE = re.compile(r"<(script|style|noscript|template)\b.*?</\1\s*>", re.I | re.S)
+_ANY_TAG_RE = re.compile(r"<!--.*?-->|<[^>]*>", re.S)
+
+
+def _flatten(html: str) -> str:
+    return _INLINE_TAG_RE.sub("", _BLOCK_TAG_RE.sub("<br>", html))
+
+
+def _too_deep(html: str, root: Any) -> Extracted:
+    """A page too deep even without its layout tags: an error, with the page's text."""
+    stripped = _ANY_TAG_RE.sub("\n", _SCRIPT_RE.sub("\n", html))
+    lines = (fold_spaces(line) for line in htmllib.unescape(stripped).splitlines())
+    full_text = "\n".join(line for line in lines if line)
+    title = _title(root) if root is not None else ""
+    message = (
+        f"HTML nested deeper than {MAX_DEPTH} elements even without its layout tags: the "
+        "main text cannot be extracted; full_text is the page with its tags stripped"
+    )
+    return Extracted(
+        "error",
+        "",
+        full_text,
+        title,
+        guess_language(full_text),
+        0,
+        count_tokens(full_text),
+        message,
+    )
+
+
+def extractor_main_text(html: str, url: str = "", version: str = EXTRACTOR_VERSION) -> str:
+    """The main-text branch alone (what the extraction benchmark compares)."""
+    return _main_text(_clean_input(html), url, version)
+
+
+def _main_text(html: str, url: str, version: str) -> str:
     text = trafilatura.extract(
         html,
         url=url or None,
-        fast=True,
         include_comments=False,
         include_tables=True,
         deduplicate=False,
         output_format="txt",
-        # A page that is only navigation must come out empty, not as its menu.
-        prune_xpath="//nav",
+        **_MAIN_OPTIONS[version],
     )
     if not text:
         return ""

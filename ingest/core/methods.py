@@ -34,7 +34,10 @@ class MethodSpec:
         return data
 
 
-EXTRACTOR = "trafilatura-2-fast-v1"
+# Extractor versions (ingest/core/extract.py). Each method names the one whose text it
+# fingerprints; a new extractor is new method keys beside the old ones.
+EXTRACTOR_V1 = "trafilatura-2-fast-v1"
+EXTRACTOR = "trafilatura-2-v2"  # what new extractions use
 
 METHODS: dict[str, MethodSpec] = {
     spec.key: spec

@@ -1,11 +1,13 @@
 """extract: two text branches, title, language and a status; never a raise."""
 
+import unicodedata
+
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from ingest.core.extract import EXTRACTOR_VERSION, STATUSES, extract, guess_language
-from ingest.core.methods import EXTRACTOR
+from ingest.core.methods import EXTRACTOR, EXTRACTOR_V1, REFERENCE_KEY, fingerprint_text
 from ingest.core.normalize import tokens_words
 
 MENU = (
@@ -274,3 +276,139 @@ def test_malformed_html_never_raises(parts: list[str], status: int | None) -> No
     assert result.status in STATUSES
     assert result.main_tokens == len(tokens_words(result.main_text))
     assert result.full_tokens == len(tokens_words(result.full_text))
+
+
+# --- real-page shapes the fast extractor got wrong ---------------------------------------
+
+COUNCIL = [
+    "The city council met on Tuesday evening to debate next year's budget, which has grown "
+    "by four percent after a long dispute over road repairs and school funding.",
+    "Council members spent more than three hours questioning the finance director about the "
+    "cost of the new tram line, which is now expected to open in the spring.",
+    "Residents who attended the meeting asked for more money for public libraries and for "
+    "longer opening hours at the swimming pools during the summer holidays.",
+    "The final vote took place shortly before midnight, and the budget passed with eleven "
+    "votes in favour, four against and two abstentions from the opposition benches.",
+    "The mayor said after the vote that the city would now ask the regional government for "
+    "a loan to cover the rising cost of the tram line and the new bridge.",
+    "Opposition leaders said they would keep pressing for an independent audit of the tram "
+    "project, which is already two years late and well over its budget.",
+]
+TEASER = (
+    "Also today: the harbour festival returns this weekend with music, food stalls and "
+    "fireworks over the water, and organisers expect more than forty thousand visitors over "
+    "the three days, with extra buses and ferries laid on from the station."
+)
+SECTIONS = "Home World Business Sport Culture Science Health Travel Opinion Weather Jobs Cars"
+
+
+def _old_layout(side: str) -> str:
+    """A 2008-style page: a side column, then the story as <br>-separated lines."""
+    story = "<font size=2>" + "<br><br>".join(COUNCIL) + "</font>"
+    return (
+        "<html><head><title>Council passes budget - Daily Courier</title></head><body>"
+        f"<div id='left'>{side}</div><div id='right'>{story}</div>"
+        "<div class='footer'>Copyright 2008 Daily Courier Ltd.</div></body></html>"
+    )
+
+
+@pytest.mark.parametrize(
+    ("side", "side_text"),
+    [
+        (
+            '<div class="post-content"><ul>'
+            + "".join(f"<li><span>{s} section news</span></li>" for s in SECTIONS.split())
+            + "</ul></div>",
+            "Business section news",
+        ),
+        (f"<article><p>{TEASER}</p></article>", "harbour festival"),
+    ],
+    ids=["menu", "teaser"],
+)
+def test_old_layout_page_keeps_the_story_not_only_the_menu_or_teaser(
+    side: str, side_text: str
+) -> None:
+    result = extract(_old_layout(side))
+
+    assert result.status == "ok"
+    for paragraph in COUNCIL:
+        assert paragraph in result.main_text
+    # The story is most of the main text (the side column may come along with it).
+    story_tokens = len(tokens_words(" ".join(COUNCIL)))
+    assert story_tokens >= 0.75 * result.main_tokens
+    assert side_text in result.full_text
+
+
+def test_article_laid_out_inside_a_nav_is_kept() -> None:
+    html = (
+        "<html><head><title>Budget</title></head><body><nav class='layout'><div class='wrap'>"
+        "<ul><li><a href='/'>Home</a></li></ul><div class='main'><h1>Council passes budget</h1>"
+        + "".join(f"<p>{p}</p>" for p in COUNCIL[:3])
+        + "</div></div></nav></body></html>"
+    )
+
+    result = extract(html)
+
+    assert result.status == "ok"
+    for paragraph in COUNCIL[:3]:
+        assert paragraph in result.main_text
+
+
+def test_the_previous_extractor_version_is_still_available() -> None:
+    html = (
+        "<html><body><nav><div>"
+        + "".join(f"<p>{p}</p>" for p in COUNCIL[:3])
+        + "</div></nav></body></html>"
+    )
+
+    assert extract(html, version=EXTRACTOR_V1).status == "empty"
+    assert extract(html).status == "ok"
+    with pytest.raises(ValueError, match="unknown extractor version"):
+        extract(html, version="nope")
+
+
+def test_token_counts_are_what_the_reference_fingerprint_counts() -> None:
+    nfc = " ".join(VI_PARAGRAPHS)
+    nfd = unicodedata.normalize("NFD", nfc)
+    html = "<html><body>" + "".join(f"<p>{p}</p>" for p in nfd.split(". ")) + "</body></html>"
+
+    result = extract(html)
+
+    counted = fingerprint_text(REFERENCE_KEY, result.main_text).token_count
+    assert result.main_tokens == counted
+    assert result.main_tokens == len(tokens_words(nfc))
+    assert result.full_tokens == fingerprint_text(REFERENCE_KEY, result.full_text).token_count
+
+
+# --- pages nested deeper than the parser goes ---------------------------------------------
+
+
+@pytest.mark.parametrize("tag", ["div", "span", "font", "table"])
+def test_100000_deep_nesting_keeps_the_text_and_says_so(tag: str) -> None:
+    words = " ".join(COUNCIL)
+    html = (
+        "<html><head><title>Deep</title></head><body><p>A short introduction.</p>"
+        + f"<{tag}>" * 100_000
+        + words
+        + f"</{tag}>" * 100_000
+        + "</body></html>"
+    )
+
+    result = extract(html)
+
+    assert COUNCIL[-1] in result.main_text
+    assert COUNCIL[-1] in result.full_text
+    assert result.status == "ok"
+    assert "nested deeper than" in result.message
+
+
+def test_too_deep_even_without_layout_tags_is_an_error_with_the_page_text() -> None:
+    words = " ".join(COUNCIL)
+    html = "<html><body>" + "<ruby>" * 100_000 + words + "</ruby>" * 100_000 + "</body></html>"
+
+    result = extract(html)
+
+    assert result.status == "error"
+    assert "nested deeper than" in result.message
+    assert COUNCIL[-1] in result.full_text
+    assert result.main_text == ""
