@@ -20,7 +20,7 @@ from ingest.core import grouping
 from ingest.core.bands import nominating_band
 from ingest.core.extract import EXTRACTOR_VERSION
 from ingest.core.guards import Similarity, guards_check, similarity
-from ingest.core.methods import normalize_for
+from ingest.core.methods import method_get, normalize_for
 from ingest.core.simhash import hamming, to_signed64, to_unsigned64
 from ingest.models import (
     CandidateGroup,
@@ -202,7 +202,7 @@ def _pairs_build(
     texts = {
         e["document_id"]: e
         for e in Extraction.objects.filter(
-            document_id__in=ids, extractor_version=EXTRACTOR_VERSION
+            document_id__in=ids, extractor_version=method_get(method.key).extractor_version
         ).values("document_id", "main_text", "title")
     }
     out = []
@@ -339,12 +339,13 @@ def _pinned_edges(method: FingerprintMethod, area: set[int]) -> list[grouping.Ed
 def policy_candidates(ids: Iterable[int]) -> list[grouping.Candidate]:
     """What the representative policy looks at, for these documents."""
     ids = list(ids)
-    extraction = {
-        d: (status, tokens)
-        for d, status, tokens in Extraction.objects.filter(
-            document_id__in=ids, extractor_version=EXTRACTOR_VERSION
-        ).values_list("document_id", "status", "main_tokens")
-    }
+    extraction: dict[int, tuple[str, int]] = {}
+    # The current extractor's facts; an older one's until the document is re-extracted.
+    for d, version, st, n in Extraction.objects.filter(document_id__in=ids).values_list(
+        "document_id", "extractor_version", "status", "main_tokens"
+    ):
+        if d not in extraction or version == EXTRACTOR_VERSION:
+            extraction[d] = (st, n)
     status = {d: st for d, (st, _) in extraction.items()}
     tokens = {d: n for d, (_, n) in extraction.items()}
     return [
@@ -573,7 +574,7 @@ def check(*, text: str, title: str = "", doc_type: str = "other") -> CheckResult
     texts = {
         e["document_id"]: e
         for e in Extraction.objects.filter(
-            document_id__in=nearest, extractor_version=EXTRACTOR_VERSION
+            document_id__in=nearest, extractor_version=method_get(key).extractor_version
         ).values("document_id", "main_text", "title")
     }
     urls = dict(Document.objects.filter(pk__in=nearest).values_list("pk", "url"))

@@ -18,7 +18,7 @@ from django.utils import timezone
 
 from ingest.core.encoding import decode_html
 from ingest.core.extract import EXTRACTOR_VERSION, extract
-from ingest.core.methods import METHODS, fingerprint_texts
+from ingest.core.methods import METHODS, FingerprintResult, fingerprint_texts, method_get
 from ingest.core.readers import Item, RawRecord, RecordError, Skipped, screen
 from ingest.core.simhash import to_signed64
 from ingest.models import (
@@ -55,8 +55,11 @@ ProgressFn = Callable[[IngestSummary], None]
 
 def methods_ensure() -> dict[str, FingerprintMethod]:
     """Register every known method (params as the core defines them) and mark the
-    configured one active. Existing rows are never edited: a key is immutable."""
+    configured one active when no method is active yet (a database that runs an older
+    method keeps it until a recorded switch). Existing rows are never edited: a key is
+    immutable."""
     rows = {m.key: m for m in FingerprintMethod.objects.all()}
+    has_active = any(m.is_active for m in rows.values())
     for key, spec in METHODS.items():
         if key not in rows:
             rows[key], _ = FingerprintMethod.objects.get_or_create(
@@ -64,7 +67,7 @@ def methods_ensure() -> dict[str, FingerprintMethod]:
                 defaults={
                     "params": spec.params(),
                     "description": spec.description,
-                    "is_active": key == settings.ACTIVE_METHOD,
+                    "is_active": key == settings.ACTIVE_METHOD and not has_active,
                 },
             )
     return rows
@@ -298,7 +301,10 @@ def documents_process(*, document_ids: Sequence[int]) -> int:
             .filter(pk__in=document_ids)
             .order_by("pk")
         )
-        extractions = documents_extract(documents=documents)
+        extractions = {
+            version: documents_extract(documents=documents, version=version)
+            for version in extractor_versions(wanted)
+        }
         done = fingerprints_compute(documents=documents, extractions=extractions, methods=wanted)
     # Candidates are searched for every document handed in, new work or not: a retry
     # after a crash between the two steps must not leave documents unsearched.
@@ -306,13 +312,19 @@ def documents_process(*, document_ids: Sequence[int]) -> int:
     return done
 
 
-def documents_extract(*, documents: Sequence[Document]) -> dict[int, Extraction]:
-    """Each document's extraction under the current extractor version (made once)."""
+def extractor_versions(methods: Iterable[FingerprintMethod]) -> list[str]:
+    """The extractor versions whose text the methods fingerprint, current first."""
+    versions = {method_get(m.key).extractor_version for m in methods if m.key in METHODS}
+    return sorted(versions, key=lambda v: (v != EXTRACTOR_VERSION, v))
+
+
+def documents_extract(
+    *, documents: Sequence[Document], version: str = EXTRACTOR_VERSION
+) -> dict[int, Extraction]:
+    """Each document's extraction under extractor ``version`` (made once)."""
     found = {
         e.document_id: e
-        for e in Extraction.objects.filter(
-            document__in=documents, extractor_version=EXTRACTOR_VERSION
-        )
+        for e in Extraction.objects.filter(document__in=documents, extractor_version=version)
     }
     todo = [d for d in documents if d.pk not in found]
     if not todo:
@@ -331,11 +343,12 @@ def documents_extract(*, documents: Sequence[Document]) -> dict[int, Extraction]
             url=document.url,
             http_status=document.http_status,
             min_tokens=settings.EXTRACTION_MIN_TOKENS,
+            version=version,
         )
         created.append(
             Extraction(
                 document=document,
-                extractor_version=EXTRACTOR_VERSION,
+                extractor_version=version,
                 status=result.status,
                 message=result.message,
                 title=result.title,
@@ -381,11 +394,13 @@ def _batch_error(document: Document, kind: str, offset: int, message: str) -> Ba
 def fingerprints_compute(
     *,
     documents: Sequence[Document],
-    extractions: dict[int, Extraction],
+    extractions: dict[str, dict[int, Extraction]],
     methods: Sequence[FingerprintMethod],
 ) -> int:
-    """Fingerprint both branches under each method. Returns how many documents got new
-    fingerprints."""
+    """Fingerprint both branches under each method, from the extraction of the method's
+    extractor version (``extractions[version][document id]``). Returns how many documents
+    got new fingerprints."""
+    version_of = {m.key: method_get(m.key).extractor_version for m in methods}
     have = set(
         Fingerprint.objects.filter(document__in=documents).values_list(
             "document_id", "method_id", "branch"
@@ -395,7 +410,6 @@ def fingerprints_compute(
     rows: list[Fingerprint] = []
     touched = 0
     for document in documents:
-        extraction = extractions[document.pk]
         missing = [
             (m, branch)
             for m in methods
@@ -405,16 +419,19 @@ def fingerprints_compute(
         if not missing:
             continue
         touched += 1
-        texts = {
-            Fingerprint.Branch.MAIN: extraction.main_text,
-            Fingerprint.Branch.FULL: extraction.full_text,
-        }
-        results = {
-            branch: fingerprint_texts([m.key for m in methods], text, min_tokens=min_tokens)
-            for branch, text in texts.items()
-        }
+        results: dict[tuple[str, str], dict[str, FingerprintResult]] = {}
+        for version in dict.fromkeys(version_of[m.key] for m, _ in missing):
+            extraction = extractions[version][document.pk]
+            keys = [m.key for m in methods if version_of[m.key] == version]
+            for branch, text in (
+                (Fingerprint.Branch.MAIN, extraction.main_text),
+                (Fingerprint.Branch.FULL, extraction.full_text),
+            ):
+                results[(version, branch)] = fingerprint_texts(keys, text, min_tokens=min_tokens)
         for method, branch in missing:
-            result = results[branch][method.key]
+            version = version_of[method.key]
+            extraction = extractions[version][document.pk]
+            result = results[(version, branch)][method.key]
             status, simhash = result.status, result.simhash
             if branch == Fingerprint.Branch.MAIN and extraction.status not in INDEXABLE_MAIN:
                 status, simhash = Fingerprint.Status.INSUFFICIENT, None

@@ -1,13 +1,13 @@
 """Method upgrades (invariant 2): a new method is computed beside the old one, compared
 on the labelled pairs, switched to in one recorded action, and the old one retired.
 
-- **Register**: a key of ingest/core/methods.py gets its FingerprintMethod row. A method
-  whose extractor version is not the stored extractions' is refused: computing it would
-  need a re-extraction, which this does not do.
-- **Compute** (a RefingerprintRun of kind "fingerprints"): every document with a current
-  extraction, in id order, in chunks; each chunk's fingerprints (both branches, from the
-  stored extraction texts) and the run's cursor commit together, so a restart resumes
-  after the last committed chunk and no document is done twice.
+- **Register**: a key of ingest/core/methods.py gets its FingerprintMethod row.
+- **Compute** (a RefingerprintRun of kind "fingerprints"): every processed document (one
+  with an extraction of any version), in id order, in chunks; each chunk's extractions
+  under the method's extractor version (made from the stored raw bytes where missing:
+  a method of a new extractor re-extracts), its fingerprints (both branches) and the
+  run's cursor commit together, so a restart resumes after the last committed chunk and
+  no document is done twice. The old extractions and fingerprints stay.
 - **Compare**: the labelled document pairs (a, b) — labels are given on one method's
   pairs, the documents are the same under every method — each method's distance from its
   own stored fingerprints, never across methods; calibration tables from
@@ -32,7 +32,7 @@ from django.db.models import Exists, OuterRef, QuerySet
 from django.utils import timezone
 
 from ingest import candidates, services
-from ingest.core.extract import EXTRACTOR_VERSION
+from ingest.core.extract import EXTRACTORS
 from ingest.core.methods import METHODS, method_get
 from ingest.core.simhash import hamming, to_unsigned64
 from ingest.models import (
@@ -58,10 +58,9 @@ def method_register(*, key: str) -> FingerprintMethod:
         spec = method_get(key)
     except KeyError as e:
         raise UpgradeError(str(e.args[0])) from None
-    if spec.extractor_version != EXTRACTOR_VERSION:
+    if spec.extractor_version not in EXTRACTORS:
         raise UpgradeError(
-            f"{key} needs extractor {spec.extractor_version}, the stored extractions are "
-            f"{EXTRACTOR_VERSION}: it needs a re-extraction, which a refingerprint does not do"
+            f"{key} needs extractor {spec.extractor_version}, which this code does not have"
         )
     method = services.methods_ensure()[key]
     if method.retired_at is not None:
@@ -69,9 +68,9 @@ def method_register(*, key: str) -> FingerprintMethod:
     return method
 
 
-def _documents() -> QuerySet[Extraction]:
-    """Documents a run goes over: those with a current extraction."""
-    return Extraction.objects.filter(extractor_version=EXTRACTOR_VERSION)
+def _documents() -> QuerySet[Document]:
+    """Documents a run goes over: the processed ones (with an extraction of any version)."""
+    return Document.objects.filter(Exists(Extraction.objects.filter(document=OuterRef("pk"))))
 
 
 def run_start(
@@ -114,8 +113,8 @@ def run_step(*, run_id: int, chunk: int | None = None) -> RefingerprintRun:
         run = RefingerprintRun.objects.select_for_update().select_related("method").get(pk=run_id)
         if run.status != Status.RUNNING:
             return run
-        todo = _documents().filter(document_id__gt=run.last_document_id).order_by("document_id")
-        ids = list(todo.values_list("document_id", flat=True)[:size])
+        todo = _documents().filter(pk__gt=run.last_document_id).order_by("pk")
+        ids = list(todo.values_list("pk", flat=True)[:size])
         if not ids:
             run.status = Status.DONE
             run.total = run.done
@@ -123,8 +122,13 @@ def run_step(*, run_id: int, chunk: int | None = None) -> RefingerprintRun:
             run.save()
             return run
         if run.kind == Kind.FINGERPRINTS:
-            documents = list(Document.objects.filter(pk__in=ids).order_by("pk"))
-            extractions = {e.document_id: e for e in _documents().filter(document_id__in=ids)}
+            documents = list(
+                Document.objects.filter(pk__in=ids).select_related("batch", "site").order_by("pk")
+            )
+            version = method_get(run.method.key).extractor_version
+            extractions = {
+                version: services.documents_extract(documents=documents, version=version)
+            }
             services.fingerprints_compute(
                 documents=documents, extractions=extractions, methods=[run.method]
             )
@@ -132,7 +136,7 @@ def run_step(*, run_id: int, chunk: int | None = None) -> RefingerprintRun:
             candidates.candidates_find(document_ids=ids, method_keys=[run.method.key])
         run.done += len(ids)
         run.last_document_id = ids[-1]
-        run.total = run.done + todo.filter(document_id__gt=ids[-1]).count()
+        run.total = run.done + todo.filter(pk__gt=ids[-1]).count()
         run.save()
     return run
 
@@ -155,10 +159,10 @@ def run_work(*, run_id: int, seconds: float | None = None) -> RefingerprintRun:
 
 
 def coverage(*, method: FingerprintMethod) -> dict[str, int]:
-    """Documents with a current extraction, and how many of them lack the method's
-    main-branch fingerprint."""
+    """Processed documents, and how many of them lack the method's main-branch
+    fingerprint."""
     docs = _documents()
-    has = Fingerprint.objects.filter(document=OuterRef("document"), method=method, branch=MAIN)
+    has = Fingerprint.objects.filter(document=OuterRef("pk"), method=method, branch=MAIN)
     return {"documents": docs.count(), "missing": docs.filter(~Exists(has)).count()}
 
 
@@ -178,8 +182,7 @@ def methods_overview() -> list[dict[str, object]]:
                 "spec": spec,
                 "coverage": coverage(method=method),
                 "runs": [latest[(method.pk, k)] for k in Kind.values if (method.pk, k) in latest],
-                "needs_extraction": spec is not None
-                and spec.extractor_version != EXTRACTOR_VERSION,
+                "needs_extraction": spec is not None and spec.extractor_version not in EXTRACTORS,
             }
         )
     return rows

@@ -39,57 +39,66 @@ class MethodSpec:
 EXTRACTOR_V1 = "trafilatura-2-fast-v1"
 EXTRACTOR = "trafilatura-2-v2"  # what new extractions use
 
+
+def method_key(base: str, extractor: str = EXTRACTOR) -> str:
+    """The key of a fingerprint recipe over one extractor's text: the recipe's own key
+    for the first extractor, ``recipe@extractor`` for later ones."""
+    return base if extractor == EXTRACTOR_V1 else f"{base}@{extractor}"
+
+
+# (key, tokenizer, normalization, description) of each fingerprint recipe; every recipe
+# is a method per extractor version.
+_RECIPES: tuple[tuple[str, str, str, str], ...] = (
+    (
+        REFERENCE_KEY,
+        "words-casefold-v1",
+        "nfc-spacefold-v1",
+        "Locked reference: casefolded \\w+ words, SHA-256, NFC.",
+    ),
+    (
+        "simhash64-shingle3-sha256-v1",
+        "word-shingle3-v1",
+        "nfc-spacefold-v1",
+        "Order-aware: word 3-shingles.",
+    ),
+    (
+        "simhash64-cjkbigram-sha256-v1",
+        "cjk-bigram-words-v1",
+        "nfkc-spacefold-v1",
+        "For CJK text: NFKC, Han character bigrams, words elsewhere.",
+    ),
+    # The reference tokenizer after NFKC (full-width forms, ligatures and compatibility
+    # characters fold), a key beside the locked reference.
+    (
+        "simhash64-words-nfkc-sha256-v1",
+        "words-casefold-v1",
+        "nfkc-spacefold-v1",
+        "Casefolded \\w+ words after NFKC (full-width and ligatures fold).",
+    ),
+)
+
 METHODS: dict[str, MethodSpec] = {
     spec.key: spec
+    for extractor in (EXTRACTOR_V1, EXTRACTOR)
+    for base, tokenizer, normalization, description in _RECIPES
     for spec in (
         MethodSpec(
-            key=REFERENCE_KEY,
+            key=method_key(base, extractor),
             bits=64,
             hash="sha256-first8-be",
-            tokenizer="words-casefold-v1",
+            tokenizer=tokenizer,
             weighting="term-frequency",
-            normalization="nfc-spacefold-v1",
+            normalization=normalization,
             tie_rule="zero",
-            extractor_version=EXTRACTOR,
-            description="Locked reference: casefolded \\w+ words, SHA-256, NFC.",
-        ),
-        MethodSpec(
-            key="simhash64-shingle3-sha256-v1",
-            bits=64,
-            hash="sha256-first8-be",
-            tokenizer="word-shingle3-v1",
-            weighting="term-frequency",
-            normalization="nfc-spacefold-v1",
-            tie_rule="zero",
-            extractor_version=EXTRACTOR,
-            description="Order-aware: word 3-shingles.",
-        ),
-        MethodSpec(
-            key="simhash64-cjkbigram-sha256-v1",
-            bits=64,
-            hash="sha256-first8-be",
-            tokenizer="cjk-bigram-words-v1",
-            weighting="term-frequency",
-            normalization="nfkc-spacefold-v1",
-            tie_rule="zero",
-            extractor_version=EXTRACTOR,
-            description="For CJK text: NFKC, Han character bigrams, words elsewhere.",
-        ),
-        # Issue 7: the reference tokenizer after NFKC (full-width forms, ligatures and
-        # compatibility characters fold), a new key beside the locked reference.
-        MethodSpec(
-            key="simhash64-words-nfkc-sha256-v1",
-            bits=64,
-            hash="sha256-first8-be",
-            tokenizer="words-casefold-v1",
-            weighting="term-frequency",
-            normalization="nfkc-spacefold-v1",
-            tie_rule="zero",
-            extractor_version=EXTRACTOR,
-            description="Casefolded \\w+ words after NFKC (full-width and ligatures fold).",
+            extractor_version=extractor,
+            description=description
+            if extractor == EXTRACTOR_V1
+            else f"{description} Text of extractor {extractor}.",
         ),
     )
 }
+# The locked reference recipe over the current extractor's text: the default method.
+CURRENT_REFERENCE_KEY = method_key(REFERENCE_KEY)
 
 Status = Literal["ok", "insufficient_features"]
 

@@ -3,6 +3,7 @@ import io
 import pytest
 
 from ingest import services
+from ingest.core.methods import CURRENT_REFERENCE_KEY
 from ingest.core.readers import read_warc
 from ingest.models import Fingerprint
 from tests import factories
@@ -15,7 +16,7 @@ def test_an_editor_logs_in_and_sees_documents_with_fingerprints(logged_in) -> No
     html = factories.article_html("Harbour news", factories.article_text(11))
     data = factories.warc_bytes([("https://b.example.com/harbour", html.encode())])
     services.batch_ingest(source="b", fmt="warc", items=read_warc(io.BytesIO(data)))
-    fp = Fingerprint.objects.get(branch="main", method__key="simhash64-words-sha256-v1")
+    fp = Fingerprint.objects.get(branch="main", method__key=CURRENT_REFERENCE_KEY)
 
     page.goto("/")
     row = page.locator("table.documents tbody tr").first

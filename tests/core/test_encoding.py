@@ -265,7 +265,7 @@ def test_multibyte_text_with_a_bad_byte_is_never_read_as_single_byte(codec: str,
 def test_charset_named_only_in_an_odd_place_is_tried(wrapper: str) -> None:
     comments = "<!-- " + "x" * 1200 + " -->\n"
     head = f"{wrapper}{comments}<html><body>{EN_FILLER}<p>{ZH_TEXT}</p>"
-    body = head.encode("gbk") + b"\x81 " + "</body></html></text>".encode()
+    body = head.encode("gbk") + b"\x81 " + b"</body></html></text>"
 
     decoded = decode_html(body, content_type="text/html")
 

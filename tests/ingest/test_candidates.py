@@ -7,10 +7,11 @@ from django.core.management import call_command
 
 from ingest import candidates, services
 from ingest.core.democrawl import build_demo_crawl, write_warc
+from ingest.core.methods import CURRENT_REFERENCE_KEY
 from ingest.core.readers import read_warc
 from ingest.models import CandidateGroup, CandidatePair, Document, GroupMember
 
-METHOD = "simhash64-words-sha256-v1"
+METHOD = CURRENT_REFERENCE_KEY
 
 
 @pytest.fixture(scope="module")

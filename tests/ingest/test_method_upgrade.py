@@ -9,7 +9,14 @@ from django.core.management import call_command
 
 from ingest import candidates, services, upgrades
 from ingest.core.extract import EXTRACTOR_VERSION
-from ingest.core.methods import REFERENCE_KEY, fingerprint_texts
+from ingest.core.methods import (
+    CURRENT_REFERENCE_KEY,
+    EXTRACTOR,
+    EXTRACTOR_V1,
+    REFERENCE_KEY,
+    fingerprint_texts,
+    method_key,
+)
 from ingest.core.readers import read_warc
 from ingest.core.simhash import hamming, to_signed64, to_unsigned64
 from ingest.models import (
@@ -27,7 +34,8 @@ from reviews import selectors
 from reviews.models import Label
 from tests import factories
 
-NEW = "simhash64-words-nfkc-sha256-v1"
+ACTIVE = CURRENT_REFERENCE_KEY
+NEW = method_key("simhash64-words-nfkc-sha256-v1")
 WHEN = datetime(2026, 5, 1, 12, tzinfo=UTC)
 
 
@@ -120,7 +128,7 @@ def label(pair: CandidatePair, editor, verdict: str) -> Label:  # type: ignore[n
 
 @pytest.mark.django_db
 def test_upgrade_without_mixing_distances(corpus, editor, committed) -> None:
-    old = FingerprintMethod.objects.get(key=REFERENCE_KEY)
+    old = FingerprintMethod.objects.get(key=ACTIVE)
     assert old.is_active
     new = upgrades.method_register(key=NEW)
     assert not Fingerprint.objects.filter(method=new).exists()
@@ -147,8 +155,8 @@ def test_upgrade_without_mixing_distances(corpus, editor, committed) -> None:
     # Computing a method makes no pair: candidates still come from the active one.
     assert pair_rows() == old_pairs
 
-    comparison = {c.key: c for c in upgrades.methods_compare(keys=[REFERENCE_KEY, NEW])}
-    assert comparison[REFERENCE_KEY].pairs == comparison[NEW].pairs == 6
+    comparison = {c.key: c for c in upgrades.methods_compare(keys=[ACTIVE, NEW])}
+    assert comparison[ACTIVE].pairs == comparison[NEW].pairs == 6
     assert comparison[NEW].reports and comparison[NEW].reports[0].method == NEW
 
     with committed():  # the candidates run is enqueued on commit
@@ -188,14 +196,14 @@ def test_new_documents_after_a_switch_use_the_new_method(corpus, committed) -> N
 def test_retire_keeps_every_row_and_leaves_the_queue(corpus, editor) -> None:
     call_command("refingerprint", "--method", NEW, "--no-progress")
     upgrades.method_switch(key=NEW, actor="person:admin", reason="nfkc")
-    old = FingerprintMethod.objects.get(key=REFERENCE_KEY)
+    old = FingerprintMethod.objects.get(key=ACTIVE)
     with pytest.raises(upgrades.UpgradeError, match="active"):
         upgrades.method_retire(key=NEW, actor="person:admin", reason="x")
     before = (
         Fingerprint.objects.filter(method=old).count(),
         CandidatePair.objects.filter(method=old).count(),
     )
-    record = upgrades.method_retire(key=REFERENCE_KEY, actor="person:admin", reason="replaced")
+    record = upgrades.method_retire(key=ACTIVE, actor="person:admin", reason="replaced")
     assert record.action == MethodSwitch.Action.RETIRE
     old.refresh_from_db()
     assert old.retired_at is not None
@@ -205,7 +213,7 @@ def test_retire_keeps_every_row_and_leaves_the_queue(corpus, editor) -> None:
     )
     queued = selectors.queue_pairs(filters=selectors.QueueFilters(status="all"))
     assert not queued.filter(method=old).exists()
-    assert REFERENCE_KEY not in services.fingerprint_method_keys()
+    assert ACTIVE not in services.fingerprint_method_keys()
 
 
 @pytest.mark.django_db
@@ -221,14 +229,14 @@ def test_refingerprint_command_resumes_a_run(corpus, capsys) -> None:
 
 
 @pytest.mark.django_db
-def test_a_method_needing_another_extractor_is_refused(monkeypatch) -> None:
+def test_a_method_needing_an_unknown_extractor_is_refused(monkeypatch) -> None:
     from dataclasses import replace
 
     from ingest.core import methods
 
     spec = replace(methods.METHODS[NEW], key="x-other-extractor", extractor_version="other-v9")
     monkeypatch.setitem(methods.METHODS, spec.key, spec)
-    with pytest.raises(upgrades.UpgradeError, match="re-extraction"):
+    with pytest.raises(upgrades.UpgradeError, match="does not have"):
         upgrades.method_register(key=spec.key)
     with pytest.raises(upgrades.UpgradeError, match="unknown"):
         upgrades.method_register(key="no-such-method")
@@ -300,3 +308,58 @@ def test_running_runs_are_polled(client, corpus) -> None:
     client.force_login(factories.user_create(username="boss", role="admin"))
     r = client.get("/review/methods/")
     assert b'hx-trigger="every 2s"' in r.content
+
+
+@pytest.mark.django_db
+def test_a_new_extractor_moves_a_database_over_and_the_old_prints_stay(
+    db, committed, settings
+) -> None:
+    # A database made before the current extractor: the first one's reference method.
+    settings.ACTIVE_METHOD = REFERENCE_KEY
+    settings.CANDIDATE_METHODS = [REFERENCE_KEY]
+    settings.FINGERPRINT_METHODS = [REFERENCE_KEY]
+    pages = [
+        (f"https://e.example/{i}", factories.article_text(700 + i, words=160)) for i in range(4)
+    ]
+    pages.append(("https://f.example/0", variant(pages[0][1], 1)))
+    ingest(committed, pages)
+    old = FingerprintMethod.objects.get(key=REFERENCE_KEY)
+    assert old.is_active
+    assert set(Extraction.objects.values_list("extractor_version", flat=True)) == {EXTRACTOR_V1}
+    old_prints = stored_prints(old)
+    old_pairs = pair_rows()
+    assert old_pairs
+
+    # The new code's defaults: the current extractor's methods, computed beside the old.
+    settings.ACTIVE_METHOD = CURRENT_REFERENCE_KEY
+    settings.CANDIDATE_METHODS = [CURRENT_REFERENCE_KEY]
+    settings.FINGERPRINT_METHODS = [CURRENT_REFERENCE_KEY]
+    assert candidates.active_method_key() == REFERENCE_KEY  # no switch without a record
+    ingest(committed, [("https://g.example/late", factories.article_text(800, words=160))])
+    late = Document.objects.get(url="https://g.example/late")
+    assert set(late.extractions.values_list("extractor_version", flat=True)) == {
+        EXTRACTOR_V1,
+        EXTRACTOR,
+    }
+
+    call_command("refingerprint", "--method", CURRENT_REFERENCE_KEY, "--no-progress")
+    new = FingerprintMethod.objects.get(key=CURRENT_REFERENCE_KEY)
+    assert (
+        Extraction.objects.filter(extractor_version=EXTRACTOR).count() == Document.objects.count()
+    )
+    assert upgrades.coverage(method=new)["missing"] == 0
+    assert stored_prints(new) == expected_prints(new)
+    with committed():
+        upgrades.method_switch(key=CURRENT_REFERENCE_KEY, actor="person:admin", reason="v2")
+    upgrades.method_retire(key=REFERENCE_KEY, actor="person:admin", reason="v2 extractor")
+
+    # The old extractor's rows all stay; new documents get only the current extractor.
+    assert old_prints <= stored_prints(old)
+    assert {r for r in pair_rows() if r[1] == old.pk} == old_pairs
+    assert Extraction.objects.filter(extractor_version=EXTRACTOR_V1).count() == 6
+    ingest(committed, [("https://h.example/new", factories.article_text(900, words=160))])
+    newest = Document.objects.get(url="https://h.example/new")
+    assert list(newest.extractions.values_list("extractor_version", flat=True)) == [EXTRACTOR]
+    assert Fingerprint.objects.filter(document=newest, method=new).count() == 2
+    assert not Fingerprint.objects.filter(document=newest, method=old).exists()
+    assert_distances_are_own_methods()

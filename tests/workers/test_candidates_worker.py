@@ -6,6 +6,7 @@ import pytest
 
 from ingest import services
 from ingest.core.democrawl import build_demo_crawl, write_warc
+from ingest.core.methods import CURRENT_REFERENCE_KEY
 from ingest.core.readers import read_warc
 from ingest.models import CandidateGroup, CandidatePair, Document, GroupMember, IndexEntry
 from tests.workers.conftest import wait_until
@@ -27,7 +28,7 @@ def test_a_worker_computes_candidates_and_groups_for_an_ingested_warc(worker) ->
         from ingest.models import Fingerprint
 
         want = Fingerprint.objects.filter(
-            method__key="simhash64-words-sha256-v1", branch="main", status=ok_main
+            method__key=CURRENT_REFERENCE_KEY, branch="main", status=ok_main
         ).count()
         return want > 0 and IndexEntry.objects.count() == want
 
