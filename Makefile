@@ -9,7 +9,7 @@ DEMO_WARC := var/demo.warc.gz
 HOST ?= 127.0.0.1
 PORT ?= 8000
 
-.PHONY: install demo demo-data test lint bench clean
+.PHONY: install demo demo-data test lint bench bench-extraction clean
 
 $(STAMP): pyproject.toml
 	@$(PYTHON) -c 'import sys; sys.exit(0 if sys.version_info >= (3, 12) else "Python 3.12+ is needed; found " + sys.version.split()[0])'
@@ -40,6 +40,9 @@ lint: install
 
 bench: install
 	$(PY) bench/bench.py $(BENCH_ARGS)
+
+bench-extraction: install
+	$(PY) bench/extraction_bench.py $(BENCH_ARGS)
 
 clean:
 	rm -rf var .pytest_cache

@@ -116,6 +116,17 @@ def main(argv: list[str] | None = None) -> int:
         action="store_true",
         help="only the candidate index section (bench/candidates_bench.py)",
     )
+    only.add_argument(
+        "--extraction-only",
+        action="store_true",
+        help="only extraction and decoding on real pages (bench/extraction_bench.py)",
+    )
+    parser.add_argument(
+        "--real-pages",
+        type=int,
+        default=0,
+        help="ingest section on N records of real pages instead of generated ones",
+    )
     parser.add_argument("--pages", type=int, default=10_000, help="pages in the ingest WARC")
     parser.add_argument("--docs", type=int, default=300, help="300-1,500-word fingerprint docs")
     parser.add_argument(
@@ -131,6 +142,7 @@ def main(argv: list[str] | None = None) -> int:
         os.environ["BENCH_PROJECT_ROOT"] = str(project)
         info["commit"] = f"{sha[:12]} ({args.rev}, exported to {project.relative_to(ROOT)})"
     import candidates_bench
+    import extraction_bench
     import fingerprint_bench
     import ingest_bench
 
@@ -148,7 +160,9 @@ def main(argv: list[str] | None = None) -> int:
             "share the CPUs with whatever else runs"
         )
 
-    chosen = args.fingerprint_only or args.ingest_only or args.candidates_only
+    chosen = (
+        args.fingerprint_only or args.ingest_only or args.candidates_only or args.extraction_only
+    )
     if args.fingerprint_only or not chosen:
         print("\n== 1. Fingerprint throughput (same documents, same process) ==", flush=True)
         res = fingerprint_bench.run(args.docs)
@@ -156,11 +170,15 @@ def main(argv: list[str] | None = None) -> int:
         print("\n".join(fingerprint_bench.report(res)), flush=True)
 
     if args.ingest_only or not chosen:
+        kind = f"{args.real_pages} real" if args.real_pages else f"{args.pages} generated"
         print(
-            f"\n== 2. Ingest end to end ({args.pages} pages, PostgreSQL, 2 Celery workers) ==",
+            f"\n== 2. Ingest end to end ({kind} pages, PostgreSQL, 2 Celery workers) ==",
             flush=True,
         )
-        res = ingest_bench.run(args.pages)
+        if args.real_pages:
+            res = ingest_bench.run(args.real_pages, real=True)
+        else:
+            res = ingest_bench.run(args.pages)
         result["ingest"] = res
         print("\n".join(ingest_bench.report(res)), flush=True)
 
@@ -173,6 +191,14 @@ def main(argv: list[str] | None = None) -> int:
         res = candidates_bench.run(machine=info)
         result["candidates"] = res
         print("\n".join(candidates_bench.report(res)), flush=True)
+
+    if args.extraction_only or not chosen:
+        print("\n== 4. Extraction and decoding on real pages (extraction-dev) ==", flush=True)
+        if (extraction_bench.DEFAULT_DATA / "manifest.jsonl").exists():
+            pages = extraction_bench.load(extraction_bench.DEFAULT_DATA, None)
+            result["extraction"] = extraction_bench.report(extraction_bench.run_main(pages))
+        else:
+            print(f"  skipped: no data at {extraction_bench.DEFAULT_DATA}")
 
     result["bench_s"] = time.perf_counter() - started
     stamp = datetime.now().strftime("%Y-%m-%d-%H%M%S")

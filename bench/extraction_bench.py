@@ -34,16 +34,20 @@ from pathlib import Path
 import trafilatura
 
 ROOT = Path(__file__).resolve().parent.parent
-sys.path.insert(0, str(ROOT))
+# The code under test: this checkout, or an export of a commit (bench.py --rev).
+PROJECT = Path(os.environ.get("BENCH_PROJECT_ROOT") or ROOT).resolve()
+if str(PROJECT) not in sys.path:
+    sys.path.insert(0, str(PROJECT))
 
 from ingest.core.encoding import charset_codec, decode_html, meta_charset  # noqa: E402
 from ingest.core.extract import EXTRACTOR_VERSION, extract, extractor_main_text  # noqa: E402
 
 DEFAULT_DATA = ROOT.parent / "shared" / "data" / "extraction-dev"
 _TOKEN_RE = re.compile(r"\w+")
-# Classic mojibake: UTF-8 read as windows-1252/latin-1 (Ã©, â€™, Â ), and UTF-8 Han read
-# as a single-byte charset (runs of accented capitals and symbols).
-_MOJIBAKE_RE = re.compile(r"Ã[\u0080-\u00bf]|â€[\u0080-\u00bf™œ\u009d\u2018-\u201e]|Â[\u00a0-\u00bf]|ï»¿")
+# Classic mojibake: UTF-8 sequences read as windows-1252 ("Ã©", "â€™", "ä¸Š"): a lead
+# byte's character followed by characters of continuation bytes 0x80-0xBF.
+_CONT = re.escape("".join(bytes([b]).decode("cp1252", "ignore") for b in range(0x80, 0xC0)))
+_MOJIBAKE_RE = re.compile(f"[\u00c2-\u00df][{_CONT}]|[\u00e0-\u00ef][{_CONT}]{{2}}")
 
 
 @dataclass
@@ -212,10 +216,12 @@ def report(results: dict[str, SetResult]) -> dict[str, object]:
             print(f"    {line}")
         out[name] = {
             "pages": n,
-            "product": {"f1": r.product.f1, "precision": r.product.precision,
-                        "recall": r.product.recall},
-            "plain": {"f1": r.plain.f1, "precision": r.plain.precision,
-                      "recall": r.plain.recall},
+            "product": {
+                "f1": r.product.f1,
+                "precision": r.product.precision,
+                "recall": r.product.recall,
+            },
+            "plain": {"f1": r.plain.f1, "precision": r.plain.precision, "recall": r.plain.recall},
             "product_ms_median": statistics.median(r.product_ms),
             "product_ms_p95": _pct(r.product_ms, 0.95),
             "plain_ms_median": statistics.median(r.plain_ms),
