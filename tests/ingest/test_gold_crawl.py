@@ -8,12 +8,18 @@ import itertools
 import pytest
 from django.core.management import call_command
 
-from ingest.core.democrawl import CHECK_KEYS, REFERENCE, SHINGLE, DemoCase
+from ingest.core import democrawl
+from ingest.core.democrawl import CHECK_KEYS, DemoCase
 from ingest.core.extract import EXTRACTOR_VERSION
-from ingest.core.methods import normalize_for, tokens_for
+from ingest.core.methods import method_key, normalize_for, tokens_for
 from ingest.core.simhash import hamming
 from ingest.models import CandidatePair, Document, Extraction, Fingerprint, IndexEntry
 from tests import factories
+
+# The demo cases name fingerprint recipes; the stored methods are those recipes over the
+# current extractor's text.
+REFERENCE = method_key(democrawl.REFERENCE)
+SHINGLE = method_key(democrawl.SHINGLE)
 
 NUMBERS = ("numbers_a", "numbers_b")
 
@@ -48,7 +54,7 @@ def _stored_pair(x: int, y: int, method: str) -> CandidatePair | None:
 
 def check_pair(case: DemoCase, x: int, y: int) -> list[str]:
     checks = case.checks
-    method = str(checks.get("method", REFERENCE))
+    method = method_key(str(checks.get("method", democrawl.REFERENCE)))
     broken: list[str] = []
 
     def expect(key: str, ok: bool, got: object) -> None:
@@ -98,7 +104,7 @@ def check_pair(case: DemoCase, x: int, y: int) -> list[str]:
 
 def check_page(case: DemoCase, doc: int) -> list[str]:
     checks = case.checks
-    method = str(checks.get("method", REFERENCE))
+    method = method_key(str(checks.get("method", democrawl.REFERENCE)))
     extraction = _extraction(doc)
     broken = []
     if "extraction_status" in checks and extraction.status != checks["extraction_status"]:
