@@ -8,8 +8,9 @@ charset, ``<meta charset>`` / ``<meta http-equiv>`` in the first 4 KiB, then cha
 hints in odd places (a ``<meta>`` further down, an XML declaration, a ``charset=`` or
 ``encoding=`` attribute on any tag), then detection.
 
-A declared charset wins when it decodes all but a small share (``SMALL_SHARE``) of the
-page's non-ASCII bytes: the bad bytes are replaced with U+FFFD and counted
+A page that is valid UTF-8 (with enough non-ASCII bytes to tell) is UTF-8 whatever it
+declares. Otherwise a declared charset wins when it decodes all but a small share
+(``SMALL_SHARE``) of the page's non-ASCII bytes: the bad bytes are replaced with U+FFFD and counted
 (``bad_bytes``), and ``warning`` says how many. A declaration that fails broadly gives
 way to the next one, then to detection:
 
@@ -44,6 +45,9 @@ SMALL_SHARE = 0.05
 # A multi-byte guess must fit more tightly: single-byte text happens to form valid
 # two-byte pairs in GB18030 or EUC-KR more often than it forms valid UTF-8.
 MULTIBYTE_GUESS_SHARE = 0.01
+# Non-ASCII bytes that make a page's validity as UTF-8 evidence enough to overrule its
+# declaration.
+_UTF8_EVIDENCE = 8
 
 
 @dataclass(frozen=True)
@@ -267,6 +271,16 @@ def _decode(body: bytes, content_type: str | None, forced: str | None) -> Decode
         for codec in charset_hints(body):
             if codec not in (c for c, _ in candidates):
                 candidates.append((codec, "hint"))
+    if (
+        candidates
+        and candidates[0][0] != "utf-8"
+        and non_ascii >= _UTF8_EVIDENCE
+        and (text := _strict(body, "utf-8")) is not None
+    ):
+        # Text in another charset is practically never valid UTF-8 by accident; a page
+        # saved as UTF-8 under an old declaration is common.
+        warning = f"page declares {candidates[0][0]!r} but is valid UTF-8; decoded as UTF-8"
+        return Decoded(text, declared, "utf-8", warning, 0, "detected")
     failed: list[str] = []
     for codec, source in candidates:
         found = _fits(body, codec, non_ascii, SMALL_SHARE)

@@ -309,3 +309,16 @@ def test_lying_header_gives_way_to_the_meta_charset() -> None:
     assert decoded.used == "cp1250"
     assert decoded.chosen_by == "meta"
     assert "Příliš žluťoučký kůň" in decoded.text
+
+
+def test_page_declaring_gb2312_but_saved_as_utf8_is_utf8() -> None:
+    html = (
+        '<html><head><meta http-equiv="Content-Type" content="text/html; charset=gb2312">'
+        f"<title>北京新闻</title></head><body>{EN_FILLER}<p>{ZH_TEXT * 3}</p></body></html>"
+    )
+
+    decoded = decode_html(html.encode("utf-8"), content_type="text/html")
+
+    assert decoded.used == "utf-8"
+    assert decoded.text == html
+    assert decoded.warning is not None and "valid UTF-8" in decoded.warning
