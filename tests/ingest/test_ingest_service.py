@@ -133,3 +133,20 @@ def test_gbk_and_windows_1258_pages_come_out_as_correct_text(ingest) -> None:
     assert vi_doc.detected_encoding == "cp1258"
     text = unicodedata.normalize("NFC", vi_doc.extractions.get().main_text)
     assert "Thành phố Hà Nội vừa công bố" in text
+
+
+def test_utf8_page_with_bad_bytes_keeps_utf8_and_records_the_count(ingest) -> None:
+    text = factories.article_text(4)
+    html = factories.article_html("Zürich’s café “Grünau” reopens", text + " Grüße aus Zürich")
+    cut = len(html) // 2
+    body = html[:cut].encode() + b"\xe9\x96\xff" + html[cut:].encode()
+    data = factories.warc_bytes([("https://news.example.com/zurich", body)])
+
+    summary = ingest(data)
+
+    document = Document.objects.get(pk=summary.document_ids[0])
+    assert document.detected_encoding == "utf-8"
+    extraction = Extraction.objects.get(document=document)
+    assert extraction.title == "Zürich’s café “Grünau” reopens"
+    error = BatchError.objects.get(kind="charset_mismatch", url="https://news.example.com/zurich")
+    assert "3 bytes invalid" in error.message
