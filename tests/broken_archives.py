@@ -122,7 +122,9 @@ def garbage_between_plain_records(host: str = "plain.example.com", count: int = 
     return Archive("garbage.warc", b"".join(parts), urls, damaged)
 
 
-def headerless_arc(host: str = "arc.example.com", count: int = 5) -> Archive:
+def headerless_arc(
+    host: str = "arc.example.com", count: int = 5, *, compress: bool = True
+) -> Archive:
     """A 2008–2010 Common Crawl style .arc.gz: no filedesc header, one gzip member per
     record, v1 record lines (one with a URL containing a space, one with a content type
     carrying a parameter), and Content-Encoding / Transfer-Encoding headers kept although
@@ -138,9 +140,11 @@ def headerless_arc(host: str = "arc.example.com", count: int = 5) -> Archive:
             + page(200 + i)
         )
         line = f"{url} 10.0.0.{i} 2009091712{i:02d}00 {content_type} {len(http)}\n".encode()
-        parts.append(gzip.compress(line + http + b"\n"))
+        record = line + http + b"\n"
+        parts.append(gzip.compress(record) if compress else record)
         urls.append(url.replace(" ", "%20"))
-    return Archive("crawl-002.arc.gz", b"".join(parts), urls)
+    name = "crawl-002.arc.gz" if compress else "crawl-001.arc"
+    return Archive(name, b"".join(parts), urls)
 
 
 def clueweb09(host: str = "clueweb.example.com", count: int = 5) -> Archive:
@@ -241,6 +245,7 @@ def corpus() -> list[Archive]:
         junk_gzip_members(),
         garbage_between_plain_records(),
         headerless_arc(),
+        headerless_arc("arc-plain.example.com", compress=False),
         clueweb09(),
         wayback_folded(),
         jsonl_gz(),
