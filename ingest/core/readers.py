@@ -282,7 +282,8 @@ class _Input:
             pass
         self._raw_pos = 0  # file offset of the next byte taken from the stream
         self._buf = bytearray()
-        self._buf_pos = 0  # logical position of _buf[0]
+        self._i = 0  # bytes of _buf already handed out
+        self._buf_pos = 0  # logical position of _buf[_i]
         self._pending = b""  # compressed bytes not yet decompressed
         self._dec: Any = None  # decompressor of the member being read
         self._member_at = 0
@@ -330,7 +331,7 @@ class _Input:
                     raise _Damaged("corrupt", at, "bytes that are not a gzip member")
                 self._dec = zlib.decompressobj(31)
                 self._member_at = at
-                self._members[self._buf_pos + len(self._buf)] = at
+                self._members[self._buf_pos + self._available()] = at
                 if len(self._members) > 256:
                     self._members = {k: v for k, v in self._members.items() if k >= self._buf_pos}
             if not self._pending:
@@ -355,34 +356,47 @@ class _Input:
                 self._buf += out
                 return True
 
+    def _available(self) -> int:
+        return len(self._buf) - self._i
+
     def read(self, size: int) -> bytes:
-        while len(self._buf) < size and self._fill():
+        while self._available() < size and self._fill():
             pass
-        data = bytes(self._buf[:size])
-        del self._buf[:size]
+        i = self._i
+        data = bytes(self._buf[i : i + size])
+        self._i = i + len(data)
         self._buf_pos += len(data)
+        if self._i > _READ_CHUNK and self._i * 2 > len(self._buf):
+            # Drop what was handed out, now and then rather than on every read.
+            del self._buf[: self._i]
+            self._i = 0
         return data
 
     def readline(self, limit: int = _MAX_LINE) -> bytes:
-        scanned = 0
+        scanned = self._i
         while True:
-            end = self._buf.find(b"\n", scanned)
-            if end != -1 and end < limit:
-                return self.read(end + 1)
-            if len(self._buf) >= limit:
+            end = self._buf.find(b"\n", scanned, self._i + limit)
+            if end != -1:
+                return self.read(end + 1 - self._i)
+            if self._available() >= limit:
                 return self.read(limit)
             scanned = len(self._buf)
             if not self._fill():
-                return self.read(len(self._buf))
+                return self.read(self._available())
 
     def unread(self, data: bytes) -> None:
-        self._buf[0:0] = data
-        self._buf_pos -= len(data)
+        size = len(data)
+        if size <= self._i and self._buf[self._i - size : self._i] == data:
+            self._i -= size
+        else:
+            self._buf[self._i : self._i] = data
+        self._buf_pos -= size
 
     def skip_to_member(self, start: int) -> int | None:
         """Go to the first gzip member at or after file offset ``start`` that
         decompresses into the start of a record: its offset, or None (then at the end)."""
         self._buf.clear()
+        self._i = 0
         self._pending = b""
         self._dec = None
         pos = start
@@ -526,10 +540,10 @@ class _Framer:
         """Report a damaged gzip member (or bytes between members) and go to the next
         member that starts a record. Returns whether reading goes on."""
         src = self.src
-        if damage.kind == "truncated":
+        resumed = src.skip_to_member(damage.offset + 1) if src.can_skip else None
+        if damage.kind == "truncated" and resumed is None:
             yield RecordError("truncated", damage.offset, damage.why)
             return False
-        resumed = src.skip_to_member(damage.offset + 1) if src.can_skip else None
         if resumed is None:
             if src.can_skip:
                 where = f"bytes {damage.offset}–{src.file_offset()} (to the end of the file)"
@@ -539,11 +553,12 @@ class _Framer:
                 "corrupt", damage.offset, f"damaged region {where}: {damage.why}; nothing after it"
             )
             return False
+        why = "a gzip member that never ends" if damage.kind == "truncated" else damage.why
         yield RecordError(
             "corrupt",
             damage.offset,
             f"damaged region bytes {damage.offset}–{resumed} ({resumed - damage.offset} "
-            f"bytes): {damage.why}; reading resumed at the next gzip member",
+            f"bytes): {why}; reading resumed at the next gzip member",
         )
         return True
 
