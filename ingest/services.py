@@ -215,14 +215,14 @@ def batch_ingest(
                 summary.skipped[item.reason] += 1
                 continue
             summary.read += 1
+            error = item if isinstance(item, RecordError) else None
             if isinstance(item, RawRecord):
                 checked = record_sanitise(item)
-                problem = (
-                    checked
-                    if isinstance(checked, RecordError)
-                    else screen(checked, max_bytes=settings.INGEST_MAX_BODY_BYTES)
-                )
-                if problem is None and isinstance(checked, RawRecord):
+                if isinstance(checked, RecordError):
+                    error = checked
+                else:
+                    error = screen(checked, max_bytes=settings.INGEST_MAX_BODY_BYTES)
+                if error is None and isinstance(checked, RawRecord):
                     chunk.append(checked)
                     for warning in checked.warnings:
                         summary.warnings[warning.kind] += 1
@@ -230,10 +230,9 @@ def batch_ingest(
                     if len(chunk) >= chunk_size:
                         flush()
                     continue
-                item = problem
-            assert isinstance(item, RecordError)
-            summary.errors[item.kind] += 1
-            _record_error(batch, item)
+            assert error is not None
+            summary.errors[error.kind] += 1
+            _record_error(batch, error)
             if time.monotonic() - last_save > _HEARTBEAT_SECONDS:
                 flush()  # a long run of bad records still shows the batch alive
         flush()

@@ -3,7 +3,7 @@ import sys
 import time
 from collections.abc import Iterator
 from pathlib import Path
-from typing import BinaryIO
+from typing import BinaryIO, cast
 
 from django.core.management.base import BaseCommand, CommandError, CommandParser
 
@@ -57,8 +57,8 @@ def jsonl_stream(stream: CountingReader) -> BinaryIO:
     head = stream.read(2)
     stream.seek(0)
     if head == b"\x1f\x8b":
-        return gzip.GzipFile(fileobj=stream, mode="rb")  # type: ignore[arg-type]
-    return stream  # type: ignore[return-value]
+        return cast(BinaryIO, gzip.GzipFile(fileobj=stream, mode="rb"))  # type: ignore[arg-type]
+    return cast(BinaryIO, stream)
 
 
 class Command(BaseCommand):
@@ -91,7 +91,7 @@ class Command(BaseCommand):
         with path.open("rb") as raw:
             stream = CountingReader(raw)
             items: Iterator[Item] = (
-                read_warc(stream)  # type: ignore[arg-type]
+                read_warc(cast(BinaryIO, stream))
                 if fmt == "warc"
                 else read_jsonl(jsonl_stream(stream))
             )
