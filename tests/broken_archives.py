@@ -161,6 +161,7 @@ def clueweb09(host: str = "clueweb.example.com", count: int = 5) -> Archive:
         + b"\n\n"
     )
     urls: list[str] = []
+    bad: dict[int, str] = {}
     for i in range(count):
         url = f"http://{host}/{i}"
         http = b"HTTP/1.1 200 OK\nContent-Type: text/html\nServer: Apache\n\n" + page(300 + i)
@@ -173,9 +174,12 @@ def clueweb09(host: str = "clueweb.example.com", count: int = 5) -> Archive:
             "WARC-TREC-ID: clueweb09-en0000-00-%05d\n"
             "Content-Length: %d\n\n"
         ) % (i, i, len(http) + 4)  # four CRs counted, then stripped
+        if i == 3:
+            # Records inside one gzip member go by their decompressed offset.
+            bad[out.tell()] = "bad_date"
         out.write(header.encode() + http + b"\n\n")
         urls.append(url)
-    return Archive("clueweb09-00.warc.gz", gzip.compress(out.getvalue()), urls)
+    return Archive("clueweb09-00.warc.gz", gzip.compress(out.getvalue()), urls, bad_offsets=bad)
 
 
 def wayback_folded(host: str = "wayback.example.com", count: int = 4) -> Archive:
@@ -240,6 +244,46 @@ def bad_jsonl_records(host: str = "bad.example.com") -> Archive:
     return Archive("bad-records.jsonl", data, urls, bad_offsets=errors)
 
 
+def bad_warc_records(host: str = "badwarc.example.com") -> Archive:
+    """Plain WARC records the database used to refuse, between good ones: a NUL in the
+    target URI, a host over 255 characters, a NUL in an HTTP header value (stored,
+    cleaned, with a warning) and a WARC-Date that is not a date (stored, with a
+    warning)."""
+
+    def record(url: bytes, header: bytes, date: bytes, body: bytes) -> bytes:
+        http = b"HTTP/1.1 200 OK\r\nContent-Type: text/html\r\n" + header + b"\r\n" + body
+        return (
+            b"WARC/1.0\r\nWARC-Type: response\r\nWARC-Target-URI: " + url + b"\r\n"
+            b"WARC-Date: " + date + b"\r\nContent-Type: application/http; msgtype=response\r\n"
+            b"Content-Length: %d\r\n\r\n" % len(http) + http + b"\r\n\r\n"
+        )
+
+    good_date = WARC_DATE.encode()
+    cases = [
+        (f"https://{host}/nul\x00".encode(), b"", good_date, "bad_url"),
+        (b"https://" + b"h" * 300 + b".example.com/", b"", good_date, "bad_url"),
+        (f"https://{host}/header".encode(), b"X-Bad: a\x00b\r\n", good_date, "bad_header"),
+        (f"https://{host}/date".encode(), b"", b"2009-13-45T99:00:00Z", "bad_date"),
+    ]
+    parts: list[bytes] = []
+    urls: list[str] = []
+    bad: dict[int, str] = {}
+    offset = 0
+    for n, (url, header, date, kind) in enumerate(cases):
+        good_url = f"https://{host}/good-{n}"
+        good = record(good_url.encode(), b"", good_date, page(900 + n))
+        urls.append(good_url)
+        parts.append(good)
+        offset += len(good)
+        if kind in ("bad_header", "bad_date"):
+            urls.append(url.decode())
+        bad[offset] = kind
+        bad_record = record(url, header, date, page(950 + n))
+        parts.append(bad_record)
+        offset += len(bad_record)
+    return Archive("bad-records.warc", b"".join(parts), urls, bad_offsets=bad)
+
+
 def corpus() -> list[Archive]:
     return [
         junk_gzip_members(),
@@ -250,4 +294,5 @@ def corpus() -> list[Archive]:
         wayback_folded(),
         jsonl_gz(),
         bad_jsonl_records(),
+        bad_warc_records(),
     ]
