@@ -240,6 +240,11 @@ def bad_jsonl_records(host: str = "bad.example.com") -> Archive:
         )
         urls.append(url)
         errors[len(lines)] = "bad_header"
+    # A lone surrogate in the html becomes "?", and the record is stored with a warning.
+    url = f"https://{host}/html-surrogate"
+    lines.append(json.dumps({"url": url, "html": page(850).decode() + "\udc80"}))
+    urls.append(url)
+    errors[len(lines)] = "bad_html"
     data = ("\n".join(lines) + "\n").encode()
     return Archive("bad-records.jsonl", data, urls, bad_offsets=errors)
 

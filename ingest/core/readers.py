@@ -963,8 +963,15 @@ def record_from_json(obj: object, offset: int) -> RawRecord | RecordError:
     if doc_type is not None and (not isinstance(doc_type, str) or doc_type not in DOC_TYPES):
         return bad("doc_type", f"must be one of {', '.join(sorted(DOC_TYPES))}, got {doc_type!r}")
 
-    # A lone surrogate (legal in JSON, not in UTF-8) becomes "?" rather than failing.
-    body = obj["html"].encode("utf-8", errors="replace")
+    # A lone surrogate (legal in JSON, not in UTF-8) becomes "?" rather than failing,
+    # and the record says so.
+    warnings: tuple[RecordError, ...] = ()
+    try:
+        body = obj["html"].encode("utf-8")
+    except UnicodeEncodeError:
+        body = obj["html"].encode("utf-8", errors="replace")
+        message = f"field 'html' {text_problem(obj['html'])}; stored with '?' in its place"
+        warnings = (RecordError("bad_html", offset, message, url),)
     return RawRecord(
         url=url,
         body=body,
@@ -975,6 +982,7 @@ def record_from_json(obj: object, offset: int) -> RawRecord | RecordError:
         final_url=final_url or None,
         doc_type=doc_type,
         forced_charset="utf-8",
+        warnings=warnings,
     )
 
 

@@ -110,7 +110,7 @@ def test_records_the_database_would_refuse_are_errors_and_the_rest_is_stored() -
     assert sorted(Document.objects.values_list("url", flat=True)) == sorted(archive.good_urls)
     errors = BatchError.objects.filter(batch_id=summary.batch_id)
     assert {e.offset: e.kind for e in errors} == archive.bad_offsets
-    assert all(e.stored == (e.kind == "bad_header") for e in errors)
+    assert all(e.stored == (e.kind in ("bad_header", "bad_html")) for e in errors)
     batch = CrawlBatch.objects.get(pk=summary.batch_id)
     assert batch.status == "done"
     assert batch.error_count == 7

@@ -13,7 +13,7 @@ from tests import broken_archives
 pytestmark = pytest.mark.django_db
 
 CORPUS = {archive.name: archive for archive in broken_archives.corpus()}
-WARNINGS = {"bad_header", "bad_date"}  # recorded on records that are stored
+WARNINGS = {"bad_header", "bad_date", "bad_html"}  # recorded on records that are stored
 
 
 def _ingest(path: Path) -> tuple[CrawlBatch, bool]:
