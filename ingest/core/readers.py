@@ -242,6 +242,8 @@ _MAX_HEADER = 256 * 1024
 _HEADER_ALLOWANCE = 256 * 1024
 _WARC_LINE = re.compile(rb"WARC/(\d+)\.(\d+)\r?\n")
 _VERSION_INSIDE = re.compile(rb"\n(?=WARC/\d+\.\d+\r?\n)")
+# A record start inside a block: a version line and the record's first header line.
+_RECORD_INSIDE = re.compile(rb"\n(?=WARC/\d+\.\d+\r?\n[A-Za-z][A-Za-z0-9-]*:)")
 _VERSION_AT_END = re.compile(rb"WARC/\d+\.\d+\r?\n\Z")
 _SCHEME = re.compile(r"[A-Za-z][A-Za-z0-9+.\-]*:")
 _ARC_DATE = re.compile(r"\d{14}")
@@ -482,6 +484,7 @@ class _Frame:
     too_large: bool = False
     truncated: bool = False
     lenient: bool = False  # WARC/0.x: the next version line ends the record
+    overrun: bool = False  # its Content-Length ran into the next record
 
 
 class _Framer:
@@ -681,8 +684,12 @@ class _Framer:
             if not line.strip():
                 blanks += line
                 continue
-            if not frame.lenient or _record_start(line) is not None:
+            if _record_start(line) is not None:
                 src.unread(line)
+                break
+            if not frame.lenient:
+                src.unread(line)
+                self._cut_overrun(frame)
                 break
             frame.block += blanks + line
             blanks = b""
@@ -691,6 +698,17 @@ class _Framer:
                 break
         if frame.lenient:
             frame.block = frame.block.rstrip(b"\r\n")
+
+    def _cut_overrun(self, frame: _Frame) -> None:
+        """No record line after the block: if the block holds the start of the next
+        record, its Content-Length overstated it — the record ends there. (Otherwise
+        what follows is damage, reported by the caller.)"""
+        cut = _RECORD_INSIDE.search(frame.block)
+        if cut is None:
+            return
+        self.src.unread(frame.block[cut.start() + 1 :])
+        frame.block = frame.block[: cut.start() + 1].rstrip(b"\r\n")
+        frame.overrun = True
 
 
 def read_warc(stream: BinaryIO, *, max_body_bytes: int = MAX_BODY_BYTES) -> Iterator[Item]:
@@ -758,8 +776,14 @@ def _frame_item(frame: _Frame, max_body_bytes: int) -> Item:
         )
     item = _response(url, frame.block, block_type, folded, offset, max_body_bytes)
     if isinstance(item, RawRecord):
-        warnings = () if warning is None else (RecordError("bad_date", offset, warning, url),)
-        item = dataclasses.replace(item, fetched_at=fetched_at, warnings=warnings)
+        warnings = [] if warning is None else [RecordError("bad_date", offset, warning, url)]
+        if frame.overrun:
+            message = (
+                f"{limit}, but the next record starts inside it after {len(frame.block)} "
+                "bytes: the record was cut there"
+            )
+            warnings.append(RecordError("bad_length", offset, message, url))
+        item = dataclasses.replace(item, fetched_at=fetched_at, warnings=tuple(warnings))
     return item
 
 

@@ -701,3 +701,22 @@ def test_record_sanitise_refuses_a_fetch_time_out_of_range() -> None:
 
     assert isinstance(result, RecordError)
     assert result.kind == "bad_field"
+
+
+def test_a_content_length_running_into_the_next_record_is_cut_there_with_a_warning() -> None:
+    body = _page(1)
+    http = b"HTTP/1.1 200 OK\r\nContent-Type: text/html\r\n\r\n" + body
+    header = (
+        "WARC/1.0\r\nWARC-Type: response\r\nWARC-Target-URI: https://e.com/long\r\n"
+        f"WARC-Date: {WARC_DATE}\r\nContent-Type: application/http; msgtype=response\r\n"
+        f"Content-Length: {len(http) + 300}\r\n\r\n"
+    ).encode()
+    data = header + http + b"\r\n\r\n" + _warc(False, count=2)
+
+    items = list(read_warc(io.BytesIO(data)))
+
+    assert _kinds(items) == ["RawRecord"] * 3
+    first = _raw(items[0])
+    assert first.body == body
+    assert [w.kind for w in first.warnings] == ["bad_length"]
+    assert [item.url for item in items[1:]] == ["https://example.com/0", "https://example.com/1"]
