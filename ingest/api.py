@@ -9,7 +9,7 @@ from django.http import HttpRequest, HttpResponse, StreamingHttpResponse
 from ninja import NinjaAPI, Schema, Status
 from ninja.errors import ValidationError
 from ninja.security import HttpBearer
-from pydantic import Field, field_validator, model_validator
+from pydantic import Field, ValidationInfo, field_validator, model_validator
 
 from ingest import candidates, services
 from ingest.core.extract import extract
@@ -62,12 +62,12 @@ class DocumentIn(Schema):
 
     @field_validator("url", "final_url")
     @classmethod
-    def http_url(cls, value: str | None) -> str | None:
+    def http_url(cls, value: str | None, info: ValidationInfo) -> str | None:
         if value is None:
             return value
         if not value.lower().startswith(("http://", "https://")):
             raise ValueError("must be an http:// or https:// URL")
-        problem = url_problem(value)
+        problem = url_problem(value, snapshot=info.field_name == "url")
         if problem is not None:
             raise ValueError(problem)
         return value

@@ -14,7 +14,14 @@ from datetime import datetime, timedelta
 from urllib.parse import urlsplit
 
 from django.conf import settings
-from django.db import DatabaseError, IntegrityError, transaction
+from django.db import (
+    DatabaseError,
+    IntegrityError,
+    InterfaceError,
+    OperationalError,
+    connection,
+    transaction,
+)
 from django.db.models import F, Q
 from django.utils import timezone
 
@@ -43,6 +50,7 @@ from ingest.models import (
 )
 
 log = logging.getLogger(__name__)
+
 
 # A running ingest writes its counters at least this often (its heartbeat).
 _HEARTBEAT_SECONDS = 30
@@ -298,6 +306,8 @@ def _chunk_store(
         try:
             site = sites.get(_host(record.final_url or record.url))
         except DatabaseError as exc:
+            if _database_gone(exc):
+                raise
             _store_failed(batch, record, exc, summary)
             continue
         records_kept.append(record)
@@ -325,7 +335,9 @@ def _chunk_store(
     try:
         with transaction.atomic():
             created = _documents_create(documents, bodies)
-    except (DatabaseError, ValueError):
+    except (DatabaseError, ValueError) as exc:
+        if _database_gone(exc):
+            raise  # not a record's fault: the batch fails and says so
         # Another ingest stored some of these snapshots meanwhile, or one record holds
         # a value the database refuses: go one by one, so it costs that record only.
         created = []
@@ -336,10 +348,20 @@ def _chunk_store(
             except IntegrityError:
                 summary.already_stored += 1
             except (DatabaseError, ValueError) as exc:
+                if _database_gone(exc):
+                    raise
                 _store_failed(batch, record, exc, summary)
     summary.stored += len(created)
     summary.document_ids += created
     documents_enqueue(created)
+
+
+def _database_gone(exc: Exception) -> bool:
+    """Whether an error says the database is unreachable rather than that a record is
+    bad (PostgreSQL reports some per-row limits as operational errors too)."""
+    if isinstance(exc, InterfaceError):
+        return True
+    return isinstance(exc, OperationalError) and not connection.is_usable()
 
 
 def _store_failed(

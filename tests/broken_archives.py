@@ -219,6 +219,7 @@ def bad_jsonl_records(host: str = "bad.example.com") -> Archive:
         ({"url": f"https://{host}/x", "final_url": f"https://{host}/\u0000"}, "bad_url"),
         ({"url": "https://" + "h" * 300 + ".example.com/"}, "bad_url"),
         ({"url": f"https://{host}/\ud800"}, "bad_url"),
+        ({"url": f"https://{host}/" + "x" * 3000}, "bad_url"),
         ({"url": f"https://{host}/dt", "doc_type": ["article"]}, "bad_field"),
         ({"url": f"https://{host}/y1", "fetched_at": "0001-01-01T00:00:00+05:00"}, "bad_field"),
         ({"url": f"https://{host}/old", "fetched_at": "1700-01-01T00:00:00Z"}, "bad_field"),

@@ -50,6 +50,9 @@ MAX_BODY_BYTES = 64 * 1024 * 1024
 # time with a warning (WARC, ARC): the web is younger, and far dates break pages.
 FETCHED_AT_RANGE = (datetime(1990, 1, 1, tzinfo=UTC), datetime(2200, 1, 1, tzinfo=UTC))
 MAX_HOST_CHARS = 255
+# A snapshot's URL is part of a unique btree index, whose entries PostgreSQL caps at
+# 2,704 bytes (with the fetch time and the SHA-256 beside it).
+MAX_URL_BYTES = 2500
 _READ_CHUNK = 64 * 1024
 _HTML_TYPES = frozenset({"text/html", "application/xhtml+xml", "text/plain"})
 _BINARY_MAGIC: tuple[tuple[bytes, str], ...] = (
@@ -142,11 +145,15 @@ def text_problem(value: str) -> str | None:
     return None
 
 
-def url_problem(url: str) -> str | None:
-    """Why a URL cannot identify a stored document, or None."""
+def url_problem(url: str, *, snapshot: bool = False) -> str | None:
+    """Why a URL cannot be stored, or None; ``snapshot``: as the URL that identifies a
+    snapshot (indexed, so bounded in bytes)."""
     problem = text_problem(url)
     if problem is not None:
         return problem
+    size = len(url.encode())
+    if snapshot and size > MAX_URL_BYTES:
+        return f"is {size} bytes long; the limit is {MAX_URL_BYTES}"
     try:
         host = urlsplit(url).hostname or ""
     except ValueError:
@@ -172,7 +179,7 @@ def record_sanitise(record: RawRecord) -> RawRecord | RecordError:
     warning.
     """
     for field, value in (("url", record.url), ("final_url", record.final_url)):
-        problem = url_problem(value) if value else None
+        problem = url_problem(value, snapshot=field == "url") if value else None
         if problem is not None:
             return RecordError(
                 "bad_url", record.offset, f"{field} {problem}", clean_text(record.url)

@@ -661,6 +661,7 @@ def test_record_from_json_refuses_values_that_used_to_crash_the_ingest(
         ("https://" + "h" * 256 + "/", None),
         ("https://e.com/", "https://" + "h" * 256 + "/"),
         ("https://e.com/\ud800", None),
+        ("https://e.com/" + "é" * 1300, None),
     ],
 )
 def test_record_sanitise_refuses_urls_that_cannot_be_stored(

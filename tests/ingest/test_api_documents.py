@@ -104,6 +104,7 @@ BAD_DOCUMENTS = [
     ),
     pytest.param({"url": "https://" + "h" * 300 + ".example.com/"}, "url", id="long-host"),
     pytest.param({"url": "https://api.example.com/\ud800"}, "url", id="surrogate-in-url"),
+    pytest.param({"url": "https://api.example.com/" + "x" * 3000}, "url", id="url-too-long"),
     pytest.param(
         {"url": "https://api.example.com/s", "html": "<p>\ud800</p>"},
         "html",

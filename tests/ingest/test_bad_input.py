@@ -1,6 +1,7 @@
 """Bad input: recorded on the batch with kind and offset; the batch goes on."""
 
 import io
+import secrets
 from datetime import timedelta
 
 import pytest
@@ -113,18 +114,27 @@ def test_records_the_database_would_refuse_are_errors_and_the_rest_is_stored() -
     assert all(e.stored == (e.kind in ("bad_header", "bad_html")) for e in errors)
     batch = CrawlBatch.objects.get(pk=summary.batch_id)
     assert batch.status == "done"
-    assert batch.error_count == 7
+    assert batch.error_count == 8
 
 
-@pytest.mark.postgres  # SQLite stores a NUL in text; PostgreSQL refuses it
-def test_a_value_refused_by_the_database_costs_one_record_not_the_chunk(monkeypatch) -> None:
+@pytest.mark.postgres  # SQLite stores both; PostgreSQL refuses them
+@pytest.mark.parametrize(
+    "url",
+    [
+        pytest.param("https://d.example.com/\x00", id="nul"),
+        pytest.param("https://d.example.com/" + secrets.token_hex(3000), id="over-index-limit"),
+    ],
+)
+def test_a_value_refused_by_the_database_costs_one_record_not_the_chunk(
+    monkeypatch, url: str
+) -> None:
     # Whatever the boundary checks miss, the chunk falls back to one record at a time.
     monkeypatch.setattr(services, "record_sanitise", lambda record: record)
     items = [
         RawRecord(f"https://d.example.com/{i}", GOOD + str(i).encode(), 200, {}, None, i + 1)
         for i in range(3)
     ]
-    items[1] = RawRecord("https://d.example.com/\x00", GOOD, 200, {}, None, 2)
+    items[1] = RawRecord(url, GOOD, 200, {}, None, 2)
 
     summary = services.batch_ingest(source="db", fmt="api", items=iter(items))
 
