@@ -248,6 +248,7 @@ _MAX_HEADER = 256 * 1024
 # Room for the HTTP status line and headers on top of the payload cap.
 _HEADER_ALLOWANCE = 256 * 1024
 _WARC_LINE = re.compile(rb"WARC/(\d+)\.(\d+)\r?\n")
+_BLANK_LINE = re.compile(rb"^[ \t\r]*\n", re.MULTILINE)
 _VERSION_INSIDE = re.compile(rb"\n(?=WARC/\d+\.\d+\r?\n)")
 # A record start inside a block: a version line and the record's first header line.
 _RECORD_INSIDE = re.compile(rb"\n(?=WARC/\d+\.\d+\r?\n[A-Za-z][A-Za-z0-9-]*:)")
@@ -393,6 +394,18 @@ class _Input:
             if not self._fill():
                 return self.read(self._available())
 
+    def read_header(self, limit: int) -> tuple[bytes, str]:
+        """The lines up to and including the next blank one, read at a line start:
+        (bytes, ``ok``), or (what is left, ``cut``) at the end, or (b"", ``too_long``)."""
+        while True:
+            found = _BLANK_LINE.search(self._buf, self._i, self._i + limit)
+            if found is not None:
+                return self.read(found.end() - self._i), "ok"
+            if self._available() >= limit:
+                return b"", "too_long"
+            if not self._fill():
+                return self.read(self._available()), "cut"
+
     def unread(self, data: bytes) -> None:
         size = len(data)
         if size <= self._i and self._buf[self._i - size : self._i] == data:
@@ -471,14 +484,6 @@ def _record_start(line: bytes) -> str | None:
     return None
 
 
-def _header_value(header: bytes, name: bytes) -> bytes | None:
-    for line in header.split(b"\n")[1:]:
-        key, sep, value = line.partition(b":")
-        if sep and key.strip().lower() == name:
-            return value.strip()
-    return None
-
-
 @dataclass
 class _Frame:
     """One record's bytes as framed in the file."""
@@ -492,6 +497,7 @@ class _Frame:
     truncated: bool = False
     lenient: bool = False  # WARC/0.x: the next version line ends the record
     overrun: bool = False  # its Content-Length ran into the next record
+    headers: StatusAndHeaders | None = None  # WARC: the parsed record header
 
 
 class _Framer:
@@ -625,31 +631,32 @@ class _Framer:
             arc = _arc_header(first)
             assert arc is not None
             return self._block(_Frame(kind, offset, first, arc.length))
-        header = bytearray(first)
-        while True:
-            line = src.readline()
-            if not line:
-                return RecordError(
-                    "truncated", offset, "file truncated: a record header is cut off by its end"
-                )
-            header += line
-            if not line.strip():
-                break
-            if len(header) > _MAX_HEADER:
-                return RecordError(
-                    "bad_record", offset, f"WARC record header is over {_MAX_HEADER} bytes"
-                )
+        rest, state = src.read_header(_MAX_HEADER)
+        if state == "cut":
+            return RecordError(
+                "truncated", offset, "file truncated: a record header is cut off by its end"
+            )
+        if state == "too_long":
+            return RecordError(
+                "bad_record", offset, f"WARC record header is over {_MAX_HEADER} bytes"
+            )
+        header = first + rest
+        try:
+            headers = _WARC_PARSER.parse(io.BytesIO(header))
+        except Exception as exc:
+            return RecordError("bad_record", offset, f"WARC header unreadable: {_short(exc)}")
         match = _WARC_LINE.fullmatch(first)
         lenient = match is not None and match.group(1) == b"0"
-        length = _header_value(bytes(header), b"content-length")
-        if length is None or not length.isdigit():
+        length = (headers.get_header("Content-Length") or "").strip()
+        if not length.isdigit():
             if not lenient:
                 # The block cannot be found; what follows is skipped as damage.
                 return RecordError(
                     "bad_record", offset, "WARC record header has no valid Content-Length"
                 )
-            length = b"0"
-        return self._block(_Frame(kind, offset, bytes(header), int(length), lenient=lenient))
+            length = "0"
+        frame = _Frame(kind, offset, header, int(length), lenient=lenient, headers=headers)
+        return self._block(frame)
 
     def _block(self, frame: _Frame) -> _Frame:
         src = self.src
@@ -746,10 +753,8 @@ def _frame_item(frame: _Frame, max_body_bytes: int) -> Item:
         rec_type, block_type, folded = "response", arc.content_type, []
         fetched_at, warning = _arc_date(arc.date)
     else:
-        try:
-            headers = _WARC_PARSER.parse(io.BytesIO(frame.header))
-        except Exception as exc:
-            return RecordError("bad_record", offset, f"WARC header unreadable: {_short(exc)}")
+        headers = frame.headers
+        assert headers is not None
         url = (headers.get_header("WARC-Target-URI") or "").strip()
         if url.startswith("<") and url.endswith(">"):
             url = url[1:-1]
