@@ -177,6 +177,7 @@ CELERY_TASK_DEFAULT_QUEUE = env_str("CELERY_QUEUE", "dedup")
 # --- Ingest ---------------------------------------------------------------------------
 INGEST_MAX_BODY_BYTES = env_int("INGEST_MAX_BODY_BYTES", 5 * 1024 * 1024)
 INGEST_CHUNK_SIZE = env_int("INGEST_CHUNK_SIZE", 200)
+INGEST_STALE_MINUTES = env_int("INGEST_STALE_MINUTES", 15)
 # Documents per processing task (extraction + fingerprints).
 PROCESS_TASK_SIZE = env_int("PROCESS_TASK_SIZE", 50)
 

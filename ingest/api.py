@@ -9,11 +9,11 @@ from django.http import HttpRequest, HttpResponse, StreamingHttpResponse
 from ninja import NinjaAPI, Schema, Status
 from ninja.errors import ValidationError
 from ninja.security import HttpBearer
-from pydantic import Field, field_validator, model_validator
+from pydantic import Field, ValidationInfo, field_validator, model_validator
 
 from ingest import candidates, services
 from ingest.core.extract import extract
-from ingest.core.readers import RawRecord
+from ingest.core.readers import RawRecord, fetched_at_problem, text_problem, url_problem
 from ingest.models import ApiToken
 
 MAX_DOCUMENTS_PER_REQUEST = 1000
@@ -62,10 +62,50 @@ class DocumentIn(Schema):
 
     @field_validator("url", "final_url")
     @classmethod
-    def http_url(cls, value: str | None) -> str | None:
-        if value is not None and not value.lower().startswith(("http://", "https://")):
+    def http_url(cls, value: str | None, info: ValidationInfo) -> str | None:
+        if value is None:
+            return value
+        if not value.lower().startswith(("http://", "https://")):
             raise ValueError("must be an http:// or https:// URL")
+        problem = url_problem(value, snapshot=info.field_name == "url")
+        if problem is not None:
+            raise ValueError(problem)
         return value
+
+    @field_validator("html")
+    @classmethod
+    def encodable_html(cls, value: str) -> str:
+        # NUL may stay: the body is stored as bytes (and then screened as binary).
+        return _encodable(value)
+
+    @field_validator("headers")
+    @classmethod
+    def storable_headers(cls, value: dict[str, str]) -> dict[str, str]:
+        for name, text in value.items():
+            problem = text_problem(name) or text_problem(text)
+            if problem is not None:
+                # Name the header without echoing characters that cannot be shown.
+                shown = name if text_problem(name) is None else "a header name"
+                raise ValueError(f"{shown}: {problem}")
+        return value
+
+    @field_validator("fetched_at")
+    @classmethod
+    def plausible_fetch_time(cls, value: datetime | None) -> datetime | None:
+        if value is None:
+            return value
+        problem = fetched_at_problem(value)
+        if problem is not None:
+            raise ValueError(problem)
+        return value
+
+
+def _encodable(value: str) -> str:
+    """A string UTF-8 can encode: no lone surrogate."""
+    problem = text_problem(value.replace("\x00", ""))
+    if problem is not None:
+        raise ValueError(problem)
+    return value
 
 
 class IngestOut(Schema):
@@ -85,8 +125,10 @@ class ErrorOut(Schema):
 
 def _record(doc: DocumentIn, offset: int) -> RawRecord:
     fetched_at = doc.fetched_at
-    if fetched_at is not None and fetched_at.tzinfo is None:
-        fetched_at = fetched_at.replace(tzinfo=UTC)
+    if fetched_at is not None:
+        fetched_at = (
+            fetched_at.replace(tzinfo=UTC) if fetched_at.tzinfo is None else fetched_at
+        ).astimezone(UTC)
     return RawRecord(
         url=doc.url,
         body=doc.html.encode("utf-8"),
@@ -137,6 +179,11 @@ class CheckIn(Schema):
     url: str | None = None
     title: str = ""
     doc_type: DocType = "other"
+
+    @field_validator("html", "text", "url", "title")
+    @classmethod
+    def encodable_text(cls, value: str | None) -> str | None:
+        return None if value is None else _encodable(value)
 
     @model_validator(mode="after")
     def html_or_text(self) -> "CheckIn":

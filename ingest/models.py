@@ -60,6 +60,12 @@ class CrawlBatch(models.Model):
     error_count = models.IntegerField(default=0)
     started_at = models.DateTimeField(auto_now_add=True)
     finished_at = models.DateTimeField(null=True, blank=True)
+    heartbeat_at = models.DateTimeField(
+        null=True,
+        blank=True,
+        help_text="Last sign of life of a running ingest; a running batch silent for "
+        "INGEST_STALE_MINUTES is marked failed.",
+    )
 
     class Meta:
         ordering = ["-started_at"]

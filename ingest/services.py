@@ -6,20 +6,37 @@ that is delivered twice (a worker died before its ack) finishes what is missing.
 
 import hashlib
 import logging
+import time
 from collections import Counter
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
-from datetime import datetime
+from datetime import datetime, timedelta
 from urllib.parse import urlsplit
 
 from django.conf import settings
-from django.db import IntegrityError, transaction
+from django.db import (
+    DatabaseError,
+    IntegrityError,
+    InterfaceError,
+    OperationalError,
+    connection,
+    transaction,
+)
+from django.db.models import F, Q
 from django.utils import timezone
 
 from ingest.core.encoding import decode_html
 from ingest.core.extract import EXTRACTOR_VERSION, extract
 from ingest.core.methods import METHODS, FingerprintResult, fingerprint_texts, method_get
-from ingest.core.readers import Item, RawRecord, RecordError, Skipped, screen
+from ingest.core.readers import (
+    Item,
+    RawRecord,
+    RecordError,
+    Skipped,
+    clean_text,
+    record_sanitise,
+    screen,
+)
 from ingest.core.simhash import to_signed64
 from ingest.models import (
     BatchError,
@@ -34,6 +51,10 @@ from ingest.models import (
 
 log = logging.getLogger(__name__)
 
+
+# A running ingest writes its counters at least this often (its heartbeat).
+_HEARTBEAT_SECONDS = 30
+
 # Extraction statuses whose main text may enter the candidate index (invariant 4).
 INDEXABLE_MAIN = {Extraction.Status.OK, Extraction.Status.BLOCKED}
 
@@ -47,6 +68,8 @@ class IngestSummary:
     exact_duplicates: int = 0
     skipped: Counter[str] = field(default_factory=Counter)
     errors: Counter[str] = field(default_factory=Counter)
+    # Problems recorded on records that were stored anyway (bad date, cleaned header).
+    warnings: Counter[str] = field(default_factory=Counter)
     document_ids: list[int] = field(default_factory=list)
 
 
@@ -109,18 +132,55 @@ class _SiteCache:
     def get(self, host: str) -> Site:
         site = self._sites.get(host)
         if site is None:
-            site, _ = Site.objects.get_or_create(host=host)
+            with transaction.atomic():
+                site, _ = Site.objects.get_or_create(host=host)
             self._sites[host] = site
         return site
 
 
 def _record_error(batch: CrawlBatch, error: RecordError, *, stored: bool = False) -> None:
+    # The url and message may quote the bad input itself: keep them storable.
     BatchError.objects.get_or_create(
         batch=batch,
         offset=error.offset,
-        kind=error.kind,
-        defaults={"url": error.url, "message": error.message, "stored": stored},
+        kind=error.kind[:32],
+        defaults={
+            "url": clean_text(error.url),
+            "message": clean_text(error.message),
+            "stored": stored,
+        },
     )
+
+
+def batches_fail_stale(*, now: datetime | None = None) -> list[int]:
+    """Mark failed every running batch with no sign of life for INGEST_STALE_MINUTES
+    (its ingest was killed: a SIGKILL leaves no chance to say so). Returns their ids."""
+    now = now or timezone.now()
+    cutoff = now - timedelta(minutes=settings.INGEST_STALE_MINUTES)
+    stale = CrawlBatch.objects.filter(status=CrawlBatch.Status.RUNNING).filter(
+        Q(heartbeat_at__lt=cutoff) | Q(heartbeat_at=None, started_at__lt=cutoff)
+    )
+    failed: list[int] = []
+    for batch in stale:
+        last = batch.heartbeat_at or batch.started_at
+        with transaction.atomic():
+            updated = CrawlBatch.objects.filter(
+                pk=batch.pk, status=CrawlBatch.Status.RUNNING
+            ).update(status=CrawlBatch.Status.FAILED, error_count=F("error_count") + 1)
+            if not updated:
+                continue
+            _record_error(
+                batch,
+                RecordError(
+                    "interrupted",
+                    -1,
+                    f"no progress since {last:%Y-%m-%d %H:%M:%S} UTC: the ingest stopped "
+                    f"(killed?) after {batch.records_read} records; the documents stored "
+                    "until then are kept, ingest the file again to add the rest",
+                ),
+            )
+        failed.append(batch.pk)
+    return failed
 
 
 def batch_ingest(
@@ -138,19 +198,25 @@ def batch_ingest(
     the stream never loses what was stored before. Processing (extraction and
     fingerprints) is enqueued when each chunk commits.
     """
-    batch = CrawlBatch.objects.create(source=source, format=fmt, bytes_total=bytes_total)
+    batches_fail_stale()
+    batch = CrawlBatch.objects.create(
+        source=source, format=fmt, bytes_total=bytes_total, heartbeat_at=timezone.now()
+    )
     summary = IngestSummary(batch_id=batch.pk)
     sites = _SiteCache()
     chunk: list[RawRecord] = []
     chunk_size = settings.INGEST_CHUNK_SIZE
+    last_save = time.monotonic()
 
     def flush() -> None:
+        nonlocal last_save
         if chunk:
             _chunk_store(batch, chunk, sites, summary)
             chunk.clear()
         if bytes_read is not None:
             batch.bytes_read = bytes_read()
         _batch_counters_save(batch, summary)
+        last_save = time.monotonic()
         if progress is not None:
             progress(summary)
 
@@ -160,22 +226,32 @@ def batch_ingest(
                 summary.skipped[item.reason] += 1
                 continue
             summary.read += 1
-            if isinstance(item, RecordError):
-                summary.errors[item.kind] += 1
-                _record_error(batch, item)
-                continue
-            problem = screen(item, max_bytes=settings.INGEST_MAX_BODY_BYTES)
-            if problem is not None:
-                summary.errors[problem.kind] += 1
-                _record_error(batch, problem)
-                continue
-            chunk.append(item)
-            if len(chunk) >= chunk_size:
-                flush()
+            error = item if isinstance(item, RecordError) else None
+            if isinstance(item, RawRecord):
+                checked = record_sanitise(item)
+                if isinstance(checked, RecordError):
+                    error = checked
+                else:
+                    error = screen(checked, max_bytes=settings.INGEST_MAX_BODY_BYTES)
+                if error is None and isinstance(checked, RawRecord):
+                    chunk.append(checked)
+                    for warning in checked.warnings:
+                        summary.warnings[warning.kind] += 1
+                        _record_error(batch, warning, stored=True)
+                    if len(chunk) >= chunk_size:
+                        flush()
+                    continue
+            assert error is not None
+            summary.errors[error.kind] += 1
+            _record_error(batch, error)
+            if time.monotonic() - last_save > _HEARTBEAT_SECONDS:
+                flush()  # a long run of bad records still shows the batch alive
         flush()
-    except Exception as exc:
-        # Whatever broke the stream, the chunks stored so far stay stored.
+    except BaseException as exc:
+        # Whatever broke the stream (or interrupted it), the chunks stored so far stay
+        # stored, and the batch says it failed and why.
         batch.status = CrawlBatch.Status.FAILED
+        summary.errors["ingest_failed"] += 1
         _record_error(batch, RecordError("ingest_failed", -1, f"{type(exc).__name__}: {exc}"))
         _batch_counters_save(batch, summary)
         raise
@@ -192,6 +268,7 @@ def _batch_counters_save(batch: CrawlBatch, summary: IngestSummary) -> None:
     batch.exact_duplicates = summary.exact_duplicates
     batch.skipped = dict(summary.skipped)
     batch.error_count = sum(summary.errors.values())
+    batch.heartbeat_at = timezone.now()
     batch.save()
 
 
@@ -214,6 +291,7 @@ def _chunk_store(
 
     documents: list[Document] = []
     bodies: list[bytes] = []
+    records_kept: list[RawRecord] = []
     for record, sha, fetched_at in prepared:
         seen = (
             (record.url, sha) in known_url_sha
@@ -228,7 +306,14 @@ def _chunk_store(
         known_snapshots.add((record.url, fetched_at, sha))
         known_url_sha.add((record.url, sha))
         known_sha.add(sha)
-        site = sites.get(_host(record.final_url or record.url))
+        try:
+            site = sites.get(_host(record.final_url or record.url))
+        except DatabaseError as exc:
+            if _database_gone(exc):
+                raise
+            _store_failed(batch, record, exc, summary)
+            continue
+        records_kept.append(record)
         documents.append(
             Document(
                 site=site,
@@ -253,18 +338,41 @@ def _chunk_store(
     try:
         with transaction.atomic():
             created = _documents_create(documents, bodies)
-    except IntegrityError:
-        # Another ingest stored some of these snapshots meanwhile: go one by one.
+    except (DatabaseError, ValueError) as exc:
+        if _database_gone(exc):
+            raise  # not a record's fault: the batch fails and says so
+        # Another ingest stored some of these snapshots meanwhile, or one record holds
+        # a value the database refuses: go one by one, so it costs that record only.
         created = []
-        for document, body in zip(documents, bodies, strict=True):
+        for document, body, record in zip(documents, bodies, records_kept, strict=True):
             try:
                 with transaction.atomic():
                     created += _documents_create([document], [body])
             except IntegrityError:
                 summary.already_stored += 1
+            except (DatabaseError, ValueError) as exc:
+                if _database_gone(exc):
+                    raise
+                _store_failed(batch, record, exc, summary)
     summary.stored += len(created)
     summary.document_ids += created
     documents_enqueue(created)
+
+
+def _database_gone(exc: Exception) -> bool:
+    """Whether an error says the database is unreachable rather than that a record is
+    bad (PostgreSQL reports some per-row limits as operational errors too)."""
+    if isinstance(exc, InterfaceError):
+        return True
+    return isinstance(exc, OperationalError) and not connection.is_usable()
+
+
+def _store_failed(
+    batch: CrawlBatch, record: RawRecord, exc: Exception, summary: IngestSummary
+) -> None:
+    summary.errors["db_error"] += 1
+    message = f"the database refused the record: {type(exc).__name__}: {exc}"
+    _record_error(batch, RecordError("db_error", record.offset, message[:2000], record.url))
 
 
 def _documents_create(documents: list[Document], bodies: list[bytes]) -> list[int]:

@@ -5,6 +5,8 @@ import json
 from datetime import UTC, datetime
 
 import pytest
+from hypothesis import example, given, settings
+from hypothesis import strategies as st
 from warcio.statusandheaders import StatusAndHeaders
 from warcio.warcwriter import WARCWriter
 
@@ -16,8 +18,11 @@ from ingest.core.readers import (
     read_jsonl,
     read_warc,
     record_from_json,
+    record_sanitise,
     screen,
+    text_problem,
 )
+from tests import broken_archives
 
 WARC_DATE = "2024-05-06T07:08:09Z"
 
@@ -180,20 +185,52 @@ def test_revisit_request_and_warcinfo_records_are_skipped() -> None:
     assert items[1].url == "https://example.com/a"
 
 
-def test_response_without_http_headers_is_an_error_and_reading_goes_on() -> None:
-    html = b"<html><body><p>no http envelope</p></body></html>"
-    raw = (
-        b"WARC/1.0\r\nWARC-Type: response\r\nWARC-Target-URI: https://example.com/raw\r\n"
-        b"WARC-Date: " + WARC_DATE.encode() + b"\r\nContent-Type: text/html\r\n"
-        b"Content-Length: " + str(len(html)).encode() + b"\r\n\r\n" + html + b"\r\n\r\n"
-    )
-    data = raw + _warc(False, count=1)
+def _raw_warc(headers: list[str], block: bytes, version: str = "WARC/1.0") -> bytes:
+    lines = [version, *headers, f"Content-Length: {len(block)}"]
+    return ("\r\n".join(lines) + "\r\n\r\n").encode() + block + b"\r\n\r\n"
 
-    items = list(read_warc(io.BytesIO(data)))
+
+def test_wayback_record_with_http_headers_folded_into_the_warc_header_is_read() -> None:
+    html = b"<html><body><p>no http envelope</p></body></html>"
+    folded = _raw_warc(
+        [
+            "WARC-Type: response",
+            "WARC-Target-URI: https://example.com/raw",
+            f"WARC-Date: {WARC_DATE}",
+            "Content-Type: text/html; charset=iso-8859-1",
+            "Last-Modified: Tue, 01 Jan 2008 00:00:00 GMT",
+        ],
+        html,
+    )
+
+    items = list(read_warc(io.BytesIO(folded + _warc(False, count=1))))
+
+    assert _kinds(items) == ["RawRecord", "RawRecord"]
+    record = _raw(items[0])
+    assert record.url == "https://example.com/raw"
+    assert record.body == html
+    assert record.headers["content-type"] == "text/html; charset=iso-8859-1"
+    assert record.headers["last-modified"] == "Tue, 01 Jan 2008 00:00:00 GMT"
+    assert record.http_status is None
+    assert record.fetched_at == datetime(2024, 5, 6, 7, 8, 9, tzinfo=UTC)
+
+
+def test_a_block_said_to_be_http_without_a_status_line_is_an_error_that_says_why() -> None:
+    block = b"<html><body><p>no http envelope</p></body></html>"
+    raw = _raw_warc(
+        [
+            "WARC-Type: response",
+            "WARC-Target-URI: https://example.com/raw",
+            "Content-Type: application/http; msgtype=response",
+        ],
+        block,
+    )
+
+    items = list(read_warc(io.BytesIO(raw + _warc(False, count=1))))
 
     assert _kinds(items) == ["no_http_headers", "RawRecord"]
     assert items[0].url == "https://example.com/raw"
-    assert "HTTP headers" in _error(items[0]).message
+    assert "does not start with an HTTP status line" in _error(items[0]).message
 
 
 def test_non_http_response_is_skipped() -> None:
@@ -433,3 +470,267 @@ def test_jsonl_protocol_relative_url_becomes_https() -> None:
     assert first.url == "https://news.example.com/2008/story.html"
     assert first.offset == 1
     assert second.final_url == "https://example.com/b2"
+
+
+# --- damaged regions, old and odd archive shapes ----------------------------------
+
+
+class _Unseekable(io.RawIOBase):
+    def __init__(self, data: bytes) -> None:
+        self._data = io.BytesIO(data)
+
+    def readable(self) -> bool:
+        return True
+
+    def seekable(self) -> bool:
+        return False
+
+    def read(self, size: int = -1) -> bytes:
+        return self._data.read(size)
+
+
+def _corrupt_errors(items: list[Item]) -> list[int]:
+    return [item.offset for item in items if isinstance(item, RecordError)]
+
+
+def test_junk_and_corrupt_gzip_members_are_skipped_and_every_good_member_read() -> None:
+    archive = broken_archives.junk_gzip_members()
+
+    items = list(read_warc(io.BytesIO(archive.data)))
+
+    assert [item.url for item in items if isinstance(item, RawRecord)] == archive.good_urls
+    assert _corrupt_errors(items) == archive.damaged_offsets
+    assert {_error(item).kind for item in items if isinstance(item, RecordError)} == {"corrupt"}
+    assert "damaged region" in _error(items[5]).message
+
+
+def test_records_after_a_junk_member_keep_their_member_offsets() -> None:
+    archive = broken_archives.junk_gzip_members()
+    items = list(read_warc(io.BytesIO(archive.data)))
+
+    for item in items:
+        if isinstance(item, RawRecord):
+            alone = list(read_warc(io.BytesIO(archive.data[item.offset :])))
+            assert alone[0].url == item.url
+
+
+def test_an_unseekable_stream_stops_at_a_damaged_member_with_one_error() -> None:
+    archive = broken_archives.junk_gzip_members()
+    cut = archive.data[: archive.damaged_offsets[1] + 30]
+
+    items = list(read_warc(_Unseekable(cut)))  # type: ignore[arg-type]
+
+    assert sum(isinstance(item, RawRecord) for item in items) == 12
+    assert _kinds(items)[-1] == "corrupt"
+
+
+def test_garbage_between_plain_records_is_one_damaged_region_each() -> None:
+    archive = broken_archives.garbage_between_plain_records()
+
+    items = list(read_warc(io.BytesIO(archive.data)))
+
+    assert [item.url for item in items if isinstance(item, RawRecord)] == archive.good_urls
+    assert _corrupt_errors(items) == archive.damaged_offsets
+    first = _error(next(item for item in items if isinstance(item, RecordError)))
+    assert f"from offset {archive.damaged_offsets[0]} to offset" in first.message
+
+
+@given(junk=st.binary(min_size=1, max_size=300).filter(lambda b: b"WARC/" not in b))
+@settings(max_examples=60, deadline=None)
+def test_any_bytes_between_plain_records_lose_no_record(junk: bytes) -> None:
+    first = broken_archives.warc_record("https://e.com/1", _page(1), compress=False)
+    second = broken_archives.warc_record("https://e.com/2", _page(2), compress=False)
+
+    items = list(read_warc(io.BytesIO(first + junk + second)))
+
+    assert [item.url for item in items if isinstance(item, RawRecord)] == [
+        "https://e.com/1",
+        "https://e.com/2",
+    ]
+    errors = [item for item in items if not isinstance(item, RawRecord)]
+    assert len(errors) <= 1
+    assert all(_error(item).kind == "corrupt" for item in errors)
+
+
+@given(junk=st.binary(min_size=1, max_size=300))
+@example(junk=b"\x1f\x8b\x08")  # a gzip header that swallows the next member
+@settings(max_examples=60, deadline=None)
+def test_any_bytes_between_gzip_members_lose_no_record(junk: bytes) -> None:
+    first = broken_archives.warc_record("https://e.com/1", _page(1))
+    second = broken_archives.warc_record("https://e.com/2", _page(2))
+
+    items = list(read_warc(io.BytesIO(first + junk + second)))
+
+    assert [item.url for item in items if isinstance(item, RawRecord)] == [
+        "https://e.com/1",
+        "https://e.com/2",
+    ]
+    assert _corrupt_errors(items) == [len(first)]
+
+
+def test_headerless_common_crawl_arc_is_read() -> None:
+    archive = broken_archives.headerless_arc()
+
+    items = list(read_warc(io.BytesIO(archive.data)))
+
+    assert [_raw(item).url for item in items] == archive.good_urls
+    first = _raw(items[0])
+    assert first.body == broken_archives.page(200)
+    assert first.fetched_at == datetime(2009, 9, 17, 12, 0, tzinfo=UTC)
+    assert first.http_status == 200
+    assert _raw(items[1]).url == "http://arc.example.com/1%20copy"
+
+
+def test_arc_v2_record_line_is_read() -> None:
+    http = b"HTTP/1.0 200 OK\r\nContent-Type: text/html\r\n\r\n" + _page(5)
+    line = b"http://e.com/v2 1.2.3.4 20080102030405 text/html 200 abc123 - 0 x.arc %d\n"
+    items = list(read_warc(io.BytesIO(line % len(http) + http + b"\n")))
+
+    assert _raw(items[0]).url == "http://e.com/v2"
+    assert _raw(items[0]).body == _page(5)
+
+
+def test_clueweb09_whole_file_gzip_with_wrong_lengths_is_read() -> None:
+    archive = broken_archives.clueweb09()
+
+    items = list(read_warc(io.BytesIO(archive.data)))
+
+    assert [getattr(item, "reason", None) for item in items[:1]] == ["warcinfo"]
+    records = [_raw(item) for item in items[1:]]
+    assert [r.url for r in records] == archive.good_urls
+    assert [r.body for r in records] == [broken_archives.page(300 + i) for i in range(5)]
+    assert len({r.offset for r in records}) == 5
+    assert records[0].fetched_at == datetime(2009, 1, 14, 3, 32, 41, tzinfo=UTC)
+
+
+def test_an_unparseable_warc_date_is_a_warning_saying_the_ingest_time_is_used() -> None:
+    records = [item for item in read_warc(io.BytesIO(broken_archives.clueweb09().data))]
+    bad = _raw(records[4])
+
+    assert bad.fetched_at is None
+    (warning,) = bad.warnings
+    assert warning.kind == "bad_date"
+    assert "2009-03-65" in warning.message
+    assert "ingest time" in warning.message
+
+
+def test_a_missing_warc_date_is_a_warning_too() -> None:
+    raw = _raw_warc(
+        ["WARC-Type: response", "WARC-Target-URI: https://e.com/", "Content-Type: text/html"],
+        b"<p>hi</p>",
+    )
+
+    (item,) = read_warc(io.BytesIO(raw))
+
+    assert [w.kind for w in _raw(item).warnings] == ["bad_date"]
+
+
+def test_a_version_line_glued_to_garbage_still_starts_the_next_record() -> None:
+    second = broken_archives.warc_record("https://e.com/2", _page(2), compress=False)
+    data = _warc(False, count=1) + b"junk without a line break" + second
+
+    items = list(read_warc(io.BytesIO(data)))
+
+    assert _kinds(items) == ["RawRecord", "corrupt", "RawRecord"]
+
+
+def test_jsonl_gzip_cut_short_keeps_the_lines_before() -> None:
+    import gzip as gz
+
+    archive = broken_archives.jsonl_gz()
+    cut = archive.data[: len(archive.data) - 40]
+
+    items = list(read_jsonl(gz.GzipFile(fileobj=io.BytesIO(cut))))  # type: ignore[arg-type]
+
+    assert _kinds(items)[-1] in {"truncated", "corrupt"}
+    assert all(isinstance(item, RawRecord) for item in items[:-1])
+
+
+@pytest.mark.parametrize(
+    ("fields", "field"),
+    [
+        ({"doc_type": ["article"]}, "doc_type"),
+        ({"doc_type": {"a": 1}}, "doc_type"),
+        ({"fetched_at": "0001-01-01T00:00:00+05:00"}, "fetched_at"),
+        ({"fetched_at": "1800-01-01T00:00:00Z"}, "fetched_at"),
+        ({"fetched_at": "9999-12-31T23:59:59Z"}, "fetched_at"),
+    ],
+)
+def test_record_from_json_refuses_values_that_used_to_crash_the_ingest(
+    fields: dict[str, object], field: str
+) -> None:
+    result = record_from_json({"url": "https://e.com/", "html": "<p>x</p>", **fields}, 4)
+
+    assert isinstance(result, RecordError)
+    assert (result.kind, result.offset) == ("bad_field", 4)
+    assert repr(field) in result.message
+
+
+@pytest.mark.parametrize(
+    ("url", "final_url"),
+    [
+        ("https://e.com/\x00", None),
+        ("https://e.com/", "https://e.com/\x00"),
+        ("https://" + "h" * 256 + "/", None),
+        ("https://e.com/", "https://" + "h" * 256 + "/"),
+        ("https://e.com/\ud800", None),
+        ("https://e.com/" + "é" * 1300, None),
+    ],
+)
+def test_record_sanitise_refuses_urls_that_cannot_be_stored(
+    url: str, final_url: str | None
+) -> None:
+    record = RawRecord(url, b"<p>x</p>", 200, {}, None, 7, final_url=final_url)
+
+    result = record_sanitise(record)
+
+    assert isinstance(result, RecordError)
+    assert (result.kind, result.offset) == ("bad_url", 7)
+    assert text_problem(result.url) is None
+
+
+def test_record_sanitise_cleans_headers_and_keeps_a_warning() -> None:
+    record = RawRecord(
+        "https://e.com/", b"<p>x</p>", 200, {"x-a": "a\x00b", "x\udcff": "v"}, None, 3
+    )
+
+    result = record_sanitise(record)
+
+    assert isinstance(result, RawRecord)
+    assert result.headers == {"x-a": "a\ufffdb", "x\ufffd": "v"}
+    assert [w.kind for w in result.warnings] == ["bad_header"]
+    assert all(text_problem(w.message) is None for w in result.warnings)
+
+
+def test_record_sanitise_passes_a_good_record_unchanged() -> None:
+    record = RawRecord("https://e.com/ü", b"<p>x</p>", 200, {"a": "b"}, datetime.now(UTC), 1)
+
+    assert record_sanitise(record) is record
+
+
+def test_record_sanitise_refuses_a_fetch_time_out_of_range() -> None:
+    record = RawRecord("https://e.com/", b"x", 200, {}, datetime(1, 1, 1, tzinfo=UTC), 2)
+
+    result = record_sanitise(record)
+
+    assert isinstance(result, RecordError)
+    assert result.kind == "bad_field"
+
+
+def test_a_content_length_running_into_the_next_record_is_cut_there_with_a_warning() -> None:
+    body = _page(1)
+    http = b"HTTP/1.1 200 OK\r\nContent-Type: text/html\r\n\r\n" + body
+    header = (
+        "WARC/1.0\r\nWARC-Type: response\r\nWARC-Target-URI: https://e.com/long\r\n"
+        f"WARC-Date: {WARC_DATE}\r\nContent-Type: application/http; msgtype=response\r\n"
+        f"Content-Length: {len(http) + 300}\r\n\r\n"
+    ).encode()
+    data = header + http + b"\r\n\r\n" + _warc(False, count=2)
+
+    items = list(read_warc(io.BytesIO(data)))
+
+    assert _kinds(items) == ["RawRecord"] * 3
+    first = _raw(items[0])
+    assert first.body == body
+    assert [w.kind for w in first.warnings] == ["bad_length"]
+    assert [item.url for item in items[1:]] == ["https://example.com/0", "https://example.com/1"]

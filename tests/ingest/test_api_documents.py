@@ -83,3 +83,87 @@ def test_the_openapi_schema_describes_the_endpoint(client) -> None:
     schema = r.json()
     assert "/api/v1/documents" in schema["paths"]
     assert "post" in schema["paths"]["/api/v1/documents"]
+
+
+BAD_DOCUMENTS = [
+    pytest.param({"url": "https://api.example.com/\u0000"}, "url", id="nul-in-url"),
+    pytest.param(
+        {"url": "https://api.example.com/f", "final_url": "https://api.example.com/\u0000"},
+        "final_url",
+        id="nul-in-final-url",
+    ),
+    pytest.param(
+        {"url": "https://api.example.com/h", "headers": {"X-A": "a\u0000b"}},
+        "headers",
+        id="nul-in-header",
+    ),
+    pytest.param(
+        {"url": "https://api.example.com/h2", "headers": {"X-\udcff": "b"}},
+        "headers",
+        id="surrogate-in-header-name",
+    ),
+    pytest.param({"url": "https://" + "h" * 300 + ".example.com/"}, "url", id="long-host"),
+    pytest.param({"url": "https://api.example.com/\ud800"}, "url", id="surrogate-in-url"),
+    pytest.param({"url": "https://api.example.com/" + "x" * 3000}, "url", id="url-too-long"),
+    pytest.param(
+        {"url": "https://api.example.com/s", "html": "<p>\ud800</p>"},
+        "html",
+        id="surrogate-in-html",
+    ),
+    pytest.param(
+        {"url": "https://api.example.com/y1", "fetched_at": "0001-01-01T00:00:00+05:00"},
+        "fetched_at",
+        id="before-year-1-in-utc",
+    ),
+    pytest.param(
+        {"url": "https://api.example.com/y2", "fetched_at": "1200-01-01T00:00:00Z"},
+        "fetched_at",
+        id="year-1200",
+    ),
+]
+
+
+@pytest.mark.parametrize(("fields", "field"), BAD_DOCUMENTS)
+def test_a_value_that_cannot_be_stored_is_a_400_naming_the_field(
+    post, api_token: str, fields: dict[str, object], field: str
+) -> None:
+    good = {"url": "https://api.example.com/good", "html": HTML}
+    r = post(api_token, [good, {"html": HTML, **fields}, good])
+
+    assert r.status_code == 400, r.content
+    assert any(e["field"].split(".")[-1] == field for e in r.json()["errors"]), r.json()
+    assert Document.objects.count() == 0
+
+
+@pytest.mark.parametrize(
+    "payload",
+    [
+        {"text": "alpha \ud800 beta"},
+        {"html": "<p>alpha \udfff beta</p>"},
+        {"text": "alpha beta", "url": "https://e.com/\ud800"},
+    ],
+)
+def test_the_check_api_refuses_a_lone_surrogate_with_a_400(client, api_token, payload) -> None:
+    r = client.post(
+        "/api/v1/check",
+        payload,
+        content_type="application/json",
+        headers={"Authorization": f"Bearer {api_token}"},
+    )
+
+    assert r.status_code == 400, r.content
+    assert r.json()["errors"]
+
+
+@pytest.mark.postgres
+def test_pages_still_render_after_hostile_documents(post, api_token: str, client, editor) -> None:
+    for fields, _ in (param.values for param in BAD_DOCUMENTS):
+        post(api_token, {"html": HTML, **fields})
+    r = post(api_token, {"url": "https://api.example.com/kept", "html": HTML})
+    assert r.status_code == 201
+    document = Document.objects.get()
+
+    client.force_login(editor)
+    assert client.get("/").status_code == 200
+    assert client.get(document.get_absolute_url()).status_code == 200
+    assert client.get("/batches/").status_code == 200

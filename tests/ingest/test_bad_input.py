@@ -2,13 +2,16 @@
 
 import io
 import json
+import secrets
+from datetime import timedelta
 
 import pytest
+from django.utils import timezone
 
 from ingest import services
-from ingest.core.readers import read_jsonl, read_warc
+from ingest.core.readers import RawRecord, RecordError, read_jsonl, read_warc
 from ingest.models import BatchError, CrawlBatch, Document
-from tests import factories
+from tests import broken_archives, factories
 
 pytestmark = pytest.mark.django_db
 
@@ -96,6 +99,137 @@ def test_a_failure_later_in_a_stream_keeps_what_was_stored(settings) -> None:
     batch = CrawlBatch.objects.get(source="boom")
     assert batch.status == "failed"
     assert batch.errors.filter(kind="ingest_failed").exists()
+    assert batch.error_count == 1
+
+
+def test_records_the_database_would_refuse_are_errors_and_the_rest_is_stored() -> None:
+    archive = broken_archives.bad_jsonl_records()
+
+    summary = services.batch_ingest(
+        source="bad.jsonl", fmt="jsonl", items=read_jsonl(io.BytesIO(archive.data))
+    )
+
+    assert sorted(Document.objects.values_list("url", flat=True)) == sorted(archive.good_urls)
+    errors = BatchError.objects.filter(batch_id=summary.batch_id)
+    assert {e.offset: e.kind for e in errors} == archive.bad_offsets
+    assert all(e.stored == (e.kind in ("bad_header", "bad_html")) for e in errors)
+    batch = CrawlBatch.objects.get(pk=summary.batch_id)
+    assert batch.status == "done"
+    assert batch.error_count == 8
+
+
+@pytest.mark.postgres  # SQLite stores both; PostgreSQL refuses them
+@pytest.mark.parametrize(
+    "url",
+    [
+        pytest.param("https://d.example.com/\x00", id="nul"),
+        pytest.param("https://d.example.com/" + secrets.token_hex(3000), id="over-index-limit"),
+    ],
+)
+def test_a_value_refused_by_the_database_costs_one_record_not_the_chunk(
+    monkeypatch, url: str
+) -> None:
+    # Whatever the boundary checks miss, the chunk falls back to one record at a time.
+    monkeypatch.setattr(services, "record_sanitise", lambda record: record)
+    items = [
+        RawRecord(f"https://d.example.com/{i}", GOOD + str(i).encode(), 200, {}, None, i + 1)
+        for i in range(3)
+    ]
+    items[1] = RawRecord(url, GOOD, 200, {}, None, 2)
+
+    summary = services.batch_ingest(source="db", fmt="api", items=iter(items))
+
+    assert summary.stored == 2
+    error = BatchError.objects.get(batch_id=summary.batch_id)
+    assert (error.kind, error.offset) == ("db_error", 2)
+    assert "\x00" not in error.url
+
+
+def test_an_unusable_warc_date_is_recorded_and_the_ingest_time_used() -> None:
+    data = factories.warc_bytes([("https://w.example.com/1", GOOD)], gzip_records=False).replace(
+        b"2026-05-01T12:00:00Z", b"2026-05-41T12:00:00Z"
+    )
+
+    summary = services.batch_ingest(source="date", fmt="warc", items=read_warc(io.BytesIO(data)))
+
+    assert summary.stored == 1
+    warning = BatchError.objects.get(batch_id=summary.batch_id)
+    assert (warning.kind, warning.stored) == ("bad_date", True)
+    assert "2026-05-41" in warning.message
+    assert "ingest time" in warning.message
+    batch = CrawlBatch.objects.get(pk=summary.batch_id)
+    assert Document.objects.get().fetched_at >= batch.started_at
+    assert batch.error_count == 0
+
+
+def test_a_crashed_batch_counts_its_failure() -> None:
+    def items():
+        yield RecordError("bad_json", 1, "x")
+        raise RuntimeError("disk went away")
+
+    with pytest.raises(RuntimeError):
+        services.batch_ingest(source="crash", fmt="jsonl", items=items())
+    batch = CrawlBatch.objects.get(source="crash")
+    assert batch.status == "failed"
+    assert batch.error_count == batch.errors.count() == 2
+
+
+def test_an_interrupted_ingest_marks_its_batch_failed() -> None:
+    def items():
+        yield from read_warc(io.BytesIO(factories.warc_bytes([("https://i.example.com/", GOOD)])))
+        raise KeyboardInterrupt
+
+    with pytest.raises(KeyboardInterrupt):
+        services.batch_ingest(source="ctrl-c", fmt="warc", items=items())
+    batch = CrawlBatch.objects.get(source="ctrl-c")
+    assert batch.status == "failed"
+    assert batch.errors.filter(kind="ingest_failed").exists()
+
+
+def test_a_killed_ingest_is_marked_failed_once_stale(settings) -> None:
+    settings.INGEST_STALE_MINUTES = 15
+    now = timezone.now()
+    dead = CrawlBatch.objects.create(source="killed", format="warc", records_read=40)
+    CrawlBatch.objects.filter(pk=dead.pk).update(
+        started_at=now - timedelta(hours=2), heartbeat_at=now - timedelta(minutes=16)
+    )
+    alive = CrawlBatch.objects.create(source="alive", format="warc", heartbeat_at=now)
+
+    services.batch_ingest(source="next", fmt="warc", items=iter(()))
+
+    dead.refresh_from_db()
+    assert dead.status == "failed"
+    assert dead.error_count == 1
+    error = dead.errors.get()
+    assert error.kind == "interrupted"
+    assert "40 records" in error.message
+    alive.refresh_from_db()
+    assert alive.status == "running"
+
+
+def test_a_running_batch_keeps_a_heartbeat(settings) -> None:
+    settings.INGEST_CHUNK_SIZE = 1
+    beats = []
+
+    def progress(summary: services.IngestSummary) -> None:
+        beats.append(CrawlBatch.objects.get(pk=summary.batch_id).heartbeat_at)
+
+    services.batch_ingest(
+        source="beat",
+        fmt="warc",
+        items=read_warc(
+            io.BytesIO(
+                factories.warc_bytes(
+                    [("https://h.example.com/1", GOOD), ("https://h.example.com/2", GOOD + b" ")]
+                )
+            )
+        ),
+        progress=progress,
+    )
+
+    assert len(beats) >= 2
+    assert beats == sorted(beats)
+    assert all(beat is not None for beat in beats)
 
 
 def test_jsonl_protocol_relative_url_is_stored_as_https() -> None:

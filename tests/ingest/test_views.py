@@ -45,3 +45,20 @@ def test_the_htmx_filter_returns_only_the_table(client, editor) -> None:
     assert r.status_code == 200
     assert b"<html" not in r.content
     assert b'id="document-table"' in r.content
+
+
+def test_the_batches_page_says_when_a_running_batch_last_made_progress(client, editor) -> None:
+    from datetime import timedelta
+
+    from django.utils import timezone
+
+    from ingest.models import CrawlBatch
+
+    CrawlBatch.objects.create(
+        source="slow.warc.gz", format="warc", heartbeat_at=timezone.now() - timedelta(hours=2)
+    )
+    client.force_login(editor)
+
+    page = client.get("/batches/").content.decode()
+
+    assert "running (last progress 2\xa0hours ago)" in page

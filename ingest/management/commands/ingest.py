@@ -1,8 +1,9 @@
+import gzip
 import sys
 import time
 from collections.abc import Iterator
 from pathlib import Path
-from typing import BinaryIO
+from typing import BinaryIO, cast
 
 from django.core.management.base import BaseCommand, CommandError, CommandParser
 
@@ -11,21 +12,30 @@ from ingest.core.readers import Item, read_jsonl, read_warc
 
 
 class CountingReader:
-    """Wraps a binary file to count the bytes read (for the progress bar)."""
+    """Wraps a binary file to tell how far reading has got (for the progress bar). It
+    can seek, so the WARC reader can skip a damaged gzip member."""
 
     def __init__(self, raw: BinaryIO) -> None:
         self.raw = raw
-        self.count = 0
+
+    @property
+    def count(self) -> int:
+        return self.raw.tell()
 
     def read(self, size: int = -1) -> bytes:
-        data = self.raw.read(size)
-        self.count += len(data)
-        return data
+        return self.raw.read(size)
 
     def readline(self, size: int = -1) -> bytes:
-        data = self.raw.readline(size)
-        self.count += len(data)
-        return data
+        return self.raw.readline(size)
+
+    def seekable(self) -> bool:
+        return self.raw.seekable()
+
+    def seek(self, offset: int, whence: int = 0) -> int:
+        return self.raw.seek(offset, whence)
+
+    def tell(self) -> int:
+        return self.raw.tell()
 
     def __iter__(self) -> Iterator[bytes]:
         while line := self.readline():
@@ -34,11 +44,21 @@ class CountingReader:
 
 def guess_format(path: Path) -> str:
     name = path.name.lower()
-    if name.endswith((".warc", ".warc.gz", ".arc.gz")):
+    if name.endswith((".warc", ".warc.gz", ".arc", ".arc.gz")):
         return "warc"
-    if name.endswith((".jsonl", ".jsonl.gz", ".ndjson")):
+    if name.endswith((".jsonl", ".jsonl.gz", ".ndjson", ".ndjson.gz")):
         return "jsonl"
     raise CommandError(f"{path}: cannot tell the format from the name; pass --format")
+
+
+def jsonl_stream(stream: CountingReader) -> BinaryIO:
+    """The JSONL text as bytes: gzip (by its magic bytes, whatever the name) is
+    decompressed as it is read."""
+    head = stream.read(2)
+    stream.seek(0)
+    if head == b"\x1f\x8b":
+        return cast(BinaryIO, gzip.GzipFile(fileobj=stream, mode="rb"))  # type: ignore[arg-type]
+    return cast(BinaryIO, stream)
 
 
 class Command(BaseCommand):
@@ -60,14 +80,21 @@ class Command(BaseCommand):
             fmt = str(options["format"] or guess_format(path))
             failed += self._ingest_one(path, fmt, show_progress=show)
         if failed:
-            raise CommandError(f"{failed} file(s) could not be ingested to the end")
+            raise CommandError(
+                f"{failed} file(s) are damaged (cut short or with unreadable regions); "
+                "every readable record was stored and the batch errors say where"
+            )
 
     def _ingest_one(self, path: Path, fmt: str, *, show_progress: bool) -> int:
         total = path.stat().st_size
         started = time.monotonic()
         with path.open("rb") as raw:
             stream = CountingReader(raw)
-            items: Iterator[Item] = read_warc(stream) if fmt == "warc" else read_jsonl(stream)
+            items: Iterator[Item] = (
+                read_warc(cast(BinaryIO, stream))
+                if fmt == "warc"
+                else read_jsonl(jsonl_stream(stream))
+            )
 
             def progress(summary: services.IngestSummary) -> None:
                 if not show_progress:
@@ -103,6 +130,8 @@ class Command(BaseCommand):
         ]
         skipped = ", ".join(f"{k} {v}" for k, v in sorted(s.skipped.items())) or "none"
         errors = ", ".join(f"{k} {v}" for k, v in sorted(s.errors.items())) or "none"
+        warnings = ", ".join(f"{k} {v}" for k, v in sorted(s.warnings.items())) or "none"
         lines.append(f"  skipped: {skipped}")
         lines.append(f"  errors: {errors}")
+        lines.append(f"  stored with warnings: {warnings}")
         return "\n".join(lines)
