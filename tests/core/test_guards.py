@@ -157,10 +157,6 @@ def test_five_megabytes_are_compared_through_bounded_excerpts() -> None:
     other = big[:-1000] + " price 20.99"
     s = similarity(big, other)
     cut = similarity(excerpt(big, 20_000), excerpt(other, 20_000))
-    assert (s.ratio, s.token_set_ratio, s.containment) == (
-        cut.ratio,
-        cut.token_set_ratio,
-        cut.containment,
-    )
+    assert (s.ratio, s.token_set_ratio) == (cut.ratio, cut.token_set_ratio)
     assert s.ratio > 90
     assert guards_check(big, other).numbers_differ
