@@ -176,6 +176,8 @@ CSRF_COOKIE_SAMESITE = "Lax"
 # Behind TLS set these (docker-compose.yml does); `manage.py check --deploy` is then clean.
 # Off by default so the plain-HTTP demo and test servers keep working.
 SECURE_SSL_REDIRECT = env_bool("SECURE_SSL_REDIRECT", default=False)
+# The container health check asks over plain HTTP from inside.
+SECURE_REDIRECT_EXEMPT = [r"^healthz$"]
 # The TLS proxy in front says which scheme the client used (only trust a proxy you run).
 if env_bool("SECURE_PROXY_SSL_HEADER", default=False):
     SECURE_PROXY_SSL_HEADER = ("HTTP_X_FORWARDED_PROTO", "https")
@@ -207,11 +209,12 @@ if not STATIC_MANIFEST:
     with contextlib.suppress(OSError):
         STATIC_ROOT.mkdir(parents=True, exist_ok=True)
 
-# Repeated bad passwords (login page and admin): django-axes locks the username after
-# LOGIN_FAILURE_LIMIT failures for LOGIN_COOLOFF_MINUTES; the right password is refused
-# meanwhile. LOGIN_LOCKOUT_BY: "username", "ip_address", or "username+ip_address" (the
-# pair); a comma between them locks on either. Behind a proxy the client address is
-# REMOTE_ADDR, i.e. the proxy's, so "username" is the default.
+# Repeated bad passwords (login page and admin): django-axes locks out after
+# LOGIN_FAILURE_LIMIT failures for LOGIN_COOLOFF_MINUTES, the right password included.
+# LOGIN_LOCKOUT_BY lists what is counted: "username,ip_address" (default) locks a
+# username tried from anywhere and an address trying any usernames; "username+ip_address"
+# counts the pair only. The client address is REMOTE_ADDR; behind N proxies that append
+# to X-Forwarded-For set LOGIN_PROXY_COUNT=N, or every client shares the proxy's address.
 AUTHENTICATION_BACKENDS = [
     "axes.backends.AxesStandaloneBackend",
     "django.contrib.auth.backends.ModelBackend",
@@ -219,8 +222,12 @@ AUTHENTICATION_BACKENDS = [
 AXES_FAILURE_LIMIT = env_int("LOGIN_FAILURE_LIMIT", 5)
 AXES_COOLOFF_TIME = timedelta(minutes=env_int("LOGIN_COOLOFF_MINUTES", 15))
 AXES_LOCKOUT_PARAMETERS: list[str | list[str]] = [
-    item.split("+") if "+" in item else item for item in env_list("LOGIN_LOCKOUT_BY", "username")
+    item.split("+") if "+" in item else item
+    for item in env_list("LOGIN_LOCKOUT_BY", "username,ip_address")
 ]
+if env_int("LOGIN_PROXY_COUNT", 0):
+    AXES_IPWARE_PROXY_COUNT = env_int("LOGIN_PROXY_COUNT", 0)
+    AXES_IPWARE_META_PRECEDENCE_ORDER = ("HTTP_X_FORWARDED_FOR", "REMOTE_ADDR")
 AXES_RESET_ON_SUCCESS = True
 AXES_LOCKOUT_TEMPLATE = "registration/locked_out.html"
 
