@@ -75,7 +75,7 @@ def can_ingest(user: User) -> bool:
         return False
     if user.is_superuser or _groups(user) & {CRAWLER, ADMIN}:  # type: ignore[union-attr]
         return True
-    return user.has_perm("ingest.add_document")
+    return user.has_perm("ingest.add_document")  # type: ignore[union-attr]
 
 
 def can_check(user: User) -> bool:
