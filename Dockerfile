@@ -1,5 +1,7 @@
 FROM python:3.12-slim
 ENV PYTHONUNBUFFERED=1 PIP_NO_CACHE_DIR=1
+# Static files: collected below, served by WhiteNoise under content-hashed names.
+ENV STATIC_MANIFEST=1 STATIC_ROOT=/app/staticfiles
 WORKDIR /app
 COPY pyproject.toml ./
 COPY dedup_site dedup_site

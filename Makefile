@@ -20,6 +20,10 @@ $(STAMP): pyproject.toml
 
 install: $(STAMP)
 
+# The demo is local development: DEBUG on, so the settings accept the development key
+# (with DEBUG off they refuse to start without SECRET_KEY).
+demo-data demo: export DEBUG := 1
+
 demo-data: install
 	@mkdir -p var
 	$(PY) manage.py migrate --no-input -v 0

@@ -732,6 +732,8 @@ def measure(sizes: list[int], keep_db: bool) -> dict[str, Any]:
 
 def bench_env() -> dict[str, str]:
     env = dict(os.environ)
+    # DEBUG is off: settings need a key (a throwaway one; the bench serves no one).
+    env.setdefault("SECRET_KEY", "bench-only-not-secret")
     env.update(
         DATABASE_URL=f"{PG}/{DB_NAME}",
         DJANGO_SETTINGS_MODULE="dedup_site.settings",

@@ -522,6 +522,8 @@ def extraction_alone(warc_path: Path, processes: int = 2) -> dict:
 
 def bench_env() -> dict[str, str]:
     env = dict(os.environ)
+    # DEBUG is off: settings need a key (a throwaway one; the bench serves no one).
+    env.setdefault("SECRET_KEY", "bench-only-not-secret")
     env.update(
         DATABASE_URL=f"{PG}/{DB_NAME}",
         CELERY_BROKER_URL=REDIS_URL,

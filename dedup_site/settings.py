@@ -4,10 +4,13 @@ No DATABASE_URL: the embedded default (SQLite file, Celery tasks run eagerly).
 DATABASE_URL=postgres://… and CELERY_BROKER_URL=redis://…: the real stack.
 """
 
+import contextlib
 import os
+from datetime import timedelta
 from pathlib import Path
 from urllib.parse import unquote, urlsplit
 
+from django.core.exceptions import ImproperlyConfigured
 from django.utils.csp import CSP
 
 BASE_DIR = Path(__file__).resolve().parent.parent
@@ -27,6 +30,11 @@ def env_bool(name: str, default: bool = False) -> bool:
 def env_int(name: str, default: int) -> int:
     value = os.environ.get(name)
     return int(value) if value not in (None, "") else default
+
+
+def env_list(name: str, default: str = "") -> list[str]:
+    """A comma-separated list; blanks dropped."""
+    return [item.strip() for item in env_str(name, default).split(",") if item.strip()]
 
 
 def database_from_url(url: str) -> dict[str, object]:
@@ -49,7 +57,18 @@ def database_from_url(url: str) -> dict[str, object]:
 
 
 DEBUG = env_bool("DEBUG", default=False)
-SECRET_KEY = env_str("SECRET_KEY", "dev-only-not-secret-change-me")
+# --- Security: secret key ------------------------------------------------------------
+# With DEBUG off the process refuses to start without SECRET_KEY; the development key is
+# only for DEBUG=1 and for a test run (pytest sets PYTEST_VERSION for its session).
+SECRET_KEY = env_str("SECRET_KEY")
+if not SECRET_KEY:
+    if not (DEBUG or env_str("PYTEST_VERSION")):
+        raise ImproperlyConfigured(
+            "SECRET_KEY is not set and DEBUG is off: set SECRET_KEY to a long random value "
+            "(e.g. python -c 'import secrets; print(secrets.token_urlsafe(50))'), "
+            "or DEBUG=1 for local development."
+        )
+    SECRET_KEY = "dev-only-not-secret-change-me"
 ALLOWED_HOSTS = [h for h in env_str("ALLOWED_HOSTS", "127.0.0.1,localhost").split(",") if h]
 CSRF_TRUSTED_ORIGINS = [o for o in env_str("CSRF_TRUSTED_ORIGINS", "").split(",") if o]
 
@@ -61,12 +80,15 @@ INSTALLED_APPS = [
     "django.contrib.messages",
     "django.contrib.staticfiles",
     "django_htmx",
+    "axes",
     "ingest",
     "reviews",
 ]
 
 MIDDLEWARE = [
     "django.middleware.security.SecurityMiddleware",
+    "whitenoise.middleware.WhiteNoiseMiddleware",
+    "dedup_site.middleware.reject_nul_in_query",
     "django.middleware.csp.ContentSecurityPolicyMiddleware",
     "django.contrib.sessions.middleware.SessionMiddleware",
     "django.middleware.common.CommonMiddleware",
@@ -75,6 +97,8 @@ MIDDLEWARE = [
     "django.contrib.messages.middleware.MessageMiddleware",
     "django.middleware.clickjacking.XFrameOptionsMiddleware",
     "django_htmx.middleware.HtmxMiddleware",
+    # Last, as django-axes asks: it turns a locked-out login into the lockout response.
+    "axes.middleware.AxesMiddleware",
 ]
 
 ROOT_URLCONF = "dedup_site.urls"
@@ -145,9 +169,76 @@ SECURE_CSP = {
     "base-uri": [CSP.NONE],
     "object-src": [CSP.NONE],
 }
-X_FRAME_OPTIONS = "SAMEORIGIN"
 SESSION_COOKIE_HTTPONLY = True
 CSRF_COOKIE_SAMESITE = "Lax"
+
+# --- Security: TLS deployment, static files, login lockout ----------------------------
+# Behind TLS set these (docker-compose.yml does); `manage.py check --deploy` is then clean.
+# Off by default so the plain-HTTP demo and test servers keep working.
+SECURE_SSL_REDIRECT = env_bool("SECURE_SSL_REDIRECT", default=False)
+# The container health check asks over plain HTTP from inside.
+SECURE_REDIRECT_EXEMPT = [r"^healthz$"]
+# The TLS proxy in front says which scheme the client used (only trust a proxy you run).
+if env_bool("SECURE_PROXY_SSL_HEADER", default=False):
+    SECURE_PROXY_SSL_HEADER = ("HTTP_X_FORWARDED_PROTO", "https")
+SECURE_HSTS_SECONDS = env_int("SECURE_HSTS_SECONDS", 0)
+SECURE_HSTS_INCLUDE_SUBDOMAINS = env_bool("SECURE_HSTS_INCLUDE_SUBDOMAINS", default=False)
+SECURE_HSTS_PRELOAD = env_bool("SECURE_HSTS_PRELOAD", default=False)
+SESSION_COOKIE_SECURE = env_bool("SESSION_COOKIE_SECURE", default=False)
+CSRF_COOKIE_SECURE = env_bool("CSRF_COOKIE_SECURE", default=False)
+# No page of the desk is framed by another; the crawled-source view, shown in the desk's
+# own <iframe sandbox>, allows same-origin framing for itself.
+X_FRAME_OPTIONS = env_str("X_FRAME_OPTIONS", "DENY")
+
+# Static files (htmx, desk.js, CSS, the admin's CSS) are served by WhiteNoise, also with
+# DEBUG off. STATIC_MANIFEST=1 (the Docker image) serves the collectstatic output under
+# content-hashed names, compressed and cached for a year; without it the files are found
+# in the apps and `static/` at start-up, so a checkout needs no collectstatic.
+STATIC_MANIFEST = env_bool("STATIC_MANIFEST", default=False)
+STORAGES = {
+    "default": {"BACKEND": "django.core.files.storage.FileSystemStorage"},
+    "staticfiles": {
+        "BACKEND": "whitenoise.storage.CompressedManifestStaticFilesStorage"
+        if STATIC_MANIFEST
+        else "django.contrib.staticfiles.storage.StaticFilesStorage"
+    },
+}
+WHITENOISE_USE_FINDERS = not STATIC_MANIFEST
+if not STATIC_MANIFEST:
+    # WhiteNoise also reads STATIC_ROOT at start-up: an empty one before any collectstatic.
+    with contextlib.suppress(OSError):
+        STATIC_ROOT.mkdir(parents=True, exist_ok=True)
+
+# Repeated bad passwords (login page and admin): django-axes locks out after
+# LOGIN_FAILURE_LIMIT failures for LOGIN_COOLOFF_MINUTES, the right password included.
+# LOGIN_LOCKOUT_BY lists what is counted: "username,ip_address" (default) locks a
+# username tried from anywhere and an address trying any usernames; "username+ip_address"
+# counts the pair only. The client address is REMOTE_ADDR; behind N proxies that append
+# to X-Forwarded-For set LOGIN_PROXY_COUNT=N, or every client shares the proxy's address.
+AUTHENTICATION_BACKENDS = [
+    "axes.backends.AxesStandaloneBackend",
+    "django.contrib.auth.backends.ModelBackend",
+]
+AXES_FAILURE_LIMIT = env_int("LOGIN_FAILURE_LIMIT", 5)
+AXES_COOLOFF_TIME = timedelta(minutes=env_int("LOGIN_COOLOFF_MINUTES", 15))
+AXES_LOCKOUT_PARAMETERS: list[str | list[str]] = [
+    item.split("+") if "+" in item else item
+    for item in env_list("LOGIN_LOCKOUT_BY", "username,ip_address")
+]
+if env_int("LOGIN_PROXY_COUNT", 0):
+    AXES_IPWARE_PROXY_COUNT = env_int("LOGIN_PROXY_COUNT", 0)
+    AXES_IPWARE_META_PRECEDENCE_ORDER = ("HTTP_X_FORWARDED_FOR", "REMOTE_ADDR")
+AXES_RESET_ON_SUCCESS = True
+AXES_LOCKOUT_TEMPLATE = "registration/locked_out.html"
+
+# GET /metrics (Prometheus) answers a scraper that sends "Authorization: Bearer
+# METRICS_TOKEN" or connects from an address in METRICS_ALLOWED_IPS (addresses or CIDR
+# networks, matched against REMOTE_ADDR); with neither set it answers no one.
+METRICS_TOKEN = env_str("METRICS_TOKEN")
+METRICS_ALLOWED_IPS = env_list("METRICS_ALLOWED_IPS")
+# The API's OpenAPI schema and docs page: for logged-in users only, or for anyone.
+API_DOCS_PUBLIC = env_bool("API_DOCS_PUBLIC", default=False)
+# --- end of Security ------------------------------------------------------------------
 
 # --- Celery -------------------------------------------------------------------------
 CELERY_BROKER_URL = env_str("CELERY_BROKER_URL")
@@ -349,8 +440,6 @@ DRIFT_MIN_DOCUMENTS = env_int("DRIFT_MIN_DOCUMENTS", 20)
 DRIFT_TOKEN_SHIFT = float(env_str("DRIFT_TOKEN_SHIFT", "0.5"))
 # The metrics page shows alerts of this many recent days.
 DRIFT_ALERT_DAYS = env_int("DRIFT_ALERT_DAYS", 7)
-# GET /metrics (Prometheus): open when empty, else "Authorization: Bearer <token>".
-METRICS_TOKEN = env_str("METRICS_TOKEN")
 # Task durations kept for /metrics (older TaskRun rows are pruned by the rollup task).
 METRICS_TASK_RUN_DAYS = env_int("METRICS_TASK_RUN_DAYS", 7)
 # Documents per chunk of a background refingerprint or candidate run (one transaction

@@ -1,16 +1,20 @@
 """Crawler-facing HTTP API, /api/v1/ (token auth, OpenAPI schema at /api/v1/openapi.json)."""
 
 import hashlib
+from collections.abc import Callable
 from dataclasses import asdict
 from datetime import UTC, datetime
 from typing import Literal
 
+from django.conf import settings
+from django.contrib.auth.views import redirect_to_login
 from django.http import HttpRequest, HttpResponse, StreamingHttpResponse
 from ninja import NinjaAPI, Schema, Status
-from ninja.errors import ValidationError
+from ninja.errors import HttpError, ValidationError
 from ninja.security import HttpBearer
 from pydantic import Field, ValidationInfo, field_validator, model_validator
 
+from dedup_site import roles
 from ingest import candidates, services
 from ingest.core.extract import extract
 from ingest.core.readers import RawRecord, fetched_at_problem, text_problem, url_problem
@@ -20,13 +24,38 @@ MAX_DOCUMENTS_PER_REQUEST = 1000
 
 
 class TokenAuth(HttpBearer):
+    """A token acts as its user does now: a revoked token, or one whose user is
+    deactivated, is a 401; each endpoint then checks the user's current role."""
+
     def authenticate(self, request: HttpRequest, token: str) -> ApiToken | None:
         digest = hashlib.sha256(token.encode("utf-8")).hexdigest()
         return (
             ApiToken.objects.select_related("user")
-            .filter(key_sha256=digest, revoked_at=None)
+            .filter(key_sha256=digest, revoked_at=None, user__is_active=True)
             .first()
         )
+
+
+def _require(request: HttpRequest, allowed: Callable[..., bool], what: str) -> None:
+    token: ApiToken = request.auth  # type: ignore[attr-defined]
+    if not allowed(token.user):
+        raise HttpError(403, f"the token's user may not {what}")
+
+
+def _docs_access(view: Callable[..., HttpResponse]) -> Callable[..., HttpResponse]:
+    """The schema and docs page: for logged-in users and API token holders, or for
+    anyone when API_DOCS_PUBLIC is set."""
+
+    def wrapped(request: HttpRequest, *args: object, **kwargs: object) -> HttpResponse:
+        user = request.user
+        allowed = settings.API_DOCS_PUBLIC or (user.is_authenticated and user.is_active)
+        if not allowed and request.headers.get("Authorization", "").startswith("Bearer "):
+            allowed = TokenAuth()(request) is not None
+        if not allowed:
+            return redirect_to_login(request.get_full_path())
+        return view(request, *args, **kwargs)
+
+    return wrapped
 
 
 api = NinjaAPI(
@@ -34,7 +63,11 @@ api = NinjaAPI(
     version="1",
     urls_namespace="api",
     auth=TokenAuth(),
-    description="Send crawled pages to the desk; ask whether a page is a duplicate.",
+    docs_decorator=_docs_access,
+    description=(
+        "Send crawled pages to the desk (crawler or admin role); ask whether a page is a "
+        "duplicate (crawler role or read access); read the canonical output (read access)."
+    ),
 )
 
 
@@ -142,12 +175,13 @@ def _record(doc: DocumentIn, offset: int) -> RawRecord:
     )
 
 
-@api.post("/documents", response={201: IngestOut, 400: ErrorOut}, tags=["ingest"])
+@api.post("/documents", response={201: IngestOut, 400: ErrorOut, 403: ErrorOut}, tags=["ingest"])
 def documents_create(
     request: HttpRequest, payload: list[DocumentIn] | DocumentIn
 ) -> Status[dict[str, object]]:
     """Store one document or a list of them (the JSONL object shape); extraction and
     fingerprints are computed by the workers."""
+    _require(request, roles.can_ingest, "store documents (needs the crawler or admin role)")
     docs = payload if isinstance(payload, list) else [payload]
     if not docs:
         return Status(400, {"detail": "no documents", "errors": []})
@@ -214,10 +248,11 @@ class CheckOut(Schema):
     matches: list[MatchOut]
 
 
-@api.post("/check", response={200: CheckOut, 400: ErrorOut}, tags=["check"])
+@api.post("/check", response={200: CheckOut, 400: ErrorOut, 403: ErrorOut}, tags=["check"])
 def check(request: HttpRequest, payload: CheckIn) -> dict[str, object]:
     """Is this page a duplicate of something stored? Answers exact, near, new or
     insufficient, with the matches (distance, similarities, guards). Reads only."""
+    _require(request, roles.can_check, "check pages (needs the crawler role or read access)")
     title, status = payload.title, None
     text = payload.text or ""
     if payload.html is not None:
@@ -242,6 +277,7 @@ def canonical(
     """The deduplicated view, streamed (nothing is deleted): one record per group
     representative and per singleton, with its members' ids and URLs and the decision
     that made it. NDJSON (or CSV). Page with `limit` and `after=<last record's id>`."""
+    _require(request, roles.can_view, "read the canonical output (needs read access)")
     from itertools import islice
 
     from reviews import canonical as view  # the desk owns decisions

@@ -1,10 +1,16 @@
+from collections.abc import Callable
+from functools import wraps
+from typing import Any
+
 from django.contrib.auth.decorators import login_required
+from django.core.exceptions import PermissionDenied
 from django.core.paginator import Paginator
 from django.http import HttpRequest, HttpResponse
 from django.shortcuts import render
 from django.views.decorators.http import require_GET
 from django_htmx.middleware import HtmxDetails
 
+from dedup_site import roles
 from ingest import selectors
 from ingest.core.extract import EXTRACTOR_VERSION
 from ingest.models import Extraction
@@ -14,7 +20,20 @@ class HtmxHttpRequest(HttpRequest):
     htmx: HtmxDetails
 
 
-@login_required
+def _reader(view: Callable[..., HttpResponse]) -> Callable[..., HttpResponse]:
+    """Crawled documents and batches are for the desk's roles, not every account."""
+
+    @login_required
+    @wraps(view)
+    def wrapped(request: HttpRequest, *args: Any, **kwargs: Any) -> HttpResponse:
+        if not roles.can_view(request.user):
+            raise PermissionDenied("reading documents needs the editor, auditor or admin role")
+        return view(request, *args, **kwargs)
+
+    return wrapped
+
+
+@_reader
 @require_GET
 def document_list(request: HtmxHttpRequest) -> HttpResponse:
     status = request.GET.get("status", "")
@@ -35,7 +54,7 @@ def document_list(request: HtmxHttpRequest) -> HttpResponse:
     )
 
 
-@login_required
+@_reader
 @require_GET
 def document_detail(request: HttpRequest, document_id: int) -> HttpResponse:
     document = selectors.document_get(document_id=document_id)
@@ -51,7 +70,7 @@ def document_detail(request: HttpRequest, document_id: int) -> HttpResponse:
     )
 
 
-@login_required
+@_reader
 @require_GET
 def batch_list(request: HttpRequest) -> HttpResponse:
     return render(request, "ingest/batch_list.html", {"batches": selectors.batches_list()[:50]})

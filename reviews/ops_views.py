@@ -3,6 +3,7 @@ compare, switch, retire), and the Prometheus endpoint. Views translate: the rule
 ingest.metrics, ingest.core.drift and ingest.upgrades."""
 
 import hmac
+import ipaddress
 from dataclasses import replace
 from datetime import timedelta
 from typing import Any
@@ -95,18 +96,36 @@ def metrics_page(request: HttpRequest) -> HttpResponse:
     )
 
 
-@never_cache
-@require_GET
-def prometheus(request: HttpRequest) -> HttpResponse:
-    """GET /metrics: Prometheus text format. Open unless METRICS_TOKEN is set; then the
-    scraper sends "Authorization: Bearer <token>"."""
+def _scraper_allowed(request: HttpRequest) -> bool:
+    """The bearer METRICS_TOKEN, or a client address in METRICS_ALLOWED_IPS."""
     token = settings.METRICS_TOKEN
     if token:
         given = request.headers.get("Authorization", "").removeprefix("Bearer ").strip()
-        if not hmac.compare_digest(given.encode(), token.encode()):
-            response = HttpResponse("metrics token required\n", status=401)
-            response["WWW-Authenticate"] = 'Bearer realm="metrics"'
-            return response
+        if hmac.compare_digest(given.encode(), token.encode()):
+            return True
+    try:
+        client = ipaddress.ip_address(request.META.get("REMOTE_ADDR", ""))
+    except ValueError:
+        return False
+    return any(
+        client in ipaddress.ip_network(allowed, strict=False)
+        for allowed in settings.METRICS_ALLOWED_IPS
+    )
+
+
+@never_cache
+@require_GET
+def prometheus(request: HttpRequest) -> HttpResponse:
+    """GET /metrics: Prometheus text format, for a scraper that sends "Authorization:
+    Bearer METRICS_TOKEN" or connects from METRICS_ALLOWED_IPS; no one else."""
+    if not _scraper_allowed(request):
+        response = HttpResponse(
+            "metrics: send the METRICS_TOKEN bearer token or connect from an allowed address\n",
+            status=401,
+            content_type="text/plain",
+        )
+        response["WWW-Authenticate"] = 'Bearer realm="metrics"'
+        return response
     return HttpResponse(metrics.prometheus_text(), content_type=metrics.CONTENT_TYPE)
 
 

@@ -1,54 +1,33 @@
-"""Roles are Django groups: editor (label, split, choose representative), auditor (read
-everything, audit log, exports), admin (everything). Permissions given to the groups by
-`demo_setup` count as well, so a site may also grant them one by one."""
+"""The desk's roles; defined in dedup_site.roles, which the ingest app uses as well."""
 
-from django.contrib.auth.models import AbstractBaseUser, AnonymousUser
-
-EDITOR = "editor"
-AUDITOR = "auditor"
-ADMIN = "admin"
-ROLES = (EDITOR, AUDITOR, ADMIN)
-
-EDITOR_PERMISSIONS = (
-    "reviews.add_label",
-    "reviews.view_label",
-    "reviews.add_decision",
-    "reviews.view_decision",
-    "reviews.add_claim",
+from dedup_site.roles import (
+    ADMIN,
+    AUDITOR,
+    AUDITOR_PERMISSIONS,
+    CRAWLER,
+    CRAWLER_PERMISSIONS,
+    EDITOR,
+    EDITOR_PERMISSIONS,
+    ROLES,
+    can_admin,
+    can_check,
+    can_edit,
+    can_ingest,
+    can_view,
 )
-AUDITOR_PERMISSIONS = ("reviews.view_label", "reviews.view_decision")
 
-User = AbstractBaseUser | AnonymousUser
-
-
-def _groups(user: User) -> set[str]:
-    if not user.is_authenticated:
-        return set()
-    cached = getattr(user, "_review_roles", None)
-    if cached is None:
-        cached = set(user.groups.values_list("name", flat=True))  # type: ignore[union-attr]
-        user._review_roles = cached  # type: ignore[union-attr]
-    return cached
-
-
-def can_edit(user: User) -> bool:
-    """May label, split and choose representatives."""
-    if not user.is_authenticated:
-        return False
-    if user.is_superuser or _groups(user) & {EDITOR, ADMIN}:  # type: ignore[union-attr]
-        return True
-    return all(user.has_perm(p) for p in ("reviews.add_label", "reviews.add_decision"))
-
-
-def can_view(user: User) -> bool:
-    """May read the desk: queue, pairs, groups, history."""
-    if can_edit(user):
-        return True
-    return bool(_groups(user) & {AUDITOR}) or user.has_perm("reviews.view_label")
-
-
-def can_admin(user: User) -> bool:
-    """May run operations: compute, switch and retire fingerprint methods."""
-    if not user.is_authenticated:
-        return False
-    return bool(user.is_superuser or _groups(user) & {ADMIN})  # type: ignore[union-attr]
+__all__ = [
+    "ADMIN",
+    "AUDITOR",
+    "AUDITOR_PERMISSIONS",
+    "CRAWLER",
+    "CRAWLER_PERMISSIONS",
+    "EDITOR",
+    "EDITOR_PERMISSIONS",
+    "ROLES",
+    "can_admin",
+    "can_check",
+    "can_edit",
+    "can_ingest",
+    "can_view",
+]

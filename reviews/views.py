@@ -11,6 +11,7 @@ from django.http import HttpRequest, HttpResponse
 from django.shortcuts import redirect, render
 from django.urls import reverse
 from django.utils.csp import CSP
+from django.views.decorators.clickjacking import xframe_options_sameorigin
 from django.views.decorators.csp import csp_override, csp_report_only_override
 from django.views.decorators.http import require_GET, require_http_methods, require_POST
 from django.views.decorators.vary import vary_on_headers
@@ -290,6 +291,7 @@ def label_undo(request: HtmxHttpRequest) -> HttpResponse:
 @require_GET
 @csp_override(SOURCE_CSP)
 @csp_report_only_override({})
+@xframe_options_sameorigin  # framed by the desk's own pair view; every other page: DENY
 def document_source(request: HttpRequest, document_id: int) -> HttpResponse:
     """A crawled page's HTML for <iframe sandbox>: under its own policy, no script runs
     and nothing is fetched."""

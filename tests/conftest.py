@@ -106,4 +106,7 @@ def editor(db):
 
 @pytest.fixture
 def api_token(db) -> str:
-    return factories.api_token_create(user=factories.user_create(username="crawler"))
+    """A token of a user with the crawler role (may ingest and check)."""
+    return factories.api_token_create(
+        user=factories.user_create(username="crawler", role="crawler")
+    )

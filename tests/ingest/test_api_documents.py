@@ -77,8 +77,8 @@ def test_without_a_valid_token_nothing_is_stored(client, post) -> None:
     assert Document.objects.count() == 0
 
 
-def test_the_openapi_schema_describes_the_endpoint(client) -> None:
-    r = client.get("/api/v1/openapi.json")
+def test_the_openapi_schema_describes_the_endpoint(client, api_token: str) -> None:
+    r = client.get("/api/v1/openapi.json", headers={"Authorization": f"Bearer {api_token}"})
     assert r.status_code == 200
     schema = r.json()
     assert "/api/v1/documents" in schema["paths"]

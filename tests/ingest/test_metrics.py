@@ -141,7 +141,8 @@ def parse(text: str) -> dict[str, str]:
 
 
 @pytest.mark.django_db
-def test_prometheus_exposition_is_well_formed(client, committed) -> None:
+def test_prometheus_exposition_is_well_formed(client, committed, settings) -> None:
+    settings.METRICS_ALLOWED_IPS = ["127.0.0.1"]  # the test client's address
     populated()
     TaskRun.objects.create(task='weird"task\\name\n', duration=0.25, finished_at=DAY)
     TaskRun.objects.create(task="ingest.tasks.candidates_find", duration=1.5, finished_at=DAY)

@@ -93,5 +93,6 @@ def test_check_api_needs_html_or_text(client, api_token) -> None:
     assert r.status_code == 400
 
 
-def test_check_api_is_in_the_schema(client) -> None:
-    assert "/api/v1/check" in client.get("/api/v1/openapi.json").json()["paths"]
+def test_check_api_is_in_the_schema(client, api_token) -> None:
+    auth = {"Authorization": f"Bearer {api_token}"}
+    assert "/api/v1/check" in client.get("/api/v1/openapi.json", headers=auth).json()["paths"]

@@ -10,6 +10,7 @@ from django.core.management import call_command
 
 from ingest.models import Document
 from reviews import canonical, decisions
+from tests import factories
 from tests.reviews.conftest import group_of, reviewed_document
 
 pytestmark = pytest.mark.django_db
@@ -58,9 +59,10 @@ def test_export_canonical_command_jsonl_and_csv(corpus) -> None:
     assert len(rows) == 2 and rows[0]["member_ids"]
 
 
-def test_the_api_streams_and_pages_with_a_token(client, corpus, api_token) -> None:
+def test_the_api_streams_and_pages_with_a_token(client, corpus) -> None:
     assert client.get("/api/v1/canonical").status_code == 401
-    auth = {"Authorization": f"Bearer {api_token}"}
+    token = factories.api_token_create(user=factories.user_create(username="a", role="auditor"))
+    auth = {"Authorization": f"Bearer {token}"}
     r = client.get("/api/v1/canonical", headers=auth)
     assert r.status_code == 200 and r.streaming
     records = [json.loads(x) for x in b"".join(r.streaming_content).splitlines()]

@@ -3,6 +3,7 @@ import hashlib
 from django.contrib.auth.models import Group, Permission, User
 from django.core.management.base import BaseCommand
 
+from dedup_site.roles import AUDITOR_PERMISSIONS, CRAWLER_PERMISSIONS, EDITOR_PERMISSIONS
 from ingest.models import ApiToken, Site
 from ingest.services import methods_ensure
 
@@ -11,6 +12,7 @@ DEMO_USERS = [
     ("editor", "demo-editor", "editor-demo-pass"),
     ("auditor", "demo-auditor", "auditor-demo-pass"),
     ("admin", "demo-admin", "admin-demo-pass"),
+    ("crawler", "demo-crawler", "crawler-demo-pass"),
 ]
 DEMO_API_TOKEN = "demo-crawler-token"
 
@@ -25,12 +27,14 @@ SITE_SETTINGS = {
 
 def _permissions(role: str) -> list[Permission]:
     """editor: label, split, choose representatives; auditor: read labels and the decision
-    log; admin: everything (superuser)."""
-    from reviews.roles import AUDITOR_PERMISSIONS, EDITOR_PERMISSIONS
-
-    names = {"editor": EDITOR_PERMISSIONS, "auditor": AUDITOR_PERMISSIONS}.get(role, ())
+    log; crawler: send pages through the API; admin: everything (superuser)."""
+    names = {
+        "editor": EDITOR_PERMISSIONS,
+        "auditor": AUDITOR_PERMISSIONS,
+        "crawler": CRAWLER_PERMISSIONS,
+    }.get(role, ())
     if role == "admin":
-        names = EDITOR_PERMISSIONS
+        names = EDITOR_PERMISSIONS + CRAWLER_PERMISSIONS
     out = []
     for name in names:
         app_label, codename = name.split(".")
@@ -58,10 +62,11 @@ class Command(BaseCommand):
             user.save()
             user.groups.add(group)
             lines.append(f"  {role:<8} {username} / {password}")
-        editor = User.objects.get(username="demo-editor")
+        crawler = User.objects.get(username="demo-crawler")
         digest = hashlib.sha256(DEMO_API_TOKEN.encode()).hexdigest()
-        ApiToken.objects.get_or_create(
-            key_sha256=digest, defaults={"name": "demo crawler", "user": editor}
+        # The token acts as the crawler account (an older demo gave it to the editor).
+        ApiToken.objects.update_or_create(
+            key_sha256=digest, defaults={"name": "demo crawler", "user": crawler}
         )
         lines.append(f"  API token (Authorization: Bearer …): {DEMO_API_TOKEN}")
         self.stdout.write("\n".join(lines))

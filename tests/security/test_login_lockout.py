@@ -1,0 +1,87 @@
+"""Repeated bad passwords lock the account out (django-axes), on the login page and in
+the admin; the right password is refused until the cool-off ends."""
+
+from datetime import timedelta
+
+import pytest
+from axes.models import AccessAttempt
+from django.contrib.auth.models import User
+from django.test import Client
+from django.utils import timezone
+
+from tests import factories
+
+pytestmark = pytest.mark.django_db
+
+LOGIN = "/accounts/login/"
+ADMIN_LOGIN = "/admin/login/"
+
+
+@pytest.fixture
+def client() -> Client:
+    # CSRF is enforced by the real pages; the lockout is what is tested here.
+    return Client()
+
+
+def _login(client: Client, url: str, username: str, password: str, **extra: str):  # type: ignore[no-untyped-def]
+    return client.post(url, {"username": username, "password": password}, **extra)
+
+
+def test_the_right_password_logs_in(client: Client) -> None:
+    factories.user_create(username="eve", role="editor", password="right-pass-123")
+    r = _login(client, LOGIN, "eve", "right-pass-123")
+    assert r.status_code == 302 and "_auth_user_id" in client.session
+
+
+def test_n_wrong_passwords_then_the_right_one_is_refused(client: Client, settings) -> None:
+    factories.user_create(username="eve", role="editor", password="right-pass-123")
+    for _ in range(settings.AXES_FAILURE_LIMIT - 1):
+        assert _login(client, LOGIN, "eve", "wrong").status_code == 200  # the form again
+    assert _login(client, LOGIN, "eve", "wrong").status_code == 429  # the Nth locks
+    r = _login(client, LOGIN, "eve", "right-pass-123")
+    assert r.status_code == 429
+    assert b"Too many failed logins" in r.content
+    assert "_auth_user_id" not in client.session
+
+
+def test_fewer_failures_than_the_limit_do_not_lock(client: Client, settings) -> None:
+    factories.user_create(username="eve", role="editor", password="right-pass-123")
+    for _ in range(settings.AXES_FAILURE_LIMIT - 1):
+        _login(client, LOGIN, "eve", "wrong")
+    assert _login(client, LOGIN, "eve", "right-pass-123").status_code == 302
+
+
+def test_the_lock_follows_the_username_to_another_address(client: Client, settings) -> None:
+    factories.user_create(username="eve", role="editor", password="right-pass-123")
+    for i in range(settings.AXES_FAILURE_LIMIT):
+        _login(client, LOGIN, "eve", "wrong", REMOTE_ADDR=f"198.51.100.{i}")
+    r = _login(client, LOGIN, "eve", "right-pass-123", REMOTE_ADDR="203.0.113.9")
+    assert r.status_code == 429
+
+
+def test_an_address_trying_many_usernames_is_locked(client: Client, settings) -> None:
+    factories.user_create(username="eve", role="editor", password="right-pass-123")
+    for i in range(settings.AXES_FAILURE_LIMIT):
+        _login(client, LOGIN, f"guess{i}", "wrong", REMOTE_ADDR="198.51.100.7")
+    r = _login(client, LOGIN, "eve", "right-pass-123", REMOTE_ADDR="198.51.100.7")
+    assert r.status_code == 429
+
+
+def test_the_admin_login_is_locked_too(client: Client, settings) -> None:
+    User.objects.create_superuser(username="root", password="root-pass-123")
+    for _ in range(settings.AXES_FAILURE_LIMIT):
+        _login(client, ADMIN_LOGIN, "root", "wrong")
+    r = _login(client, ADMIN_LOGIN, "root", "root-pass-123")
+    assert r.status_code == 429
+    assert client.get("/admin/").status_code == 302  # still not logged in
+
+
+def test_the_lock_ends_after_the_cool_off(client: Client, settings) -> None:
+    factories.user_create(username="eve", role="editor", password="right-pass-123")
+    for _ in range(settings.AXES_FAILURE_LIMIT):
+        _login(client, LOGIN, "eve", "wrong")
+    assert _login(client, LOGIN, "eve", "right-pass-123").status_code == 429
+    # the cool-off is over (the attempts are older than it)
+    past = timezone.now() - settings.AXES_COOLOFF_TIME - timedelta(seconds=1)
+    AccessAttempt.objects.update(attempt_time=past)
+    assert _login(client, LOGIN, "eve", "right-pass-123").status_code == 302
