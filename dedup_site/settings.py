@@ -368,6 +368,9 @@ CELERY_BEAT_SCHEDULE["rollup-metrics"] = {
 TASK_DB_MAX_RETRIES = env_int("TASK_DB_MAX_RETRIES", 10)
 TASK_DB_RETRY_BACKOFF_MAX = env_int("TASK_DB_RETRY_BACKOFF_MAX", 60)
 # The PostgreSQL role the desk and the workers run as (DATABASE_URL's user in a
-# deployment): `manage.py db_app_role` grants it what it needs and no more. Migrations
-# run as the tables' owner (MIGRATE_DATABASE_URL, used by docker-compose and .ci/run).
+# deployment): `manage.py db_app_role`, run as the tables' owner after `migrate`,
+# grants it what it needs and no more (docker-compose's `migrate` service and .ci/run
+# run both with the owner's DATABASE_URL).
 DATABASE_APP_ROLE = env_str("DATABASE_APP_ROLE", "dedup_app")
+# Its password, set by `db_app_role --create` (empty: none, e.g. trust or peer auth).
+DATABASE_APP_PASSWORD = env_str("DATABASE_APP_PASSWORD")
