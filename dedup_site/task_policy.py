@@ -14,7 +14,8 @@ idempotent, so a retry after a half-done attempt adds nothing twice.
 from typing import Any
 
 import psycopg
-from celery import Task, shared_task
+from celery import shared_task
+from celery.contrib.django.task import DjangoTask
 from django.conf import settings
 from django.db import InterfaceError, OperationalError, connections
 
@@ -40,9 +41,10 @@ def drop_broken_connections() -> None:
             conn.close_if_unusable_or_obsolete()
 
 
-class DatabaseTask(Task):
+class DatabaseTask(DjangoTask):
     """Retries transient database errors with exponential backoff (and jitter, so a
-    desk's workers do not all reconnect at once after an outage)."""
+    desk's workers do not all reconnect at once after an outage). A DjangoTask, so
+    `delay_on_commit` enqueues after the transaction commits."""
 
     abstract = True
     acks_late = True
