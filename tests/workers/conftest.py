@@ -7,7 +7,7 @@ import sys
 import time
 from collections.abc import Callable, Iterator
 from pathlib import Path
-from urllib.parse import urlsplit, urlunsplit
+from urllib.parse import quote, urlsplit, urlunsplit
 
 import pytest
 from django.conf import settings
@@ -76,10 +76,25 @@ def wait_until(check: Callable[[], bool], timeout: float, what: str) -> None:
 
 
 def _worker_env(extra: dict[str, str] | None = None) -> dict[str, str]:
+    """The worker connects to the test database as the application's role, with only
+    the privileges `db_app_role` grants (the suite itself runs as the owner)."""
     from django.db import connection
 
+    from reviews.db_roles import app_role_grant
+
+    role = settings.DATABASE_APP_ROLE
+    app_role_grant(role=role, create=True, password=settings.DATABASE_APP_PASSWORD)
     db_url = urlsplit(settings.DATABASE_URL)
-    test_db_url = urlunsplit(db_url._replace(path="/" + connection.settings_dict["NAME"]))
+    host = db_url.hostname or "127.0.0.1"
+    user = quote(role) + (
+        ":" + quote(settings.DATABASE_APP_PASSWORD, safe="")
+        if settings.DATABASE_APP_PASSWORD
+        else ""
+    )
+    netloc = f"{user}@{host}" + (f":{db_url.port}" if db_url.port else "")
+    test_db_url = urlunsplit(
+        db_url._replace(netloc=netloc, path="/" + connection.settings_dict["NAME"])
+    )
     return {
         **os.environ,
         "DATABASE_URL": test_db_url,

@@ -91,3 +91,15 @@ def test_a_real_worker_retries_after_its_connection_is_terminated(
     )
     assert not flag.exists()  # the fault did happen
     assert "Retry in" in worker.log.read_text(errors="replace")
+
+
+@pytest.mark.redis
+@pytest.mark.postgres
+def test_workers_run_as_the_application_role(worker) -> None:
+    """Every worker test's worker connects as the role `db_app_role` set up."""
+    from django.conf import settings
+
+    assert f"{settings.DATABASE_APP_ROLE}@" in worker.env["DATABASE_URL"]
+    a, b = _near_pair()
+    tasks.candidates_find.delay([a.pk, b.pk])
+    wait_until(lambda: CandidatePair.objects.filter(a_id=a.pk, b_id=b.pk).exists(), 60, "the pair")
