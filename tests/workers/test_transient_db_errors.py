@@ -103,3 +103,17 @@ def test_workers_run_as_the_application_role(worker) -> None:
     a, b = _near_pair()
     tasks.candidates_find.delay([a.pk, b.pk])
     wait_until(lambda: CandidatePair.objects.filter(a_id=a.pk, b_id=b.pk).exists(), 60, "the pair")
+
+
+def test_the_visibility_timeout_outlasts_the_longest_retry_countdown() -> None:
+    """A retry waits in its worker, unacked, until its countdown ends; were the
+    visibility timeout shorter, Redis would hand the same message to a second worker."""
+    from django.conf import settings
+
+    options = settings.CELERY_BROKER_TRANSPORT_OPTIONS
+    assert settings.CELERY_TASK_ACKS_LATE and settings.CELERY_TASK_REJECT_ON_WORKER_LOST
+    assert options["visibility_timeout"] > 2 * settings.TASK_DB_RETRY_BACKOFF_MAX
+    assert options["visibility_timeout"] > settings.REFINGERPRINT_TASK_SECONDS * 2
+    for task in (tasks.documents_process, tasks.candidates_find, tasks.refingerprint_run):
+        assert task.acks_late
+        assert task.retry_backoff_max == settings.TASK_DB_RETRY_BACKOFF_MAX
