@@ -3,6 +3,7 @@ triggers refuse UPDATE, DELETE and TRUNCATE even to the tables' owner, and the
 application's role (`db_app_role`) has no privilege that could get past them."""
 
 from collections.abc import Iterator
+from typing import Any
 
 import psycopg
 import pytest
@@ -45,7 +46,7 @@ def _decision(editor) -> Decision:  # type: ignore[no-untyped-def]
     )
 
 
-def _refused(sql: str, params: list[object] | None = None) -> str:
+def _refused(sql: str, params: list[Any] | None = None) -> str:
     """Run raw SQL on the owner's connection; return the error PostgreSQL raised."""
     with pytest.raises(DatabaseError) as info, transaction.atomic(), connection.cursor() as c:
         c.execute(sql, params)
