@@ -256,12 +256,15 @@ CELERY_WORKER_PREFETCH_MULTIPLIER = 1
 CELERY_TASK_IGNORE_RESULT = True
 CELERY_BROKER_CONNECTION_RETRY_ON_STARTUP = True
 # With acks_late, a message whose worker died is handed out again once this many
-# seconds pass without an ack (Redis transport). Keep it above the longest task.
+# seconds pass without an ack (Redis transport). Keep it above the longest task and the
+# longest retry countdown (TASK_DB_RETRY_BACKOFF_MAX): a task still running past it is
+# delivered a second time (harmless, every task is idempotent, but wasted work).
 # How often workers sweep for such messages: about interval × throttle seconds.
+# README "Reliability: workers and records" explains the choice of 300 s.
 CELERY_BROKER_TRANSPORT_OPTIONS = {
-    "visibility_timeout": env_int("CELERY_VISIBILITY_TIMEOUT", 3600),
+    "visibility_timeout": env_int("CELERY_VISIBILITY_TIMEOUT", 300),
     "unacked_restore_interval": env_int("CELERY_UNACKED_RESTORE_INTERVAL", 10),
-    "unacked_restore_throttle": env_int("CELERY_UNACKED_RESTORE_THROTTLE", 10),
+    "unacked_restore_throttle": env_int("CELERY_UNACKED_RESTORE_THROTTLE", 3),
 }
 CELERY_TASK_DEFAULT_QUEUE = env_str("CELERY_QUEUE", "dedup")
 
@@ -450,3 +453,17 @@ CELERY_BEAT_SCHEDULE["rollup-metrics"] = {
     "task": "ingest.tasks.rollup_metrics",
     "schedule": ROLLUP_EVERY_SECONDS,
 }
+
+# --- Reliability: workers and records ------------------------------------------------
+# Transient database errors (dedup_site/task_policy.py) are retried this many times,
+# with exponential backoff capped at this many seconds (with jitter): about two and a
+# half minutes of outage in all before a task gives up.
+TASK_DB_MAX_RETRIES = env_int("TASK_DB_MAX_RETRIES", 10)
+TASK_DB_RETRY_BACKOFF_MAX = env_int("TASK_DB_RETRY_BACKOFF_MAX", 60)
+# The PostgreSQL role the desk and the workers run as (DATABASE_URL's user in a
+# deployment): `manage.py db_app_role`, run as the tables' owner after `migrate`,
+# grants it what it needs and no more (docker-compose's `migrate` service and .ci/run
+# run both with the owner's DATABASE_URL).
+DATABASE_APP_ROLE = env_str("DATABASE_APP_ROLE", "dedup_app")
+# Its password, set by `db_app_role --create` (empty: none, e.g. trust or peer auth).
+DATABASE_APP_PASSWORD = env_str("DATABASE_APP_PASSWORD")

@@ -1,12 +1,79 @@
-from django.contrib import admin
+"""Crawl and derived records are read-only in the admin: documents, extractions,
+fingerprints and batches are written by ingest and the workers only. A site's priority
+changes through a recorded SitePriorityChange (the "add" form here, or the
+`site_priority` command)."""
 
-from ingest.models import BatchError, CrawlBatch, Document, Extraction, Fingerprint, Site
+from typing import Any
+
+from django import forms
+from django.contrib import admin
+from django.http import HttpRequest
+
+from ingest.models import (
+    BatchError,
+    CrawlBatch,
+    Document,
+    Extraction,
+    Fingerprint,
+    Site,
+    SitePriorityChange,
+)
+from ingest.sites import site_priority_set
+
+
+class ReadOnlyAdmin(admin.ModelAdmin):
+    def has_add_permission(self, request: HttpRequest, obj: Any = None) -> bool:
+        return False
+
+    def has_change_permission(self, request: HttpRequest, obj: Any = None) -> bool:
+        return False
+
+    def has_delete_permission(self, request: HttpRequest, obj: Any = None) -> bool:
+        return False
 
 
 @admin.register(Site)
-class SiteAdmin(admin.ModelAdmin):
+class SiteAdmin(ReadOnlyAdmin):
     list_display = ["host", "priority", "default_doc_type"]
     search_fields = ["host"]
+
+
+class SitePriorityChangeForm(forms.ModelForm):
+    class Meta:
+        model = SitePriorityChange
+        fields = ["site", "priority_after", "reason"]
+        labels = {"priority_after": "New priority"}
+
+
+@admin.register(SitePriorityChange)
+class SitePriorityChangeAdmin(admin.ModelAdmin):
+    """Append-only: a change is added (through the service), never edited or deleted."""
+
+    form = SitePriorityChangeForm
+    list_display = ["created_at", "site", "priority_before", "priority_after", "actor", "reason"]
+    list_filter = ["site"]
+    search_fields = ["site__host", "actor", "reason"]
+
+    def has_change_permission(self, request: HttpRequest, obj: Any = None) -> bool:
+        return False
+
+    def has_delete_permission(self, request: HttpRequest, obj: Any = None) -> bool:
+        return False
+
+    def save_model(
+        self, request: HttpRequest, obj: SitePriorityChange, form: Any, change: bool
+    ) -> None:
+        recorded = site_priority_set(
+            site=form.cleaned_data["site"],
+            priority=form.cleaned_data["priority_after"],
+            actor=f"person:{request.user.get_username()}",
+            reason=form.cleaned_data["reason"],
+        )
+        obj.pk = recorded.pk
+        obj.priority_before = recorded.priority_before
+        obj.actor = recorded.actor
+        obj.created_at = recorded.created_at
+        obj._state.adding = False
 
 
 class BatchErrorInline(admin.TabularInline):
@@ -15,40 +82,33 @@ class BatchErrorInline(admin.TabularInline):
     can_delete = False
     readonly_fields = ["kind", "offset", "url", "message", "stored"]
 
+    def has_add_permission(self, request: HttpRequest, obj: Any = None) -> bool:
+        return False
+
+    def has_change_permission(self, request: HttpRequest, obj: Any = None) -> bool:
+        return False
+
 
 @admin.register(CrawlBatch)
-class CrawlBatchAdmin(admin.ModelAdmin):
+class CrawlBatchAdmin(ReadOnlyAdmin):
     list_display = ["id", "format", "source", "status", "records_read", "stored", "error_count"]
     inlines = [BatchErrorInline]
 
-    def has_delete_permission(self, request, obj=None) -> bool:
-        return False
-
 
 @admin.register(Document)
-class DocumentAdmin(admin.ModelAdmin):
+class DocumentAdmin(ReadOnlyAdmin):
     list_display = ["id", "url", "site", "doc_type", "http_status", "fetched_at"]
     list_filter = ["doc_type", "site"]
     search_fields = ["url", "raw_sha256"]
-    readonly_fields = [f.name for f in Document._meta.fields]
-
-    def has_delete_permission(self, request, obj=None) -> bool:
-        return False
 
 
 @admin.register(Extraction)
-class ExtractionAdmin(admin.ModelAdmin):
+class ExtractionAdmin(ReadOnlyAdmin):
     list_display = ["document", "extractor_version", "status", "language", "main_tokens"]
     list_filter = ["status", "language", "extractor_version"]
 
-    def has_delete_permission(self, request, obj=None) -> bool:
-        return False
-
 
 @admin.register(Fingerprint)
-class FingerprintAdmin(admin.ModelAdmin):
+class FingerprintAdmin(ReadOnlyAdmin):
     list_display = ["document", "method", "branch", "status", "hex", "token_count"]
     list_filter = ["method", "branch", "status"]
-
-    def has_delete_permission(self, request, obj=None) -> bool:
-        return False

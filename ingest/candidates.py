@@ -119,9 +119,8 @@ def _candidates_find_for(method: FingerprintMethod, document_ids: Sequence[int])
     index.entries_add([(method.pk, d.id, d.value, d.fetched_at) for d in docs])
 
     k = query_k()
-    wanted: dict[tuple[int, int], int] = {}
-    for doc in docs:
-        hits = index.query(
+    hits_by_doc = {
+        doc.id: index.query(
             method_id=method.pk,
             value=doc.value,
             k=k,
@@ -129,8 +128,9 @@ def _candidates_find_for(method: FingerprintMethod, document_ids: Sequence[int])
             around=doc.fetched_at,  # type: ignore[arg-type]
             lookback_days=settings.CANDIDATE_LOOKBACK_DAYS,
         )
-        for hit in _bounded(hits, method):
-            wanted[(min(doc.id, hit.document_id), max(doc.id, hit.document_id))] = hit.distance
+        for doc in docs
+    }
+    wanted = _pairs_wanted(method, docs, hits_by_doc)
     if not wanted:
         return 0
     existing = set(
@@ -145,26 +145,72 @@ def _candidates_find_for(method: FingerprintMethod, document_ids: Sequence[int])
     return len(pairs)
 
 
-def _bounded(hits: list[index.Hit], method: FingerprintMethod) -> list[index.Hit]:
-    """Keep one document per family of exact twins, and at most the nearest N.
+def _pairs_wanted(
+    method: FingerprintMethod, docs: list[_Doc], hits_by_doc: dict[int, list[index.Hit]]
+) -> dict[tuple[int, int], int]:
+    """The pairs to store for these documents' hits, the same whatever the order the
+    documents are searched in, and however often (a redelivered task searches again).
 
-    A login wall served at a thousand URLs is one text: pairing every copy with every
-    other is quadratic; pairing each new copy with the first one found is enough to
-    group them (a star, not a clique)."""
-    if not hits:
-        return hits
+    Exact twins (one normalized text, hence one SimHash) form a family. A login wall
+    served at a thousand URLs is one text: pairing every copy with every other is
+    quadratic, so each member is linked to its family's earliest twin (a star, not a
+    clique). Two families within the threshold get one pair, between their earliest
+    members, and only when no pair links them yet: a twin searched after the pair
+    exists (whether it came later or was searched again) adds nothing. Without this, a
+    redelivered twin paired itself with every family indexed since its first search.
+    At most CANDIDATES_PER_DOCUMENT_MAX families per document, the nearest first."""
+    hit_ids = {h.document_id for hits in hits_by_doc.values() for h in hits}
+    ids = hit_ids | {d.id for d in docs}
+    if not hit_ids:
+        return {}
     shas = dict(
-        Fingerprint.objects.filter(
-            method=method, branch=MAIN, document_id__in=[h.document_id for h in hits]
-        ).values_list("document_id", "text_sha256")
+        Fingerprint.objects.filter(method=method, branch=MAIN, document_id__in=ids).values_list(
+            "document_id", "text_sha256"
+        )
     )
-    first_of: dict[str, index.Hit] = {}
-    for hit in sorted(hits, key=lambda h: h.document_id):
-        first_of.setdefault(shas.get(hit.document_id, str(hit.document_id)), hit)
-    kept = sorted(first_of.values(), key=lambda h: (h.distance, h.document_id))
-    if len(kept) > settings.CANDIDATES_PER_DOCUMENT_MAX:
-        log.info("kept %d of %d candidates", settings.CANDIDATES_PER_DOCUMENT_MAX, len(kept))
-    return kept[: settings.CANDIDATES_PER_DOCUMENT_MAX]
+    stored = list(
+        CandidatePair.objects.filter(method=method, a_id__in=ids, b_id__in=ids).values_list(
+            "a_id", "b_id"
+        )
+    )
+    banned = _do_not_match_among(ids)
+    wanted: dict[tuple[int, int], int] = {}
+    # Under a lookback window the earliest twin may be out of the other family's
+    # window: the searched document itself stands for its family then.
+    windowed = bool(settings.CANDIDATE_LOOKBACK_DAYS)
+    for doc in sorted(docs, key=lambda d: d.id):
+        families: dict[str, list[index.Hit]] = defaultdict(list)
+        for hit in hits_by_doc[doc.id]:
+            families[shas.get(hit.document_id, f"#{hit.document_id}")].append(hit)
+        twins = families.pop(doc.text_sha256, [])
+        members = {doc.id} | {h.document_id for h in twins}
+        linked = {
+            b if a in members else a
+            for a, b in [*stored, *wanted]
+            if (a in members) != (b in members)
+        }
+        if twins:
+            first = min(twins, key=lambda h: h.document_id)
+            pair = (min(doc.id, first.document_id), max(doc.id, first.document_id))
+            if pair not in banned:
+                wanted[pair] = first.distance
+        ranked = sorted(
+            families.values(),
+            key=lambda hs: (min(h.distance for h in hs), min(h.document_id for h in hs)),
+        )
+        if len(ranked) > settings.CANDIDATES_PER_DOCUMENT_MAX:
+            log.info("kept %d of %d families", settings.CANDIDATES_PER_DOCUMENT_MAX, len(ranked))
+        for hits in ranked[: settings.CANDIDATES_PER_DOCUMENT_MAX]:
+            if any(h.document_id in linked for h in hits):
+                continue
+            head = min(hits, key=lambda h: h.document_id)
+            ours = doc.id if windowed else min(members)
+            for a in dict.fromkeys((ours, doc.id)):
+                pair = (min(a, head.document_id), max(a, head.document_id))
+                if pair not in banned:
+                    wanted[pair] = head.distance
+                    break
+    return wanted
 
 
 def _do_not_match_among(ids: Iterable[int]) -> set[tuple[int, int]]:

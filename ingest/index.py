@@ -96,8 +96,10 @@ def _query_pg(
     raw = connection.connection
     # Server-side binding and a prepared statement (generic plan: see the connection
     # options in settings): the probe arrays are large, and planning them afresh costs
-    # more than the lookup.
-    with psycopg.Cursor(raw) as cursor:
+    # more than the lookup. Errors go through Django's wrapper like any ORM query's: a
+    # lost connection is then django.db.OperationalError, and the connection is marked
+    # broken so the next attempt opens a fresh one.
+    with connection.wrap_database_errors, psycopg.Cursor(raw) as cursor:
         cursor.execute(sql, params, prepare=True)
         rows = cursor.fetchall()
     return [

@@ -551,3 +551,30 @@ class MethodSwitch(models.Model):
 
     def __str__(self) -> str:
         return f"{self.action} {self.from_method_id} → {self.to_method_id} by {self.actor}"
+
+
+class SitePriorityChange(models.Model):
+    """The record of a site priority change (the priority decides suggested
+    representatives): who, from what, to what, why. Append-only: the model refuses edits
+    and deletes, and on PostgreSQL a trigger refuses UPDATE, DELETE and TRUNCATE."""
+
+    site = models.ForeignKey(Site, on_delete=models.PROTECT, related_name="priority_changes")
+    priority_before = models.IntegerField()
+    priority_after = models.IntegerField()
+    actor = models.CharField(max_length=150, help_text="person:<username> or rule:<name>")
+    reason = models.TextField()
+    created_at = models.DateTimeField(auto_now_add=True)
+
+    class Meta:
+        ordering = ["-created_at", "-id"]
+
+    def __str__(self) -> str:
+        return f"{self.site_id}: {self.priority_before} → {self.priority_after} by {self.actor}"
+
+    def save(self, *args: object, **kwargs: object) -> None:
+        if not self._state.adding:
+            raise ValueError("site priority changes are append-only")
+        super().save(*args, **kwargs)
+
+    def delete(self, *args: object, **kwargs: object) -> tuple[int, dict[str, int]]:
+        raise ValueError("site priority changes are append-only")

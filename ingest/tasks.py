@@ -1,22 +1,21 @@
-from celery import shared_task
-from django.db import OperationalError
+from dedup_site.task_policy import db_task
 
 
-@shared_task(acks_late=True, autoretry_for=(OperationalError,), max_retries=3, retry_backoff=True)
+@db_task()
 def documents_process(document_ids: list[int]) -> int:
     from ingest import services  # no import cycle
 
     return services.documents_process(document_ids=document_ids)
 
 
-@shared_task(acks_late=True, autoretry_for=(OperationalError,), max_retries=3, retry_backoff=True)
+@db_task()
 def candidates_find(document_ids: list[int]) -> dict[str, int]:
     from ingest import candidates  # no import cycle
 
     return candidates.candidates_find(document_ids=document_ids)
 
 
-@shared_task(acks_late=True, autoretry_for=(OperationalError,), max_retries=3, retry_backoff=True)
+@db_task()
 def refingerprint_run(run_id: int) -> int:
     """Work on a background run for a while, then hand the rest to a fresh task (a
     long run never holds one message; a worker that dies loses at most one chunk)."""
@@ -28,7 +27,7 @@ def refingerprint_run(run_id: int) -> int:
     return run.done
 
 
-@shared_task(acks_late=True, autoretry_for=(OperationalError,), max_retries=3, retry_backoff=True)
+@db_task()
 def rollup_metrics(days: int | None = None) -> int:
     """The beat task: recompute the recent days' rollups (idempotent)."""
     from django.conf import settings

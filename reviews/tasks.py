@@ -1,8 +1,7 @@
-from celery import shared_task
-from django.db import OperationalError
+from dedup_site.task_policy import db_task
 
 
-@shared_task(acks_late=True, autoretry_for=(OperationalError,), max_retries=3, retry_backoff=True)
+@db_task()
 def automerge_run(group_ids: list[int] | None = None) -> dict[str, int]:
     from reviews import decisions  # no import cycle
 

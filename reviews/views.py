@@ -361,10 +361,17 @@ def _group_render(
     )
 
 
-def _expected_version(request: HttpRequest) -> int | None:
-    """The group version the editor's form was rendered at (optimistic versioning)."""
+def _expected_version(request: HttpRequest) -> int:
+    """The group version the editor's form was rendered at (optimistic versioning).
+    Required: without it two editors' changes could both apply, so a form without it
+    is refused like any invalid form."""
     raw = request.POST.get("version", "")
-    return int(raw) if raw.isdigit() else None
+    if not raw.isdigit():
+        raise services.ReviewError(
+            "This form lacks the group's version, so a concurrent change could not be "
+            "detected: nothing was applied. Reload the page and try again."
+        )
+    return int(raw)
 
 
 def _conflict(

@@ -89,3 +89,19 @@ def test_check_deploy_is_clean_under_the_compose_settings(service: str) -> None:
     )
     assert check.returncode == 0, check.stdout + check.stderr
     assert "System check identified no issues" in check.stdout
+
+
+@pytest.mark.docker_compose
+def test_the_app_runs_as_a_role_that_owns_no_table_and_migrations_as_the_owner() -> None:
+    result = _compose("config")
+    assert result.returncode == 0, result.stderr
+    services = yaml.safe_load(result.stdout)["services"]
+    assert services["postgres"]["environment"]["POSTGRES_USER"] == "dedup"
+    for name in ("web", "worker", "beat"):
+        service = services[name]
+        assert service["environment"]["DATABASE_URL"].startswith("postgres://dedup_app:"), name
+        migrate_dependency = service["depends_on"]["migrate"]["condition"]
+        assert migrate_dependency == "service_completed_successfully", name
+    migrate = services["migrate"]
+    assert migrate["environment"]["DATABASE_URL"].startswith("postgres://dedup:")
+    assert "manage.py db_app_role --create" in " ".join(migrate["command"])

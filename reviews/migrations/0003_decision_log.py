@@ -56,8 +56,8 @@ class Migration(migrations.Migration):
 
 
 # Invariant 7 in the database too: on PostgreSQL a row trigger refuses UPDATE and DELETE
-# of decision rows, whatever the code path (raw SQL, another client). TRUNCATE is left
-# to the test runner's flush. SQLite relies on the model layer (its flush deletes rows).
+# of decision rows, whatever the code path (raw SQL, another client). TRUNCATE is
+# refused by 0004. SQLite relies on the model layer (its flush deletes rows).
 APPEND_ONLY_SQL = """
 CREATE OR REPLACE FUNCTION reviews_decision_append_only() RETURNS trigger AS $$
 BEGIN

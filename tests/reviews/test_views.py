@@ -198,7 +198,12 @@ def test_htmx_split_returns_the_group_partial_with_the_decision(client, editor, 
     client.force_login(editor)
     r = client.post(
         reverse("reviews:group-split", args=[group.pk]),
-        {"document_ids": [c.pk], "reason_code": "chain", "reason": "c is too far"},
+        {
+            "document_ids": [c.pk],
+            "reason_code": "chain",
+            "reason": "c is too far",
+            "version": group.version,
+        },
         headers=HX,
     )
     assert r.status_code == 200 and b"<html" not in r.content
@@ -224,7 +229,12 @@ def test_choose_representative_plain_form(client, editor, chain) -> None:
     client.force_login(editor)
     r = client.post(
         reverse("reviews:group-representative", args=[group.pk]),
-        {"document_id": b.pk, "reason_code": "editorial", "reason": "middle version"},
+        {
+            "document_id": b.pk,
+            "reason_code": "editorial",
+            "reason": "middle version",
+            "version": group.version,
+        },
     )
     assert r.status_code == 302
     group.refresh_from_db()

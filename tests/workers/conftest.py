@@ -7,7 +7,7 @@ import sys
 import time
 from collections.abc import Callable, Iterator
 from pathlib import Path
-from urllib.parse import urlsplit, urlunsplit
+from urllib.parse import quote, urlsplit, urlunsplit
 
 import pytest
 from django.conf import settings
@@ -16,9 +16,10 @@ ROOT = Path(__file__).resolve().parents[2]
 
 
 class WorkerProcess:
-    def __init__(self, env: dict[str, str], log: Path) -> None:
+    def __init__(self, env: dict[str, str], log: Path, extra_args: list[str] | None = None) -> None:
         self.env = env
         self.log = log
+        self.extra_args = extra_args or []
         self.proc: subprocess.Popen[bytes] | None = None
 
     def start(self) -> None:
@@ -40,6 +41,7 @@ class WorkerProcess:
                     "--without-heartbeat",
                     "-n",
                     f"test-{os.getpid()}@%h",
+                    *self.extra_args,
                 ],
                 cwd=ROOT,
                 env=self.env,
@@ -73,16 +75,27 @@ def wait_until(check: Callable[[], bool], timeout: float, what: str) -> None:
     raise AssertionError(f"timed out after {timeout}s waiting for {what}")
 
 
-@pytest.fixture
-def worker(transactional_db, tmp_path: Path) -> Iterator[WorkerProcess]:
+def _worker_env(extra: dict[str, str] | None = None) -> dict[str, str]:
+    """The worker connects to the test database as the application's role, with only
+    the privileges `db_app_role` grants (the suite itself runs as the owner)."""
     from django.db import connection
 
-    from dedup_site.celery import app
+    from reviews.db_roles import app_role_grant
 
-    app.control.purge()
+    role = settings.DATABASE_APP_ROLE
+    app_role_grant(role=role, create=True, password=settings.DATABASE_APP_PASSWORD)
     db_url = urlsplit(settings.DATABASE_URL)
-    test_db_url = urlunsplit(db_url._replace(path="/" + connection.settings_dict["NAME"]))
-    env = {
+    host = db_url.hostname or "127.0.0.1"
+    user = quote(role) + (
+        ":" + quote(settings.DATABASE_APP_PASSWORD, safe="")
+        if settings.DATABASE_APP_PASSWORD
+        else ""
+    )
+    netloc = f"{user}@{host}" + (f":{db_url.port}" if db_url.port else "")
+    test_db_url = urlunsplit(
+        db_url._replace(netloc=netloc, path="/" + connection.settings_dict["NAME"])
+    )
+    return {
         **os.environ,
         "DATABASE_URL": test_db_url,
         "CELERY_BROKER_URL": settings.CELERY_BROKER_URL,
@@ -90,9 +103,33 @@ def worker(transactional_db, tmp_path: Path) -> Iterator[WorkerProcess]:
         "CELERY_UNACKED_RESTORE_INTERVAL": "1",
         "CELERY_UNACKED_RESTORE_THROTTLE": "1",
         "DB_CONN_MAX_AGE": "0",
+        **(extra or {}),
     }
-    process = WorkerProcess(env, tmp_path / "worker.log")
+
+
+@pytest.fixture
+def worker_factory(transactional_db, tmp_path: Path) -> Iterator[Callable[..., WorkerProcess]]:
+    """`worker_factory(extra_args=[…], env={…})`: a worker process, not started yet."""
+    from dedup_site.celery import app
+
+    app.control.purge()
+    made: list[WorkerProcess] = []
+
+    def make(
+        extra_args: list[str] | None = None, env: dict[str, str] | None = None
+    ) -> WorkerProcess:
+        process = WorkerProcess(_worker_env(env), tmp_path / f"worker{len(made)}.log", extra_args)
+        made.append(process)
+        return process
+
+    yield make
+    for process in made:
+        process.stop()
+        print(process.log.read_text(errors="replace")[-3000:])
+
+
+@pytest.fixture
+def worker(worker_factory) -> WorkerProcess:
+    process = worker_factory()
     process.start()
-    yield process
-    process.stop()
-    print(process.log.read_text(errors="replace")[-3000:])
+    return process
