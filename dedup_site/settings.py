@@ -256,6 +256,15 @@ SIMILARITY_MAX_CHARS = env_int("SIMILARITY_MAX_CHARS", 20_000)
 # More candidates than this for one document: the nearest are kept, the rest counted.
 CANDIDATES_PER_DOCUMENT_MAX = env_int("CANDIDATES_PER_DOCUMENT_MAX", 200)
 
+# Passage channel (ingest/core/passages.py): a pair is nominated when the documents
+# share at least PASSAGE_SHARED_MIN passages and one holds at least
+# PASSAGE_CONTAINMENT_MIN of the other's; passages on PASSAGE_TEMPLATE_DF pages of one
+# site are template passages, never evidence.
+PASSAGE_CHANNEL = env_bool("PASSAGE_CHANNEL", default=True)
+PASSAGE_CONTAINMENT_MIN = float(env_str("PASSAGE_CONTAINMENT_MIN", "0.5"))
+PASSAGE_SHARED_MIN = env_int("PASSAGE_SHARED_MIN", 3)
+PASSAGE_TEMPLATE_DF = env_int("PASSAGE_TEMPLATE_DF", 10)
+
 # Grouping rule: "connected-components-v1" or "representative-centred-v1".
 GROUP_RULE = env_str("GROUP_RULE", "connected-components-v1")
 # Groups larger than this are flagged (likely a login wall or an error page).
@@ -266,7 +275,8 @@ GROUP_PAIRWISE_MAX = env_int("GROUP_PAIRWISE_MAX", 500)
 REPRESENTATIVE_POLICY = [
     p
     for p in env_str(
-        "REPRESENTATIVE_POLICY", "site_priority,extraction_complete,newest,canonical_url"
+        "REPRESENTATIVE_POLICY",
+        "most_complete,site_priority,extraction_complete,newest,canonical_url",
     ).split(",")
     if p
 ]

@@ -13,10 +13,11 @@ from dataclasses import dataclass
 
 from django.conf import settings
 from django.db import connection, transaction
-from django.db.models import Q
+from django.db.models import F, Q
 
-from ingest import index
-from ingest.core import grouping
+from ingest import index, passages
+from ingest.core import channels, grouping
+from ingest.core import passages as passages_core
 from ingest.core.bands import nominating_band
 from ingest.core.extract import EXTRACTOR_VERSION
 from ingest.core.guards import Similarity, guards_check, similarity
@@ -56,6 +57,7 @@ class _Doc:
     value: int
     text_sha256: str
     fetched_at: object
+    site_id: int = 0
 
 
 def active_method_key() -> str:
@@ -100,7 +102,13 @@ def _candidates_find_for(method: FingerprintMethod, document_ids: Sequence[int])
             document_id__in=document_ids, method=method, branch=MAIN, status="ok"
         )
         .select_related("document")
-        .only("simhash", "text_sha256", "document__doc_type", "document__fetched_at")
+        .only(
+            "simhash",
+            "text_sha256",
+            "document__doc_type",
+            "document__fetched_at",
+            "document__site_id",
+        )
     )
     docs = [
         _Doc(
@@ -109,6 +117,7 @@ def _candidates_find_for(method: FingerprintMethod, document_ids: Sequence[int])
             to_unsigned64(r.simhash),  # type: ignore[arg-type]
             r.text_sha256,
             r.document.fetched_at,
+            r.document.site_id,
         )
         for r in rows
     ]
@@ -117,6 +126,7 @@ def _candidates_find_for(method: FingerprintMethod, document_ids: Sequence[int])
     # Index first and commit, then query: of two documents fingerprinted at the same
     # time by two workers, the later query always sees the other.
     index.entries_add([(method.pk, d.id, d.value, d.fetched_at) for d in docs])
+    doc_passages = _passages_index(docs) if settings.PASSAGE_CHANNEL else {}
 
     k = query_k()
     wanted: dict[tuple[int, int], int] = {}
@@ -131,6 +141,8 @@ def _candidates_find_for(method: FingerprintMethod, document_ids: Sequence[int])
         )
         for hit in _bounded(hits, method):
             wanted[(min(doc.id, hit.document_id), max(doc.id, hit.document_id))] = hit.distance
+        for other in _passage_hits(doc, doc_passages.get(doc.id)):
+            wanted.setdefault((min(doc.id, other), max(doc.id, other)), -1)
     if not wanted:
         return 0
     existing = set(
@@ -139,10 +151,42 @@ def _candidates_find_for(method: FingerprintMethod, document_ids: Sequence[int])
         .values_list("a_id", "b_id")
     )
     banned = _do_not_match_among({d for pair in wanted for d in pair})
-    todo = {p: d for p, d in wanted.items() if p not in existing and p not in banned}
+    todo = [p for p in wanted if p not in existing and p not in banned]
     pairs = _pairs_build(method, todo)
     CandidatePair.objects.bulk_create(pairs, ignore_conflicts=True)
     return len(pairs)
+
+
+def _passages_index(docs: Sequence[_Doc]) -> dict[int, list[passages_core.Passage]]:
+    """Store the documents' passage sets (and count them per site) before querying,
+    for the same reason as the SimHash index."""
+    texts = dict(
+        Extraction.objects.filter(
+            document_id__in=[d.id for d in docs], extractor_version=EXTRACTOR_VERSION
+        ).values_list("document_id", "main_text")
+    )
+    out = {d.id: passages_core.passages(texts.get(d.id, "")) for d in docs}
+    passages.entries_add(
+        [
+            passages.Entry(d.id, d.site_id, d.fetched_at, out[d.id])  # type: ignore[arg-type]
+            for d in docs
+            if out[d.id]
+        ]
+    )
+    return out
+
+
+def _passage_hits(doc: _Doc, ps: list[passages_core.Passage] | None) -> list[int]:
+    """Documents the passage index nominates for this one, most shared first."""
+    if not ps:
+        return []
+    hits = passages.query(
+        passages=ps,
+        exclude_document=doc.id,
+        around=doc.fetched_at,  # type: ignore[arg-type]
+        lookback_days=settings.CANDIDATE_LOOKBACK_DAYS,
+    )
+    return [h.document_id for h in hits[: settings.CANDIDATES_PER_DOCUMENT_MAX]]
 
 
 def _bounded(hits: list[index.Hit], method: FingerprintMethod) -> list[index.Hit]:
@@ -177,18 +221,19 @@ def _do_not_match_among(ids: Iterable[int]) -> set[tuple[int, int]]:
     )
 
 
-def _below_floor(*, exact: bool, sim: Similarity, doc_type: str) -> bool:
+def _below_floor(
+    *, exact: bool, sim: Similarity, doc_type: str, passage_containment: float = 0.0
+) -> bool:
     """Under the doc type's similarity floor: not the same text, too dissimilar, and
-    neither text contained in the other (a teaser stays above the floor)."""
+    neither text contained in the other, by word shingles or by passages (a teaser
+    or an excerpt stays above the floor, whichever channel nominated it)."""
     floor = settings.SIMILARITY_FLOORS.get(doc_type, 60.0)
-    return (
-        not exact and sim.token_set_ratio < floor and sim.containment < settings.CONTAINMENT_FLOOR
-    )
+    contained = max(sim.containment, passage_containment) >= settings.CONTAINMENT_FLOOR
+    return not exact and sim.token_set_ratio < floor and not contained
 
 
-def _pairs_build(
-    method: FingerprintMethod, todo: dict[tuple[int, int], int]
-) -> list[CandidatePair]:
+def _pairs_build(method: FingerprintMethod, todo: Iterable[tuple[int, int]]) -> list[CandidatePair]:
+    todo = sorted(todo)
     if not todo:
         return []
     ids = {d for pair in todo for d in pair}
@@ -205,10 +250,15 @@ def _pairs_build(
             document_id__in=ids, extractor_version=EXTRACTOR_VERSION
         ).values("document_id", "main_text", "title")
     }
+    doc_passages = {d: passages_core.passages(texts.get(d, {}).get("main_text", "")) for d in ids}
+    template = passages.templates_among({p.hash for ps in doc_passages.values() for p in ps})
     out = []
-    for (a, b), distance in todo.items():
-        fa, fb = prints[(a, MAIN)], prints[(b, MAIN)]
-        va, vb = to_unsigned64(fa.simhash), to_unsigned64(fb.simhash)  # type: ignore[arg-type]
+    for a, b in todo:
+        fa, fb = prints.get((a, MAIN)), prints.get((b, MAIN))
+        if fa is None or fb is None or fa.simhash is None or fb.simhash is None:
+            continue  # not fingerprinted (ok) under this method: nothing to compare
+        va, vb = to_unsigned64(fa.simhash), to_unsigned64(fb.simhash)
+        distance = hamming(va, vb)
         full_a, full_b = prints.get((a, FULL)), prints.get((b, FULL))
         full_distance = None
         if full_a and full_b and full_a.simhash is not None and full_b.simhash is not None:
@@ -220,8 +270,17 @@ def _pairs_build(
         guards = guards_check(text_a, text_b, ta.get("title", ""), tb.get("title", ""))
         type_a, type_b = documents[a].doc_type, documents[b].doc_type
         doc_type = type_a if type_a == type_b else "other"
-        if distance > max(threshold_for(type_a), threshold_for(type_b)):
+        ov = passages_core.overlap(doc_passages[a], doc_passages[b], ignore=template)
+        exact = fa.text_sha256 == fb.text_sha256
+        nominated = channel_mask(
+            exact=exact,
+            distance=distance,
+            threshold=max(threshold_for(type_a), threshold_for(type_b)),
+            overlap=ov,
+        )
+        if not nominated:
             continue
+        band = nominating_band(index.SCHEME, va, vb, query_k())
         out.append(
             CandidatePair(
                 method=method,
@@ -231,8 +290,8 @@ def _pairs_build(
                 distance=distance,
                 full_distance=full_distance,
                 xor=to_signed64(va ^ vb),
-                band=nominating_band(index.SCHEME, va, vb, query_k()),
-                exact=fa.text_sha256 == fb.text_sha256,
+                band=band,
+                exact=exact,
                 ratio=sim.ratio,
                 token_set_ratio=sim.token_set_ratio,
                 length_ratio=sim.length_ratio,
@@ -246,12 +305,42 @@ def _pairs_build(
                     "ids_a": list(guards.ids_a),
                     "ids_b": list(guards.ids_b),
                 },
+                channels=nominated,
+                a_in_b=ov.a_in_b,
+                b_in_a=ov.b_in_a,
+                shared_passages=ov.shared,
+                evidence={
+                    "exact": {"same_text": exact},
+                    "simhash": {"distance": distance, "band": band},
+                    "passages": ov.evidence(),
+                },
                 below_floor=_below_floor(
-                    exact=fa.text_sha256 == fb.text_sha256, sim=sim, doc_type=doc_type
+                    exact=exact,
+                    sim=sim,
+                    doc_type=doc_type,
+                    passage_containment=ov.containment,
                 ),
             )
         )
     return out
+
+
+def channel_mask(
+    *, exact: bool, distance: int, threshold: int, overlap: passages_core.Overlap
+) -> int:
+    """Every channel's rule applied to the pair's scores: the channels that nominate it."""
+    mask = 0
+    if exact:
+        mask |= channels.EXACT
+    if distance <= threshold:
+        mask |= channels.SIMHASH
+    if settings.PASSAGE_CHANNEL and passages_core.nominates(
+        overlap,
+        containment_min=settings.PASSAGE_CONTAINMENT_MIN,
+        shared_min=settings.PASSAGE_SHARED_MIN,
+    ):
+        mask |= channels.PASSAGES
+    return mask
 
 
 # --- groups --------------------------------------------------------------------------
@@ -304,10 +393,10 @@ def groups_update(*, method: FingerprintMethod, document_ids: Iterable[int]) -> 
     if not area:
         return []
     edges = [
-        grouping.Edge(a, b, d)
-        for a, b, d in CandidatePair.objects.filter(
+        grouping.Edge(a, b, d, contained=bool(ch & channels.PASSAGES))
+        for a, b, d, ch in CandidatePair.objects.filter(
             _groupable_pairs(method), a_id__in=area, b_id__in=area
-        ).values_list("a_id", "b_id", "distance")
+        ).values_list("a_id", "b_id", "distance", "channels")
     ]
     edges += _pinned_edges(method, area)
     banned = _do_not_match_among(area)
@@ -347,6 +436,9 @@ def policy_candidates(ids: Iterable[int]) -> list[grouping.Candidate]:
     }
     status = {d: st for d, (st, _) in extraction.items()}
     tokens = {d: n for d, (_, n) in extraction.items()}
+    contains: dict[int, set[int]] = defaultdict(set)
+    for outer, inner in containment_relations(ids):
+        contains[outer].add(inner)
     return [
         grouping.Candidate(
             document_id=d.pk,
@@ -355,11 +447,33 @@ def policy_candidates(ids: Iterable[int]) -> list[grouping.Candidate]:
             main_tokens=tokens.get(d.pk, 0),
             fetched_at=d.fetched_at,
             url=d.final_url or d.url,
+            contains=len(contains.get(d.pk, ())),
         )
         for d in Document.objects.filter(pk__in=ids)
         .select_related("site")
         .only("url", "final_url", "fetched_at", "site__priority")
     ]
+
+
+def containment_relations(ids: Iterable[int]) -> set[tuple[int, int]]:
+    """(outer, inner) among these documents: the passage channel nominated the pair
+    and the outer text holds more of the inner's passages than the other way round
+    (an article and its excerpt; two equal copies are no such relation)."""
+    ids = list(ids)
+    rows = (
+        CandidatePair.objects.filter(a_id__in=ids, b_id__in=ids, below_floor=False)
+        .annotate(by_passages=F("channels").bitand(channels.PASSAGES))
+        .filter(by_passages__gt=0)
+        .values_list("a_id", "b_id", "a_in_b", "b_in_a")
+    )
+    cmin = settings.PASSAGE_CONTAINMENT_MIN
+    out: set[tuple[int, int]] = set()
+    for a, b, a_in_b, b_in_a in rows:
+        if b_in_a >= cmin and b_in_a > a_in_b:
+            out.add((a, b))
+        elif a_in_b >= cmin and a_in_b > b_in_a:
+            out.add((b, a))
+    return out
 
 
 def _groups_store(
@@ -459,7 +573,10 @@ def _group_refresh(
     )
     prints = {d: value for d, value, _ in rows}
     shas = {sha for _, _, sha in rows}
-    ordered = sorted(members)
+    # An excerpt is far from its article in bits by nature: the diameter measures the
+    # whole versions, so a group is chained only when those drift apart.
+    inner = {i for _, i in containment_relations(members)}
+    ordered = sorted(members - inner) if len(members - inner) >= 1 else sorted(members)
     diameter, cut = grouping.diameter(
         [to_unsigned64(prints[d]) for d in ordered if prints.get(d) is not None],
         settings.GROUP_PAIRWISE_MAX,

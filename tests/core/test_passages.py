@@ -2,6 +2,7 @@ import numpy as np
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from ingest.core import channels
 from ingest.core import passages as P
 
 VOCAB = [f"w{i}" for i in range(400)]
@@ -140,3 +141,10 @@ def test_nominates_needs_both_shared_passages_and_containment() -> None:
     assert not P.nominates(
         P.Overlap(shared=3, size_a=40, size_b=40), containment_min=0.5, shared_min=2
     )
+
+
+@given(st.sets(st.sampled_from(sorted(channels.BITS))))
+def test_channel_mask_round_trips(names: set[str]) -> None:
+    m = channels.mask(names)
+    assert set(channels.names(m)) == names
+    assert channels.names(0) == []
