@@ -647,6 +647,9 @@ class CheckMatch:
     containment: float
     guards: list[str]
     below_floor: bool
+    channels: list[str]  # the channels that nominate this match
+    checked_in_match: float  # share of the checked text's passages the match holds
+    match_in_checked: float  # share of the match's passages the checked text holds
 
 
 @dataclass(frozen=True)
@@ -657,13 +660,18 @@ class CheckResult:
     token_count: int
     threshold: int
     matches: list[CheckMatch]
+    channels: list[str]  # the channels behind the verdict (those of the kept matches)
 
 
 CHECK_MAX_MATCHES = 10
 
 
-def check(*, text: str, title: str = "", doc_type: str = "other") -> CheckResult:
-    """Is this text a duplicate of something stored? Reads only."""
+def check(
+    *, text: str, title: str = "", doc_type: str = "other", url: str | None = None
+) -> CheckResult:
+    """Is this text a duplicate of something stored? Reads only. Every channel is
+    consulted (SimHash index, exact text, passage index); a stored document at the
+    checked URL is the page itself, never its match."""
     from ingest.core.methods import fingerprint_text
     from ingest.core.simhash import to_hex
 
@@ -671,22 +679,35 @@ def check(*, text: str, title: str = "", doc_type: str = "other") -> CheckResult
     k = threshold_for(doc_type)
     result = fingerprint_text(key, text, min_tokens=settings.FINGERPRINT_MIN_TOKENS)
     if result.simhash is None:
-        return CheckResult("insufficient", key, None, result.token_count, k, [])
+        return CheckResult("insufficient", key, None, result.token_count, k, [], [])
     method = FingerprintMethod.objects.filter(key=key).first()
     if method is None:
-        return CheckResult("new", key, to_hex(result.simhash), result.token_count, k, [])
+        return CheckResult("new", key, to_hex(result.simhash), result.token_count, k, [], [])
+    itself = _documents_at(url)
     hits = {
         h.document_id: h.distance
         for h in index.query(method_id=method.pk, value=result.simhash, k=k)
+        if h.document_id not in itself
     }
     exact_ids = list(
         Fingerprint.objects.filter(
             method=method, branch=MAIN, status="ok", text_sha256=result.text_sha256
-        ).values_list("document_id", flat=True)[:CHECK_MAX_MATCHES]
+        )
+        .exclude(document_id__in=itself)
+        .values_list("document_id", flat=True)[:CHECK_MAX_MATCHES]
     )
     for d in exact_ids:
         hits.setdefault(d, 0)
+    checked_passages = passages_core.passages(text)
+    by_passages: list[int] = []
+    if settings.PASSAGE_CHANNEL and checked_passages:
+        by_passages = [
+            h.document_id
+            for h in passages.query(passages=checked_passages)
+            if h.document_id not in itself
+        ][:CHECK_MAX_MATCHES]
     nearest = sorted(hits, key=lambda d: (d not in exact_ids, hits[d], d))[:CHECK_MAX_MATCHES]
+    nearest += [d for d in by_passages if d not in hits]
     texts = {
         e["document_id"]: e
         for e in Extraction.objects.filter(
@@ -694,6 +715,19 @@ def check(*, text: str, title: str = "", doc_type: str = "other") -> CheckResult
         ).values("document_id", "main_text", "title")
     }
     urls = dict(Document.objects.filter(pk__in=nearest).values_list("pk", "url"))
+    values = {
+        f.document_id: to_unsigned64(f.simhash)
+        for f in Fingerprint.objects.filter(
+            method=method, branch=MAIN, status="ok", document_id__in=nearest
+        ).only("document_id", "simhash")
+        if f.simhash is not None
+    }
+    stored_passages = {
+        d: passages_core.passages(texts.get(d, {}).get("main_text", "")) for d in nearest
+    }
+    template = passages.templates_among(
+        {p.hash for ps in [checked_passages, *stored_passages.values()] for p in ps}
+    )
     normalized = normalize_for(key, text)
     matches = []
     for d in nearest:
@@ -701,23 +735,55 @@ def check(*, text: str, title: str = "", doc_type: str = "other") -> CheckResult
         sim = similarity(normalized, other, max_chars=settings.SIMILARITY_MAX_CHARS)
         guards = guards_check(normalized, other, title, texts.get(d, {}).get("title", ""))
         exact = d in exact_ids
+        if d in hits:
+            distance = hits[d]
+        else:
+            distance = 64 if d not in values else hamming(result.simhash, values[d])
+        ov = passages_core.overlap(checked_passages, stored_passages[d], ignore=template)
+        nominated = channel_mask(exact=exact, distance=distance, threshold=k, overlap=ov)
+        if not nominated:
+            continue
         matches.append(
             CheckMatch(
                 document_id=d,
                 url=urls.get(d, ""),
-                distance=hits[d],
+                distance=distance,
                 exact=exact,
                 ratio=sim.ratio,
                 token_set_ratio=sim.token_set_ratio,
                 containment=sim.containment,
                 guards=guards.flags(),
-                below_floor=_below_floor(exact=exact, sim=sim, doc_type=doc_type),
+                below_floor=_below_floor(
+                    exact=exact, sim=sim, doc_type=doc_type, passage_containment=ov.containment
+                ),
+                channels=channels.names(nominated),
+                checked_in_match=round(ov.a_in_b, 4),
+                match_in_checked=round(ov.b_in_a, 4),
             )
         )
     if any(m.exact for m in matches):
         verdict = "exact"
+        behind = [m for m in matches if m.exact]
     elif any(not m.below_floor for m in matches):
         verdict = "near"
+        behind = [m for m in matches if not m.below_floor]
     else:
         verdict = "new"
-    return CheckResult(verdict, key, to_hex(result.simhash), result.token_count, k, matches)
+        behind = []
+    used = {c for m in behind for c in m.channels}
+    return CheckResult(
+        verdict,
+        key,
+        to_hex(result.simhash),
+        result.token_count,
+        k,
+        matches,
+        [c for c in channels.BITS if c in used],
+    )
+
+
+def _documents_at(url: str | None) -> set[int]:
+    """Stored documents fetched at this URL (or redirected to it): the checked page."""
+    if not url:
+        return set()
+    return set(Document.objects.filter(Q(url=url) | Q(final_url=url)).values_list("pk", flat=True))

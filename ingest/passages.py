@@ -144,7 +144,22 @@ def query(
 ) -> list[PassageHit]:
     """Documents sharing at least PASSAGE_SHARED_MIN stored passages with these
     (template passages and `ignore` removed), most shared first."""
-    hashes = [h for h in query_hashes(passages) if h not in ignore]
+    return lookup(
+        hashes=[h for h in query_hashes(passages) if h not in ignore],
+        exclude_document=exclude_document,
+        around=around,
+        lookback_days=lookback_days,
+    )
+
+
+def lookup(
+    *,
+    hashes: Collection[int],
+    exclude_document: int | None = None,
+    around: datetime | None = None,
+    lookback_days: int = 0,
+) -> list[PassageHit]:
+    """`query` for unsigned passage hashes given as they are."""
     hashes = sorted(set(hashes) - templates_among(hashes))
     if not hashes:
         return []
@@ -202,10 +217,12 @@ def _query_scan(
     return out
 
 
-def brute_force(*, passages: Sequence[core.Passage]) -> list[PassageHit]:
+def brute_force(
+    *, passages: Sequence[core.Passage] = (), hashes: Collection[int] = ()
+) -> list[PassageHit]:
     """The scan, on any database: what the recall check compares the index against."""
-    hashes = [h for h in query_hashes(passages)]
-    hashes = sorted(set(hashes) - templates_among(hashes))
+    wanted = set(hashes) | set(query_hashes(passages))
+    hashes = sorted(wanted - templates_among(wanted))
     hits = _query_scan(hashes, None, None) if hashes else []
     return [h for h in hits if h.shared >= settings.PASSAGE_SHARED_MIN]
 
