@@ -89,6 +89,7 @@ class Words:
 
     tokens: list[str]
     spans: list[tuple[int, int]]
+    text: str = ""
 
 
 def words(text: str) -> Words:
@@ -99,7 +100,7 @@ def words(text: str) -> Words:
     tokens = [folded[s:e] for s, e in spans]
     if len(folded) != len(text):
         spans = _original_spans(text, len(tokens))
-    return Words(tokens, spans)
+    return Words(tokens, spans, text)
 
 
 def _original_spans(text: str, count: int) -> list[tuple[int, int]]:
