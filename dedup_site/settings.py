@@ -264,6 +264,9 @@ PASSAGE_CHANNEL = env_bool("PASSAGE_CHANNEL", default=True)
 PASSAGE_CONTAINMENT_MIN = float(env_str("PASSAGE_CONTAINMENT_MIN", "0.5"))
 PASSAGE_SHARED_MIN = env_int("PASSAGE_SHARED_MIN", 3)
 PASSAGE_TEMPLATE_DF = env_int("PASSAGE_TEMPLATE_DF", 10)
+# A passage on this many pages (any site) is a stock phrase: the index lookup drops it,
+# which bounds the work of one query whatever the corpus holds.
+PASSAGE_COMMON_DF = env_int("PASSAGE_COMMON_DF", 200)
 
 # Grouping rule: "connected-components-v1" or "representative-centred-v1".
 GROUP_RULE = env_str("GROUP_RULE", "connected-components-v1")

@@ -160,39 +160,48 @@ def lookup(
     lookback_days: int = 0,
 ) -> list[PassageHit]:
     """`query` for unsigned passage hashes given as they are."""
-    hashes = sorted(set(hashes) - templates_among(hashes))
     if not hashes:
         return []
     window = None
     if lookback_days and around is not None:
         span = timedelta(days=lookback_days)
         window = (around - span, around + span)
-    if uses_gin():
-        hits = _query_pg(hashes, exclude_document, window)
+    if uses_gin():  # the template filter is part of the statement
+        hits = _query_pg(sorted(set(hashes)), exclude_document, window)
     else:
+        hashes = sorted(set(hashes) - templates_among(hashes))
         hits = _query_scan(hashes, exclude_document, window)
     shared_min = settings.PASSAGE_SHARED_MIN
     kept = [h for h in hits if h.shared >= shared_min]
     return sorted(kept, key=lambda h: (-h.shared, h.document_id))
 
 
+# One GIN probe per query passage, each stopping at PASSAGE_COMMON_DF documents: a
+# passage on that many pages is a stock phrase, dropped; the rest are counted per
+# document. The work per query is bounded whatever the corpus holds.
 _PG_QUERY = """
-SELECT p.document_id,
-       (SELECT count(*) FROM unnest(p.hashes) AS x WHERE x = ANY(%s::bigint[]))
-FROM ingest_passageset p
-WHERE p.hashes && %s::bigint[] AND p.method = %s
+SELECT d, count(*) FROM (
+    SELECT (SELECT array_agg(document_id) FROM (
+        SELECT p.document_id FROM ingest_passageset p
+        WHERE p.hashes @> ARRAY[h] AND p.method = %s {window}
+        LIMIT %s) AS s) AS docs
+    FROM unnest(%s::bigint[]) AS h
+    WHERE NOT EXISTS (
+        SELECT 1 FROM ingest_passagetemplate t WHERE t.method = %s AND t.hash = h)
+) AS per, unnest(per.docs) AS d
+WHERE cardinality(per.docs) < %s
+GROUP BY d
 """
-_PG_WINDOW = "  AND p.fetched_at BETWEEN %s AND %s\n"
+_PG_WINDOW = "AND p.fetched_at BETWEEN %s AND %s"
 
 
 def _query_pg(
     hashes: list[int], exclude: int | None, window: tuple[datetime, datetime] | None
 ) -> list[PassageHit]:
     signed = [core.to_signed(h) for h in hashes]
-    sql = _PG_QUERY + (_PG_WINDOW if window else "")
-    params: list[object] = [signed, signed, METHOD_ID]
-    if window:
-        params += window
+    common = settings.PASSAGE_COMMON_DF
+    sql = _PG_QUERY.format(window=_PG_WINDOW if window else "")
+    params: list[object] = [METHOD_ID, *(window or ()), common, signed, METHOD_ID, common]
     connection.ensure_connection()
     with psycopg.Cursor(connection.connection) as cursor:
         cursor.execute(sql, params, prepare=True)
@@ -205,14 +214,20 @@ def _query_scan(
 ) -> list[PassageHit]:
     wanted = {core.to_signed(h) for h in hashes}
     qs = PassageSet.objects.filter(method=METHOD_ID)
-    if exclude is not None:
-        qs = qs.exclude(document_id=exclude)
     if window is not None:
         qs = qs.filter(fetched_at__range=window)
-    out = []
+    shared: dict[int, set[int]] = {}
+    df: Counter[int] = Counter()
     for d, stored in qs.values_list("document_id", "hashes"):
-        n = len(wanted.intersection(stored))
-        if n:
+        common = wanted.intersection(stored)
+        if common:
+            shared[d] = common
+            df.update(common)
+    stock = {h for h, n in df.items() if n >= settings.PASSAGE_COMMON_DF}
+    out = []
+    for d, common in shared.items():
+        n = len(common - stock)
+        if n and d != exclude:
             out.append(PassageHit(d, n))
     return out
 

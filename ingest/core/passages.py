@@ -52,7 +52,7 @@ METHOD = "winnow-words-k5-w36-v1"
 K = 5  # words per k-gram: shared runs shorter than this are never evidence
 W = 36  # k-grams per winnowing window
 GUARANTEE = W + K - 1  # a shared run of this many words always shares a passage
-STORED_MAX = 160  # passages kept in the index per document (smallest hashes)
+STORED_MAX = 64  # passages kept in the index per document (smallest hashes)
 QUERY_MAX = 1024  # passages a query looks up (smallest hashes)
 
 _WORD_RE = re.compile(r"\w+")
