@@ -152,7 +152,7 @@ def _candidates_find_for(method: FingerprintMethod, document_ids: Sequence[int])
     )
     banned = _do_not_match_among({d for pair in wanted for d in pair})
     todo = [p for p in wanted if p not in existing and p not in banned]
-    pairs = _pairs_build(method, todo)
+    pairs = _pairs_build(method, todo, known=doc_passages)
     CandidatePair.objects.bulk_create(pairs, ignore_conflicts=True)
     return len(pairs)
 
@@ -232,7 +232,11 @@ def _below_floor(
     return not exact and sim.token_set_ratio < floor and not contained
 
 
-def _pairs_build(method: FingerprintMethod, todo: Iterable[tuple[int, int]]) -> list[CandidatePair]:
+def _pairs_build(
+    method: FingerprintMethod,
+    todo: Iterable[tuple[int, int]],
+    known: dict[int, list[passages_core.Passage]] | None = None,
+) -> list[CandidatePair]:
     todo = sorted(todo)
     if not todo:
         return []
@@ -250,7 +254,11 @@ def _pairs_build(method: FingerprintMethod, todo: Iterable[tuple[int, int]]) -> 
             document_id__in=ids, extractor_version=EXTRACTOR_VERSION
         ).values("document_id", "main_text", "title")
     }
-    doc_passages = {d: passages_core.passages(texts.get(d, {}).get("main_text", "")) for d in ids}
+    known = known or {}
+    doc_passages = {
+        d: known[d] if d in known else passages_core.passages(texts.get(d, {}).get("main_text", ""))
+        for d in ids
+    }
     template = passages.templates_among({p.hash for ps in doc_passages.values() for p in ps})
     out = []
     for a, b in todo:
