@@ -584,7 +584,7 @@ def _group_refresh(
     # An excerpt is far from its article in bits by nature: the diameter measures the
     # whole versions, so a group is chained only when those drift apart.
     inner = {i for _, i in containment_relations(members)}
-    ordered = sorted(members - inner) if len(members - inner) >= 1 else sorted(members)
+    ordered = sorted(members - inner or members)
     diameter, cut = grouping.diameter(
         [to_unsigned64(prints[d]) for d in ordered if prints.get(d) is not None],
         settings.GROUP_PAIRWISE_MAX,
