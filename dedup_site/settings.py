@@ -6,6 +6,7 @@ DATABASE_URL=postgres://… and CELERY_BROKER_URL=redis://…: the real stack.
 
 import contextlib
 import os
+import secrets
 from datetime import timedelta
 from pathlib import Path
 from urllib.parse import unquote, urlsplit
@@ -37,6 +38,16 @@ def env_list(name: str, default: str = "") -> list[str]:
     return [item.strip() for item in env_str(name, default).split(",") if item.strip()]
 
 
+def local_secret_key(path: Path) -> str:
+    """The embedded default's own random key, made once (owner-only) and reused."""
+    if not path.exists():
+        path.parent.mkdir(parents=True, exist_ok=True)
+        fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
+        with os.fdopen(fd, "w") as out:
+            out.write(secrets.token_urlsafe(50))
+    return path.read_text().strip()
+
+
 def database_from_url(url: str) -> dict[str, object]:
     parts = urlsplit(url)
     if parts.scheme not in {"postgres", "postgresql"}:
@@ -58,17 +69,24 @@ def database_from_url(url: str) -> dict[str, object]:
 
 DEBUG = env_bool("DEBUG", default=False)
 # --- Security: secret key ------------------------------------------------------------
-# With DEBUG off the process refuses to start without SECRET_KEY; the development key is
-# only for DEBUG=1 and for a test run (pytest sets PYTEST_VERSION for its session).
+# A deployment (DATABASE_URL set) with DEBUG off refuses to start without SECRET_KEY. The
+# embedded default (SQLite in DATA_DIR, one machine) makes a random key once and keeps it
+# beside its database; DEBUG=1 and a test run (pytest sets PYTEST_VERSION) may use the
+# development key.
 SECRET_KEY = env_str("SECRET_KEY")
 if not SECRET_KEY:
-    if not (DEBUG or env_str("PYTEST_VERSION")):
+    if DEBUG or env_str("PYTEST_VERSION"):
+        SECRET_KEY = "dev-only-not-secret-change-me"
+    elif env_str("DATABASE_URL"):
         raise ImproperlyConfigured(
             "SECRET_KEY is not set and DEBUG is off: set SECRET_KEY to a long random value "
             "(e.g. python -c 'import secrets; print(secrets.token_urlsafe(50))'), "
             "or DEBUG=1 for local development."
         )
-    SECRET_KEY = "dev-only-not-secret-change-me"
+    else:
+        SECRET_KEY = local_secret_key(
+            Path(env_str("DATA_DIR", str(BASE_DIR / "var"))) / "secret_key"
+        )
 ALLOWED_HOSTS = [h for h in env_str("ALLOWED_HOSTS", "127.0.0.1,localhost").split(",") if h]
 CSRF_TRUSTED_ORIGINS = [o for o in env_str("CSRF_TRUSTED_ORIGINS", "").split(",") if o]
 
@@ -354,6 +372,18 @@ SIMILARITY_MAX_CHARS = env_int("SIMILARITY_MAX_CHARS", 20_000)
 # More candidates than this for one document: the nearest are kept, the rest counted.
 CANDIDATES_PER_DOCUMENT_MAX = env_int("CANDIDATES_PER_DOCUMENT_MAX", 200)
 
+# Passage channel (ingest/core/passages.py): a pair is nominated when the documents
+# share at least PASSAGE_SHARED_MIN passages and one holds at least
+# PASSAGE_CONTAINMENT_MIN of the other's; passages on PASSAGE_TEMPLATE_DF pages of one
+# site are template passages, never evidence.
+PASSAGE_CHANNEL = env_bool("PASSAGE_CHANNEL", default=True)
+PASSAGE_CONTAINMENT_MIN = float(env_str("PASSAGE_CONTAINMENT_MIN", "0.5"))
+PASSAGE_SHARED_MIN = env_int("PASSAGE_SHARED_MIN", 3)
+PASSAGE_TEMPLATE_DF = env_int("PASSAGE_TEMPLATE_DF", 10)
+# A passage on this many pages (any site) is a stock phrase: the index lookup drops it,
+# which bounds the work of one query whatever the corpus holds.
+PASSAGE_COMMON_DF = env_int("PASSAGE_COMMON_DF", 200)
+
 # Grouping rule: "connected-components-v1" or "representative-centred-v1".
 GROUP_RULE = env_str("GROUP_RULE", "connected-components-v1")
 # Groups larger than this are flagged (likely a login wall or an error page).
@@ -364,7 +394,8 @@ GROUP_PAIRWISE_MAX = env_int("GROUP_PAIRWISE_MAX", 500)
 REPRESENTATIVE_POLICY = [
     p
     for p in env_str(
-        "REPRESENTATIVE_POLICY", "site_priority,extraction_complete,newest,canonical_url"
+        "REPRESENTATIVE_POLICY",
+        "most_complete,site_priority,extraction_complete,newest,canonical_url",
     ).split(",")
     if p
 ]

@@ -236,6 +236,9 @@ class MatchOut(Schema):
     containment: float
     guards: list[str]
     below_floor: bool
+    channels: list[str] = Field(description="Channels that nominate this match.")
+    checked_in_match: float = Field(description="Share of the checked text's passages in it.")
+    match_in_checked: float = Field(description="Share of its passages in the checked text.")
 
 
 class CheckOut(Schema):
@@ -246,6 +249,9 @@ class CheckOut(Schema):
     threshold: int
     extraction_status: str | None = None
     matches: list[MatchOut]
+    channels: list[str] = Field(
+        description="Channels behind the verdict: exact, simhash, passages."
+    )
 
 
 @api.post("/check", response={200: CheckOut, 400: ErrorOut, 403: ErrorOut}, tags=["check"])
@@ -259,10 +265,10 @@ def check(request: HttpRequest, payload: CheckIn) -> dict[str, object]:
         extracted = extract(payload.html, url=payload.url or "")
         text, status = extracted.main_text, extracted.status
         title = title or extracted.title
-    result = candidates.check(text=text, title=title, doc_type=payload.doc_type)
+    result = candidates.check(text=text, title=title, doc_type=payload.doc_type, url=payload.url)
     out = {**asdict(result), "extraction_status": status}
     if status not in (None, "ok", "blocked"):
-        out["verdict"], out["matches"] = "insufficient", []
+        out["verdict"], out["matches"], out["channels"] = "insufficient", [], []
     return out
 
 

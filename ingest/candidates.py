@@ -13,10 +13,11 @@ from dataclasses import dataclass
 
 from django.conf import settings
 from django.db import connection, transaction
-from django.db.models import Q
+from django.db.models import F, Q
 
-from ingest import index
-from ingest.core import grouping
+from ingest import index, passages
+from ingest.core import channels, grouping
+from ingest.core import passages as passages_core
 from ingest.core.bands import nominating_band
 from ingest.core.extract import EXTRACTOR_VERSION
 from ingest.core.guards import Similarity, guards_check, similarity
@@ -56,6 +57,7 @@ class _Doc:
     value: int
     text_sha256: str
     fetched_at: object
+    site_id: int = 0
 
 
 def active_method_key() -> str:
@@ -100,7 +102,13 @@ def _candidates_find_for(method: FingerprintMethod, document_ids: Sequence[int])
             document_id__in=document_ids, method=method, branch=MAIN, status="ok"
         )
         .select_related("document")
-        .only("simhash", "text_sha256", "document__doc_type", "document__fetched_at")
+        .only(
+            "simhash",
+            "text_sha256",
+            "document__doc_type",
+            "document__fetched_at",
+            "document__site_id",
+        )
     )
     docs = [
         _Doc(
@@ -109,6 +117,7 @@ def _candidates_find_for(method: FingerprintMethod, document_ids: Sequence[int])
             to_unsigned64(r.simhash),  # type: ignore[arg-type]
             r.text_sha256,
             r.document.fetched_at,
+            r.document.site_id,
         )
         for r in rows
     ]
@@ -117,6 +126,7 @@ def _candidates_find_for(method: FingerprintMethod, document_ids: Sequence[int])
     # Index first and commit, then query: of two documents fingerprinted at the same
     # time by two workers, the later query always sees the other.
     index.entries_add([(method.pk, d.id, d.value, d.fetched_at) for d in docs])
+    doc_passages = _passages_index(method, docs) if settings.PASSAGE_CHANNEL else {}
 
     k = query_k()
     hits_by_doc = {
@@ -131,6 +141,8 @@ def _candidates_find_for(method: FingerprintMethod, document_ids: Sequence[int])
         for doc in docs
     }
     wanted = _pairs_wanted(method, docs, hits_by_doc)
+    for pair in _passage_pairs_wanted(method, docs, doc_passages):
+        wanted.setdefault(pair, -1)
     if not wanted:
         return 0
     existing = set(
@@ -139,10 +151,75 @@ def _candidates_find_for(method: FingerprintMethod, document_ids: Sequence[int])
         .values_list("a_id", "b_id")
     )
     banned = _do_not_match_among({d for pair in wanted for d in pair})
-    todo = {p: d for p, d in wanted.items() if p not in existing and p not in banned}
-    pairs = _pairs_build(method, todo)
+    todo = [p for p in wanted if p not in existing and p not in banned]
+    pairs = _pairs_build(method, todo, known=doc_passages)
     CandidatePair.objects.bulk_create(pairs, ignore_conflicts=True)
     return len(pairs)
+
+
+def _passages_index(
+    method: FingerprintMethod, docs: Sequence[_Doc]
+) -> dict[int, list[passages_core.Passage]]:
+    """Store the documents' passage sets (and count them per site) before querying,
+    for the same reason as the SimHash index."""
+    texts = dict(
+        Extraction.objects.filter(
+            document_id__in=[d.id for d in docs],
+            extractor_version=method_get(method.key).extractor_version,
+        ).values_list("document_id", "main_text")
+    )
+    out = {d.id: passages_core.passages(texts.get(d.id, "")) for d in docs}
+    passages.entries_add(
+        [
+            passages.Entry(d.id, d.site_id, d.fetched_at, out[d.id])  # type: ignore[arg-type]
+            for d in docs
+            if out[d.id]
+        ]
+    )
+    return out
+
+
+def _passage_pairs_wanted(
+    method: FingerprintMethod,
+    docs: Sequence[_Doc],
+    doc_passages: dict[int, list[passages_core.Passage]],
+) -> list[tuple[int, int]]:
+    """The pairs the passage index nominates for these documents.
+
+    An exact twin (same normalized text) is the SimHash channel's at distance 0, and a
+    family of exact twins on the other side is reached through its earliest member, so
+    that exact copies stay a star here too."""
+    hits = {doc.id: _passage_hits(doc, doc_passages.get(doc.id)) for doc in docs}
+    hit_ids = {d for ids in hits.values() for d in ids}
+    if not hit_ids:
+        return []
+    shas = dict(
+        Fingerprint.objects.filter(method=method, document_id__in=hit_ids, branch=MAIN).values_list(
+            "document_id", "text_sha256"
+        )
+    )
+    out: list[tuple[int, int]] = []
+    for doc in docs:
+        first_of: dict[str, int] = {}
+        for other in sorted(hits[doc.id]):
+            sha = shas.get(other, f"#{other}")
+            if sha != doc.text_sha256:
+                first_of.setdefault(sha, other)
+        out.extend((min(doc.id, o), max(doc.id, o)) for o in first_of.values())
+    return out
+
+
+def _passage_hits(doc: _Doc, ps: list[passages_core.Passage] | None) -> list[int]:
+    """Documents the passage index nominates for this one, most shared first."""
+    if not ps:
+        return []
+    hits = passages.query(
+        passages=ps,
+        exclude_document=doc.id,
+        around=doc.fetched_at,  # type: ignore[arg-type]
+        lookback_days=settings.CANDIDATE_LOOKBACK_DAYS,
+    )
+    return [h.document_id for h in hits[: settings.CANDIDATES_PER_DOCUMENT_MAX]]
 
 
 def _pairs_wanted(
@@ -223,18 +300,23 @@ def _do_not_match_among(ids: Iterable[int]) -> set[tuple[int, int]]:
     )
 
 
-def _below_floor(*, exact: bool, sim: Similarity, doc_type: str) -> bool:
+def _below_floor(
+    *, exact: bool, sim: Similarity, doc_type: str, passage_containment: float = 0.0
+) -> bool:
     """Under the doc type's similarity floor: not the same text, too dissimilar, and
-    neither text contained in the other (a teaser stays above the floor)."""
+    neither text contained in the other, by word shingles or by passages (a teaser
+    or an excerpt stays above the floor, whichever channel nominated it)."""
     floor = settings.SIMILARITY_FLOORS.get(doc_type, 60.0)
-    return (
-        not exact and sim.token_set_ratio < floor and sim.containment < settings.CONTAINMENT_FLOOR
-    )
+    contained = max(sim.containment, passage_containment) >= settings.CONTAINMENT_FLOOR
+    return not exact and sim.token_set_ratio < floor and not contained
 
 
 def _pairs_build(
-    method: FingerprintMethod, todo: dict[tuple[int, int], int]
+    method: FingerprintMethod,
+    todo: Iterable[tuple[int, int]],
+    known: dict[int, list[passages_core.Passage]] | None = None,
 ) -> list[CandidatePair]:
+    todo = sorted(todo)
     if not todo:
         return []
     ids = {d for pair in todo for d in pair}
@@ -251,10 +333,19 @@ def _pairs_build(
             document_id__in=ids, extractor_version=method_get(method.key).extractor_version
         ).values("document_id", "main_text", "title")
     }
+    known = known or {}
+    doc_passages = {
+        d: known[d] if d in known else passages_core.passages(texts.get(d, {}).get("main_text", ""))
+        for d in ids
+    }
+    template = passages.templates_among({p.hash for ps in doc_passages.values() for p in ps})
     out = []
-    for (a, b), distance in todo.items():
-        fa, fb = prints[(a, MAIN)], prints[(b, MAIN)]
-        va, vb = to_unsigned64(fa.simhash), to_unsigned64(fb.simhash)  # type: ignore[arg-type]
+    for a, b in todo:
+        fa, fb = prints.get((a, MAIN)), prints.get((b, MAIN))
+        if fa is None or fb is None or fa.simhash is None or fb.simhash is None:
+            continue  # not fingerprinted (ok) under this method: nothing to compare
+        va, vb = to_unsigned64(fa.simhash), to_unsigned64(fb.simhash)
+        distance = hamming(va, vb)
         full_a, full_b = prints.get((a, FULL)), prints.get((b, FULL))
         full_distance = None
         if full_a and full_b and full_a.simhash is not None and full_b.simhash is not None:
@@ -266,8 +357,17 @@ def _pairs_build(
         guards = guards_check(text_a, text_b, ta.get("title", ""), tb.get("title", ""))
         type_a, type_b = documents[a].doc_type, documents[b].doc_type
         doc_type = type_a if type_a == type_b else "other"
-        if distance > max(threshold_for(type_a), threshold_for(type_b)):
+        ov = passages_core.overlap(doc_passages[a], doc_passages[b], ignore=template)
+        exact = fa.text_sha256 == fb.text_sha256
+        nominated = channel_mask(
+            exact=exact,
+            distance=distance,
+            threshold=max(threshold_for(type_a), threshold_for(type_b)),
+            overlap=ov,
+        )
+        if not nominated:
             continue
+        band = nominating_band(index.SCHEME, va, vb, query_k())
         out.append(
             CandidatePair(
                 method=method,
@@ -277,8 +377,8 @@ def _pairs_build(
                 distance=distance,
                 full_distance=full_distance,
                 xor=to_signed64(va ^ vb),
-                band=nominating_band(index.SCHEME, va, vb, query_k()),
-                exact=fa.text_sha256 == fb.text_sha256,
+                band=band,
+                exact=exact,
                 ratio=sim.ratio,
                 token_set_ratio=sim.token_set_ratio,
                 length_ratio=sim.length_ratio,
@@ -292,12 +392,42 @@ def _pairs_build(
                     "ids_a": list(guards.ids_a),
                     "ids_b": list(guards.ids_b),
                 },
+                channels=nominated,
+                a_in_b=ov.a_in_b,
+                b_in_a=ov.b_in_a,
+                shared_passages=ov.shared,
+                evidence={
+                    "exact": {"same_text": exact},
+                    "simhash": {"distance": distance, "band": band},
+                    "passages": ov.evidence(),
+                },
                 below_floor=_below_floor(
-                    exact=fa.text_sha256 == fb.text_sha256, sim=sim, doc_type=doc_type
+                    exact=exact,
+                    sim=sim,
+                    doc_type=doc_type,
+                    passage_containment=ov.containment,
                 ),
             )
         )
     return out
+
+
+def channel_mask(
+    *, exact: bool, distance: int, threshold: int, overlap: passages_core.Overlap
+) -> int:
+    """Every channel's rule applied to the pair's scores: the channels that nominate it."""
+    mask = 0
+    if exact:
+        mask |= channels.EXACT
+    if distance <= threshold:
+        mask |= channels.SIMHASH
+    if settings.PASSAGE_CHANNEL and passages_core.nominates(
+        overlap,
+        containment_min=settings.PASSAGE_CONTAINMENT_MIN,
+        shared_min=settings.PASSAGE_SHARED_MIN,
+    ):
+        mask |= channels.PASSAGES
+    return mask
 
 
 # --- groups --------------------------------------------------------------------------
@@ -350,10 +480,10 @@ def groups_update(*, method: FingerprintMethod, document_ids: Iterable[int]) -> 
     if not area:
         return []
     edges = [
-        grouping.Edge(a, b, d)
-        for a, b, d in CandidatePair.objects.filter(
+        grouping.Edge(a, b, d, contained=bool(ch & channels.PASSAGES))
+        for a, b, d, ch in CandidatePair.objects.filter(
             _groupable_pairs(method), a_id__in=area, b_id__in=area
-        ).values_list("a_id", "b_id", "distance")
+        ).values_list("a_id", "b_id", "distance", "channels")
     ]
     edges += _pinned_edges(method, area)
     banned = _do_not_match_among(area)
@@ -394,6 +524,9 @@ def policy_candidates(ids: Iterable[int]) -> list[grouping.Candidate]:
             extraction[d] = (st, n)
     status = {d: st for d, (st, _) in extraction.items()}
     tokens = {d: n for d, (_, n) in extraction.items()}
+    contains: dict[int, set[int]] = defaultdict(set)
+    for outer, inner in containment_relations(ids):
+        contains[outer].add(inner)
     return [
         grouping.Candidate(
             document_id=d.pk,
@@ -402,11 +535,33 @@ def policy_candidates(ids: Iterable[int]) -> list[grouping.Candidate]:
             main_tokens=tokens.get(d.pk, 0),
             fetched_at=d.fetched_at,
             url=d.final_url or d.url,
+            contains=len(contains.get(d.pk, ())),
         )
         for d in Document.objects.filter(pk__in=ids)
         .select_related("site")
         .only("url", "final_url", "fetched_at", "site__priority")
     ]
+
+
+def containment_relations(ids: Iterable[int]) -> set[tuple[int, int]]:
+    """(outer, inner) among these documents: the passage channel nominated the pair
+    and the outer text holds more of the inner's passages than the other way round
+    (an article and its excerpt; two equal copies are no such relation)."""
+    ids = list(ids)
+    rows = (
+        CandidatePair.objects.filter(a_id__in=ids, b_id__in=ids, below_floor=False)
+        .annotate(by_passages=F("channels").bitand(channels.PASSAGES))
+        .filter(by_passages__gt=0)
+        .values_list("a_id", "b_id", "a_in_b", "b_in_a")
+    )
+    cmin = settings.PASSAGE_CONTAINMENT_MIN
+    out: set[tuple[int, int]] = set()
+    for a, b, a_in_b, b_in_a in rows:
+        if b_in_a >= cmin and b_in_a > a_in_b:
+            out.add((a, b))
+        elif a_in_b >= cmin and a_in_b > b_in_a:
+            out.add((b, a))
+    return out
 
 
 def _groups_store(
@@ -506,7 +661,10 @@ def _group_refresh(
     )
     prints = {d: value for d, value, _ in rows}
     shas = {sha for _, _, sha in rows}
-    ordered = sorted(members)
+    # An excerpt is far from its article in bits by nature: the diameter measures the
+    # whole versions, so a group is chained only when those drift apart.
+    inner = {i for _, i in containment_relations(members)}
+    ordered = sorted(members - inner or members)
     diameter, cut = grouping.diameter(
         [to_unsigned64(prints[d]) for d in ordered if prints.get(d) is not None],
         settings.GROUP_PAIRWISE_MAX,
@@ -577,6 +735,9 @@ class CheckMatch:
     containment: float
     guards: list[str]
     below_floor: bool
+    channels: list[str]  # the channels that nominate this match
+    checked_in_match: float  # share of the checked text's passages the match holds
+    match_in_checked: float  # share of the match's passages the checked text holds
 
 
 @dataclass(frozen=True)
@@ -587,13 +748,18 @@ class CheckResult:
     token_count: int
     threshold: int
     matches: list[CheckMatch]
+    channels: list[str]  # the channels behind the verdict (those of the kept matches)
 
 
 CHECK_MAX_MATCHES = 10
 
 
-def check(*, text: str, title: str = "", doc_type: str = "other") -> CheckResult:
-    """Is this text a duplicate of something stored? Reads only."""
+def check(
+    *, text: str, title: str = "", doc_type: str = "other", url: str | None = None
+) -> CheckResult:
+    """Is this text a duplicate of something stored? Reads only. Every channel is
+    consulted (SimHash index, exact text, passage index); a stored document at the
+    checked URL is the page itself, never its match."""
     from ingest.core.methods import fingerprint_text
     from ingest.core.simhash import to_hex
 
@@ -601,22 +767,35 @@ def check(*, text: str, title: str = "", doc_type: str = "other") -> CheckResult
     k = threshold_for(doc_type)
     result = fingerprint_text(key, text, min_tokens=settings.FINGERPRINT_MIN_TOKENS)
     if result.simhash is None:
-        return CheckResult("insufficient", key, None, result.token_count, k, [])
+        return CheckResult("insufficient", key, None, result.token_count, k, [], [])
     method = FingerprintMethod.objects.filter(key=key).first()
     if method is None:
-        return CheckResult("new", key, to_hex(result.simhash), result.token_count, k, [])
+        return CheckResult("new", key, to_hex(result.simhash), result.token_count, k, [], [])
+    itself = _documents_at(url)
     hits = {
         h.document_id: h.distance
         for h in index.query(method_id=method.pk, value=result.simhash, k=k)
+        if h.document_id not in itself
     }
     exact_ids = list(
         Fingerprint.objects.filter(
             method=method, branch=MAIN, status="ok", text_sha256=result.text_sha256
-        ).values_list("document_id", flat=True)[:CHECK_MAX_MATCHES]
+        )
+        .exclude(document_id__in=itself)
+        .values_list("document_id", flat=True)[:CHECK_MAX_MATCHES]
     )
     for d in exact_ids:
         hits.setdefault(d, 0)
+    checked_passages = passages_core.passages(text)
+    by_passages: list[int] = []
+    if settings.PASSAGE_CHANNEL and checked_passages:
+        by_passages = [
+            h.document_id
+            for h in passages.query(passages=checked_passages)
+            if h.document_id not in itself
+        ][:CHECK_MAX_MATCHES]
     nearest = sorted(hits, key=lambda d: (d not in exact_ids, hits[d], d))[:CHECK_MAX_MATCHES]
+    nearest += [d for d in by_passages if d not in hits]
     texts = {
         e["document_id"]: e
         for e in Extraction.objects.filter(
@@ -624,6 +803,19 @@ def check(*, text: str, title: str = "", doc_type: str = "other") -> CheckResult
         ).values("document_id", "main_text", "title")
     }
     urls = dict(Document.objects.filter(pk__in=nearest).values_list("pk", "url"))
+    values = {
+        f.document_id: to_unsigned64(f.simhash)
+        for f in Fingerprint.objects.filter(
+            method=method, branch=MAIN, status="ok", document_id__in=nearest
+        ).only("document_id", "simhash")
+        if f.simhash is not None
+    }
+    stored_passages = {
+        d: passages_core.passages(texts.get(d, {}).get("main_text", "")) for d in nearest
+    }
+    template = passages.templates_among(
+        {p.hash for ps in [checked_passages, *stored_passages.values()] for p in ps}
+    )
     normalized = normalize_for(key, text)
     matches = []
     for d in nearest:
@@ -631,23 +823,55 @@ def check(*, text: str, title: str = "", doc_type: str = "other") -> CheckResult
         sim = similarity(normalized, other, max_chars=settings.SIMILARITY_MAX_CHARS)
         guards = guards_check(normalized, other, title, texts.get(d, {}).get("title", ""))
         exact = d in exact_ids
+        if d in hits:
+            distance = hits[d]
+        else:
+            distance = 64 if d not in values else hamming(result.simhash, values[d])
+        ov = passages_core.overlap(checked_passages, stored_passages[d], ignore=template)
+        nominated = channel_mask(exact=exact, distance=distance, threshold=k, overlap=ov)
+        if not nominated:
+            continue
         matches.append(
             CheckMatch(
                 document_id=d,
                 url=urls.get(d, ""),
-                distance=hits[d],
+                distance=distance,
                 exact=exact,
                 ratio=sim.ratio,
                 token_set_ratio=sim.token_set_ratio,
                 containment=sim.containment,
                 guards=guards.flags(),
-                below_floor=_below_floor(exact=exact, sim=sim, doc_type=doc_type),
+                below_floor=_below_floor(
+                    exact=exact, sim=sim, doc_type=doc_type, passage_containment=ov.containment
+                ),
+                channels=channels.names(nominated),
+                checked_in_match=round(ov.a_in_b, 4),
+                match_in_checked=round(ov.b_in_a, 4),
             )
         )
     if any(m.exact for m in matches):
         verdict = "exact"
+        behind = [m for m in matches if m.exact]
     elif any(not m.below_floor for m in matches):
         verdict = "near"
+        behind = [m for m in matches if not m.below_floor]
     else:
         verdict = "new"
-    return CheckResult(verdict, key, to_hex(result.simhash), result.token_count, k, matches)
+        behind = []
+    used = {c for m in behind for c in m.channels}
+    return CheckResult(
+        verdict,
+        key,
+        to_hex(result.simhash),
+        result.token_count,
+        k,
+        matches,
+        [c for c in channels.BITS if c in used],
+    )
+
+
+def _documents_at(url: str | None) -> set[int]:
+    """Stored documents fetched at this URL (or redirected to it): the checked page."""
+    if not url:
+        return set()
+    return set(Document.objects.filter(Q(url=url) | Q(final_url=url)).values_list("pk", flat=True))

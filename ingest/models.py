@@ -1,10 +1,12 @@
 """Crawl data: nothing here is ever deleted by deduplication (invariant 1)."""
 
+import json
 import zlib
 
 from django.db import models
 from django.urls import reverse
 
+from ingest.core.channels import names as channel_names
 from ingest.core.simhash import to_hex, to_unsigned64
 
 
@@ -285,6 +287,69 @@ class IndexEntry(models.Model):
         return f"{self.method}:{self.document_id}"
 
 
+class HashArrayField(models.Field):  # type: ignore[type-arg]
+    """A list of signed 64-bit integers: bigint[] on PostgreSQL (GIN-indexable),
+    a JSON list in text elsewhere (the embedded SQLite default scans it)."""
+
+    def db_type(self, connection: object) -> str:
+        return "bigint[]" if getattr(connection, "vendor", "") == "postgresql" else "text"
+
+    def from_db_value(self, value: object, expression: object, connection: object) -> object:
+        if value is None or isinstance(value, list):
+            return value
+        return json.loads(str(value))
+
+    def get_db_prep_value(
+        self, value: object, connection: object, prepared: bool = False
+    ) -> object:
+        if value is None:
+            return None
+        values = [int(v) for v in value]  # type: ignore[attr-defined]
+        if getattr(connection, "vendor", "") == "postgresql":
+            return values
+        return json.dumps(values)
+
+
+class PassageSet(models.Model):
+    """The passage index: one row per document and passage method, holding the
+    document's passage hashes (ingest/core/passages.py; signed storage of unsigned
+    64-bit values). On PostgreSQL a GIN index over the array answers "which documents
+    share any of these passages" (ingest/passages.py). Derived data: rebuilt from the
+    extractions."""
+
+    pk = models.CompositePrimaryKey("method", "document")
+    document = models.ForeignKey(Document, on_delete=models.PROTECT, db_index=False)
+    # The passage method's number (ingest.passages.METHODS), a smallint like IndexEntry's.
+    method = models.SmallIntegerField()
+    site_id = models.IntegerField(help_text="The document's site: template counts.")
+    fetched_at = models.DateTimeField()
+    hashes = HashArrayField()
+
+    def __str__(self) -> str:
+        return f"{self.method}:{self.document_id}"
+
+
+class PassageTemplate(models.Model):
+    """A passage seen on at least PASSAGE_TEMPLATE_DF pages of one site (menus,
+    bylines, subscription prompts): not evidence for the passage channel, and shown
+    greyed in the pair view."""
+
+    method = models.SmallIntegerField()
+    site = models.ForeignKey(Site, on_delete=models.PROTECT, related_name="+")
+    hash = models.BigIntegerField()
+    df = models.IntegerField(help_text="Pages of the site holding it when it was counted.")
+    created_at = models.DateTimeField(auto_now_add=True)
+
+    class Meta:
+        constraints = [
+            models.UniqueConstraint(fields=["method", "site", "hash"], name="template_once"),
+        ]
+        indexes = [models.Index(fields=["method", "hash"])]
+
+    def __str__(self) -> str:
+        return f"template {self.hash} of site {self.site_id}"
+
+
 class DoNotMatch(models.Model):
     """Two documents a person said are not the same: never paired into a group again."""
 
@@ -332,6 +397,16 @@ class CandidatePair(models.Model):
     ids_differ = models.BooleanField()
     title_differs = models.BooleanField()
     guard_details = models.JSONField(default=dict)
+    # Channels that nominated the pair (bits of ingest/core/channels.py) and every
+    # channel's evidence; the scores below are computed for every pair, whatever
+    # nominated it.
+    channels = models.SmallIntegerField(
+        default=0, help_text="Bits: 1 exact, 2 SimHash, 4 passages, 8 semantic."
+    )
+    evidence = models.JSONField(default=dict, blank=True)
+    a_in_b = models.FloatField(default=0.0, help_text="Share of A's passages found in B.")
+    b_in_a = models.FloatField(default=0.0, help_text="Share of B's passages found in A.")
+    shared_passages = models.IntegerField(default=0)
     below_floor = models.BooleanField(
         help_text="Similarity under the doc type's floor: stored, kept out of the queue "
         "and out of groups."
@@ -359,6 +434,14 @@ class CandidatePair(models.Model):
     def guard_flags(self) -> list[str]:
         names = ["numbers_differ", "ids_differ", "title_differs"]
         return [name for name in names if getattr(self, name)]
+
+    @property
+    def channel_names(self) -> list[str]:
+        return channel_names(self.channels)
+
+    @property
+    def passage_containment(self) -> float:
+        return max(self.a_in_b, self.b_in_a)
 
 
 class CandidateGroup(models.Model):

@@ -32,7 +32,10 @@ from reviews.core import charts
 from reviews.core.calibration import (
     LabeledPair,
     Report,
+    ScoredPair,
+    ScoreRow,
     calibrate,
+    score_sweeps_by_doc_type,
     split_of,
     stratified_sample,
 )
@@ -266,4 +269,46 @@ def calibration_sample_pairs() -> QuerySet[CalibrationSample]:
         .select_related("pair__a", "pair__b", "pair__method")
         .annotate(is_labeled=Exists(current))
         .order_by("is_labeled", "band", "pair_id")
+    )
+
+
+def containment_pairs(*, doc_type: str = "", method: str = "") -> list[ScoredPair]:
+    """Every pair with a counted verdict, scored by the passage channel's containment
+    (the larger direction), whichever channel nominated it."""
+    labels = Label.objects.filter(superseded_by__isnull=True, retraction=False)
+    if doc_type:
+        labels = labels.filter(pair__doc_type=doc_type)
+    if method:
+        labels = labels.filter(pair__method__key=method)
+    verdicts: dict[int, list[str]] = defaultdict(list)
+    for pair_id, verdict in labels.values_list("pair_id", "verdict").order_by("pair_id", "id"):
+        verdicts[pair_id].append(verdict)
+    weights = sample_weights(pair_ids=set(verdicts))
+    out = []
+    for pair in CandidatePair.objects.filter(pk__in=list(verdicts)).select_related(
+        "a", "b", "method"
+    ):
+        verdict = pair_verdict(verdicts[pair.pk])
+        if verdict is None:
+            continue
+        out.append(
+            ScoredPair(
+                score=max(pair.a_in_b, pair.b_in_a),
+                verdict=verdict,
+                weight=weights.get(pair.pk, 1.0),
+                doc_type=pair.doc_type,
+                split=pair_split(pair),
+            )
+        )
+    return out
+
+
+def containment_sweeps(*, doc_type: str = "", method: str = "") -> dict[str, list[ScoreRow]]:
+    """The containment sweep per doc type (calibration split; higher is closer)."""
+    return score_sweeps_by_doc_type(
+        containment_pairs(doc_type=doc_type, method=method),
+        positive=positive(),
+        negative=negative(),
+        cost_false_merge=settings.CALIBRATION_COST_FALSE_MERGE,
+        cost_missed=settings.CALIBRATION_COST_MISSED,
     )

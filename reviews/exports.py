@@ -40,12 +40,14 @@ from django.db import transaction
 from django.db.models import Exists, OuterRef, Q, QuerySet, Value
 from django.db.models.functions import Coalesce
 
+from ingest.core import channels
 from ingest.core.extract import EXTRACTOR_VERSION
 from ingest.models import CandidatePair, DoNotMatch
 from reviews.calibration import band_of, latest_weight_subquery, pair_split, sample_weights
 from reviews.core.calibration import SPLITS
 from reviews.models import CalibrationSample, Label
 
+CHANNEL_COLUMNS = tuple(f"channel_{name}" for name in channels.ACTIVE)
 COLUMNS = (
     "pair_id",
     "a_id",
@@ -64,6 +66,12 @@ COLUMNS = (
     "ratio",
     "token_set_ratio",
     "containment",
+    # One column per candidate channel (1 when it nominated the pair), then the passage
+    # channel's scores (computed for every pair).
+    *CHANNEL_COLUMNS,
+    "a_in_b",
+    "b_in_a",
+    "shared_passages",
     "numbers_differ",
     "ids_differ",
     "title_differs",
@@ -150,6 +158,13 @@ def label_rows(
             "ratio": pair.ratio,
             "token_set_ratio": pair.token_set_ratio,
             "containment": pair.containment,
+            **{
+                f"channel_{name}": int(bool(pair.channels & channels.BITS[name]))
+                for name in channels.ACTIVE
+            },
+            "a_in_b": pair.a_in_b,
+            "b_in_a": pair.b_in_a,
+            "shared_passages": pair.shared_passages,
             "numbers_differ": pair.numbers_differ,
             "ids_differ": pair.ids_differ,
             "title_differs": pair.title_differs,

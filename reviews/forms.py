@@ -78,6 +78,15 @@ class QueueFilterForm(forms.Form):
             ("title_differs", "title differs"),
         ],
     )
+    channel = forms.ChoiceField(
+        required=False,
+        choices=[
+            ("", "any channel"),
+            ("exact", "exact"),
+            ("simhash", "SimHash"),
+            ("passages", "passages"),
+        ],
+    )
     distance_min = forms.IntegerField(required=False, min_value=0, max_value=64)
     distance_max = forms.IntegerField(required=False, min_value=0, max_value=64)
 

@@ -27,6 +27,7 @@ from django.shortcuts import get_object_or_404
 from django.utils import timezone
 
 from ingest.candidates import threshold_for
+from ingest.core import channels
 from ingest.core.extract import EXTRACTOR_VERSION
 from ingest.core.simhash import hamming, to_unsigned64
 from ingest.models import (
@@ -57,6 +58,7 @@ class QueueFilters:
     distance_min: int | None = None
     distance_max: int | None = None
     guard: str = ""
+    channel: str = ""  # a candidate channel that nominated the pair (ingest/core/channels)
     status: str = ""  # "" = needs review (unlabeled, disputed or stale)
     method: str = ""
     kind: str = ""  # "" = pairs and groups
@@ -162,9 +164,18 @@ def queue_pairs(*, filters: QueueFilters, status_filter: bool = True) -> QuerySe
         qs = qs.filter(**{filters.guard: True})
     if filters.method:
         qs = qs.filter(method__key=filters.method)
+    if filters.channel:
+        qs = _by_channel(qs, filters.channel)
     if status_filter:
         qs = _pair_status_filter(qs, filters.status)
     return qs.order_by("uncertainty", "-numbers_differ", "-ids_differ", "-distance", "id")
+
+
+def _by_channel(qs: QuerySet[CandidatePair], channel: str) -> QuerySet[CandidatePair]:
+    bit = channels.BITS.get(channel, 0)
+    if not bit:
+        return qs.none()
+    return qs.annotate(channel_bit=F("channels").bitand(bit)).filter(channel_bit__gt=0)
 
 
 def _pair_status_filter(qs: QuerySet[CandidatePair], status: str) -> QuerySet[CandidatePair]:
@@ -209,9 +220,13 @@ def queue_groups(*, filters: QueueFilters, status_filter: bool = True) -> QueryS
         qs = qs.filter(diameter__lte=filters.distance_max)
     if filters.method:
         qs = qs.filter(method__key=filters.method)
-    if filters.guard:
-        # Guards are facts of pairs: a group matches when one of its pairs does.
-        pairs = queue_pairs(filters=QueueFilters(guard=filters.guard), status_filter=False)
+    if filters.guard or filters.channel:
+        # Guards and channels are facts of pairs: a group matches when one of its pairs
+        # does.
+        pairs = queue_pairs(
+            filters=QueueFilters(guard=filters.guard, channel=filters.channel),
+            status_filter=False,
+        )
         qs = qs.filter(
             Exists(
                 pairs.filter(
@@ -259,6 +274,7 @@ def queue_counts(*, filters: QueueFilters) -> dict[str, dict[str, int]]:
         },
         "doc_type": {t: both(filters.replace(doc_type=t)) for t in ("", *settings.DOC_TYPES)},
         "guard": {g: both(filters.replace(guard=g)) for g in ("", "any", *GUARDS)},
+        "channel": {c: both(filters.replace(channel=c)) for c in ("", *channels.ACTIVE)},
     }
     return counts
 
@@ -274,6 +290,7 @@ def filter_choices() -> dict[str, list[str]]:
         "doc_types": list(settings.DOC_TYPES),
         "statuses": list(STATUSES),
         "guards": list(GUARDS),
+        "channels": list(channels.ACTIVE),
     }
 
 

@@ -76,6 +76,7 @@ def _filters(data: Any) -> tuple[QueueFilterForm, selectors.QueueFilters]:
         distance_min=c["distance_min"],
         distance_max=c["distance_max"],
         guard=c["guard"] or "",
+        channel=c["channel"] or "",
         status=c["status"] or "",
         method=c["method"] or "",
         kind=c["kind"] or "",

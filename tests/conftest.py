@@ -12,10 +12,19 @@ os.environ.setdefault("DJANGO_ALLOW_ASYNC_UNSAFE", "true")
 
 import pytest  # noqa: E402
 from django.conf import settings  # noqa: E402
+from hypothesis import HealthCheck  # noqa: E402
+from hypothesis import settings as hypothesis_settings  # noqa: E402
 
 from tests import factories  # noqa: E402
 
 CHROMIUM = os.environ.get("CHROMIUM_PATH", "/usr/bin/chromium")
+
+# Property tests check rules, not speed: the machines are shared, so no per-example
+# deadline and no "too slow" health check (speed is measured by bench/).
+hypothesis_settings.register_profile(
+    "desk", deadline=None, suppress_health_check=[HealthCheck.too_slow]
+)
+hypothesis_settings.load_profile("desk")
 
 
 def _reachable(url: str, default_port: int) -> bool:

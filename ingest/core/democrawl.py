@@ -55,6 +55,10 @@ CHECK_KEYS: dict[str, str] = {
     "no_fingerprint": "every page: the main text fingerprints as insufficient_features",
     "extraction_status": "every page: the extraction status the pipeline must record",
     "main_tokens_max": "every page: at most this many reference-method tokens in the main text",
+    "passage_channel": "every pair: a stored candidate pair lists the passage channel (true), "
+    "or no stored pair does (false)",
+    "passage_containment_pct_min": "every pair: the larger passage containment (percent of "
+    "one text's passages found in the other) >= value",
 }
 
 REFERENCE = "simhash64-words-sha256-v1"
@@ -2303,6 +2307,7 @@ class _Crawl:
         for i in range(2):
             art = next_en()
             filler.append(news(f"news-f{i + 1}", art, i % 4))
+        wire_story: tuple[_Article, DemoPage] | None = None
         for i in range(1):
             art = next_en(_WIRE_RELATED)
             url = f"https://wire.example.org/{_slugify(art.section)}/{art.slug}"
@@ -2315,6 +2320,7 @@ class _Crawl:
                     fetched_at=self.when(i + 1),
                 )
             )
+            wire_story = (art, filler[-1])
         for i in range(len(_FORUM_TOPICS)):
             title, paragraphs = self.forum_post(i)
             user = _FORUM_USERS[i]
@@ -2391,6 +2397,85 @@ class _Crawl:
             same_raw_sha256=False,
             exact_main_text=False,
             main_distance_min=10,
+        )
+        assert wire_story is not None
+        self._partial_copies(*wire_story)
+
+    def _partial_copies(self, art: _Article, original: DemoPage) -> None:
+        """Copies SimHash cannot see (built last, so the pages above stay as they were):
+        an excerpt of a wire story, and the whole story inside another site's own
+        introduction and closing lines."""
+        middle = art.paragraphs[1:3]
+        excerpt_url = f"https://talk.example.net/links/{art.slug}-excerpt/"
+        excerpt = self.add(
+            "talk-wire-excerpt",
+            excerpt_url,
+            _talk_html(art.title, excerpt_url, "linkbot", art.published, middle, (), kind="teaser"),
+            doc_type="article",
+            fetched_at=self.when(3),
+        )
+        self.case(
+            "excerpt",
+            "excerpt (two middle paragraphs) of a wire story on another site",
+            [original, excerpt],
+            "near-duplicate",
+            "the excerpt is wholly inside the wire story; far in SimHash bits, found by "
+            "shared passages",
+            same_raw_sha256=False,
+            exact_main_text=False,
+            passage_channel=True,
+            passage_containment_pct_min=80,
+        )
+        intro = (
+            "Our regional desk adds: readers along the coast asked what this story means "
+            "for the harbour towns, so we are republishing the agency report in full below "
+            "with a note from our own newsroom before and after it. Fishing crews, ferry "
+            "operators and the two boatyards on the estuary all told us last week that they "
+            "had heard rumours but no details, and several letters to this paper asked for "
+            "the full text rather than a summary."
+        )
+        outro = (
+            "Local angle: the county council told our newsroom it would publish its own "
+            "response next week, and the harbour board will discuss the matter at its "
+            "monthly meeting, which is open to the public and streamed online. The "
+            "chamber of commerce plans a breakfast briefing for shop owners on the quay, "
+            "and the ferry company says timetables for the summer season are not affected "
+            "for now. Send your questions to the regional desk and we will put them to the "
+            "council."
+        )
+        title = f"{art.title} (regional edition)"
+        wrapped_art = replace(
+            art,
+            title=title,
+            slug=self.unique_slug(title),
+            paragraphs=(intro, *art.paragraphs, outro),
+            related=tuple(self.rng.sample(list(_NEWS_RELATED), 3)),
+        )
+        at = self.when(4)
+        url = (
+            f"https://news.example.com/{_slugify(wrapped_art.section)}/"
+            f"{wrapped_art.published:%Y/%m/%d}/{wrapped_art.slug}/"
+        )
+        wrapped = self.add(
+            "news-wire-wrapped",
+            url,
+            _news_html(
+                wrapped_art, url, f"{at:%Y-%m-%d %H:%M:%S} UTC", byline_extra=", Example Wire"
+            ),
+            doc_type="article",
+            fetched_at=at,
+        )
+        self.case(
+            "intro_outro",
+            "the whole wire story inside another site's introduction and closing lines",
+            [original, wrapped],
+            "near-duplicate",
+            "all of the agency text is inside the longer page; its own intro and outro are "
+            "the only additions",
+            same_raw_sha256=False,
+            exact_main_text=False,
+            passage_channel=True,
+            passage_containment_pct_min=80,
         )
 
 

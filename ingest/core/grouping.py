@@ -22,6 +22,9 @@ class Edge:
     a: int
     b: int
     distance: int
+    # One text holds most of the other's passages (an excerpt and its article): the
+    # pair is near whatever its SimHash distance.
+    contained: bool = False
 
 
 @dataclass
@@ -80,7 +83,7 @@ def representative_centred(
     chaining through other members)."""
     near: dict[int, dict[int, int]] = {d: {} for d in ranked}
     for e in edges:
-        if e.a in near and e.b in near and e.distance <= threshold:
+        if e.a in near and e.b in near and (e.distance <= threshold or e.contained):
             near[e.a][e.b] = e.distance
             near[e.b][e.a] = e.distance
     banned = {_pair(a, b) for a, b in do_not_match}
@@ -115,17 +118,22 @@ class Candidate:
     main_tokens: int
     fetched_at: datetime
     url: str
+    # Members of its group whose text this document contains (passage channel): the
+    # most complete version of an excerpted article holds the others.
+    contains: int = 0
 
 
 def _https(url: str) -> bool:
     return url.lower().startswith("https://")
 
 
-POLICY_STEPS = ("site_priority", "extraction_complete", "newest", "canonical_url")
+POLICY_STEPS = ("most_complete", "site_priority", "extraction_complete", "newest", "canonical_url")
 
 
 def _key(c: Candidate, step: str) -> tuple[object, ...]:
     """Smaller is better."""
+    if step == "most_complete":
+        return (-c.contains,)
     if step == "site_priority":
         return (-c.site_priority,)
     if step == "extraction_complete":
@@ -138,6 +146,9 @@ def _key(c: Candidate, step: str) -> tuple[object, ...]:
 
 
 def _why(best: Candidate, other: Candidate, step: str) -> str:
+    if step == "most_complete":
+        n = best.contains
+        return f"most complete version: contains the text of {n} other member{'s' * (n != 1)}"
     if step == "site_priority":
         return f"site priority {best.site_priority} > {other.site_priority}"
     if step == "extraction_complete":

@@ -314,3 +314,92 @@ def stratified_sample(
         weight = len(members) / len(taken)
         out.extend((pid, weight) for pid in taken)
     return out
+
+
+# --- score sweeps (higher is closer): the passage channel's containment ---------------
+
+CONTAINMENT_THRESHOLDS = tuple(round(i * 0.05, 2) for i in range(21))
+
+
+@dataclass(frozen=True)
+class ScoredPair:
+    """A labelled pair seen through one channel's score, where higher is closer (the
+    share of one text's passages found in the other, 0..1)."""
+
+    score: float
+    verdict: str
+    weight: float = 1.0
+    doc_type: str = "other"
+    split: str = CALIBRATION
+
+
+@dataclass(frozen=True)
+class ScoreRow:
+    """One threshold of a score sweep: predicted "same" when score >= threshold."""
+
+    threshold: float
+    tp: float
+    fp: float
+    fn: float
+    tn: float
+    precision: float | None
+    recall: float | None
+    f1: float | None
+    cost: float
+
+
+def score_sweep(
+    pairs: Sequence[ScoredPair],
+    *,
+    thresholds: Sequence[float] = CONTAINMENT_THRESHOLDS,
+    positive: frozenset[str] = DEFAULT_POSITIVE,
+    negative: frozenset[str] = DEFAULT_NEGATIVE,
+    cost_false_merge: float,
+    cost_missed: float,
+) -> list[ScoreRow]:
+    """Weighted confusion counts at every threshold, ascending (the same rules as
+    `sweep`, with "same" when score >= threshold: higher is closer)."""
+    _check_classes(positive, negative)
+    if cost_false_merge < 0 or cost_missed < 0:
+        raise ValueError("costs must be >= 0")
+    pos: list[tuple[float, float]] = []
+    neg: list[tuple[float, float]] = []
+    for p in pairs:
+        if not (math.isfinite(p.weight) and p.weight > 0):
+            raise ValueError(f"weight must be a positive finite number, got {p.weight!r}")
+        if not math.isfinite(p.score):
+            raise ValueError(f"score must be finite, got {p.score!r}")
+        if p.verdict in positive:
+            pos.append((p.score, p.weight))
+        elif p.verdict in negative:
+            neg.append((p.score, p.weight))
+    rows: list[ScoreRow] = []
+    for t in sorted(thresholds):
+        tp = math.fsum(w for s, w in pos if s >= t)
+        fn = math.fsum(w for s, w in pos if s < t)
+        fp = math.fsum(w for s, w in neg if s >= t)
+        tn = math.fsum(w for s, w in neg if s < t)
+        precision = _ratio(tp, tp + fp)
+        recall = _ratio(tp, tp + fn)
+        f1 = (
+            2 * precision * recall / (precision + recall)
+            if precision is not None and recall is not None and precision + recall > 0
+            else None
+        )
+        rows.append(
+            ScoreRow(
+                t, tp, fp, fn, tn, precision, recall, f1, cost_false_merge * fp + cost_missed * fn
+            )
+        )
+    return rows
+
+
+def score_sweeps_by_doc_type(
+    pairs: Sequence[ScoredPair], **kwargs: object
+) -> dict[str, list[ScoreRow]]:
+    """`score_sweep` of the calibration split, per doc type (sorted)."""
+    by_type: dict[str, list[ScoredPair]] = defaultdict(list)
+    for p in pairs:
+        if p.split == CALIBRATION:
+            by_type[p.doc_type].append(p)
+    return {t: score_sweep(by_type[t], **kwargs) for t in sorted(by_type)}  # type: ignore[arg-type]

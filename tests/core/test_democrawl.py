@@ -17,6 +17,7 @@ from hypothesis import given
 from hypothesis import strategies as st
 from warcio.archiveiterator import ArchiveIterator
 
+from ingest.core import passages
 from ingest.core.democrawl import (
     CHECK_KEYS,
     EXTRACTION_EXPECTATIONS,
@@ -150,6 +151,16 @@ def check_pair(seed: int, case: DemoCase, a: str, b: str) -> list[str]:
         short, long = sorted((normalize_for(method, ma), normalize_for(method, mb)), key=len)
         contained = bool(short) and short in long
         expect("main_text_contained", contained == checks["main_text_contained"], contained)
+    if {"passage_channel", "passage_containment_pct_min"} & checks.keys():
+        ov = passages.overlap(passages.passages(ma), passages.passages(mb))
+        if "passage_containment_pct_min" in checks:
+            got = 100 * ov.containment
+            want = number(checks["passage_containment_pct_min"])
+            expect("passage_containment_pct_min", got >= want, got)
+        if "passage_channel" in checks:
+            # Without a database there are no template passages: the channel's rule alone.
+            nominated = passages.nominates(ov, containment_min=0.5, shared_min=3)
+            expect("passage_channel", nominated == checks["passage_channel"], nominated)
     return broken
 
 

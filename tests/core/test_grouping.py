@@ -102,3 +102,27 @@ def test_without_constraints_components_match_plain_connectivity(edges: list[Edg
     result = connected_components(docs, edges, [])
     for e in edges:
         assert any(e.a in g and e.b in g for g in result.groups)
+
+
+def test_a_containment_edge_joins_whatever_its_distance_under_the_centred_rule() -> None:
+    # 1 is the article; 2 and 3 two excerpts of it (20 bits away, sharing nothing).
+    edges = [Edge(1, 2, 20, contained=True), Edge(1, 3, 22, contained=True)]
+    result = representative_centred([1, 2, 3], edges, [], threshold=3)
+    assert result.groups == [{1, 2, 3}]
+    plain = representative_centred([1, 2, 3], [Edge(1, 2, 20), Edge(1, 3, 22)], [], 3)
+    assert plain.groups == []
+
+
+def test_the_most_complete_version_is_the_representative_and_says_so() -> None:
+    policy = ["most_complete", *POLICY]
+    article = _c(1, contains=2, main_tokens=900)
+    excerpt = _c(2, site_priority=10, main_tokens=300)
+    other = _c(3, main_tokens=250)
+    rep, reason = choose_representative([excerpt, article, other], policy)
+    assert rep == 1
+    assert reason == "most complete version: contains the text of 2 other members"
+
+
+def test_without_containment_the_policy_falls_through_to_the_next_step() -> None:
+    rep, reason = choose_representative([_c(1), _c(2, site_priority=5)], ["most_complete", *POLICY])
+    assert rep == 2 and reason.startswith("site priority")

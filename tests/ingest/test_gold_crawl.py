@@ -99,6 +99,15 @@ def check_pair(case: DemoCase, x: int, y: int) -> list[str]:
         short, long = sorted(texts, key=len)
         contained = bool(short) and short in long
         expect("main_text_contained", contained == checks["main_text_contained"], contained)
+    if {"passage_channel", "passage_containment_pct_min"} & checks.keys():
+        pair = _stored_pair(x, y, method)
+        if "passage_channel" in checks:
+            listed = pair is not None and "passages" in pair.channel_names
+            expect("passage_channel", listed == checks["passage_channel"], listed)
+        if "passage_containment_pct_min" in checks:
+            got = None if pair is None else 100 * pair.passage_containment
+            ok = got is not None and got >= checks["passage_containment_pct_min"]  # type: ignore[operator]
+            expect("passage_containment_pct_min", ok, got)
     return broken
 
 
@@ -181,6 +190,22 @@ def test_template_only_pages_are_far_apart_on_main_text_closer_on_full_page(gold
     # The shared menus, footers and related blocks pull the full-page texts together.
     assert full < main, (main, full)
     assert _stored_pair(x, y, REFERENCE) is None or _stored_pair(x, y, REFERENCE).below_floor  # type: ignore[union-attr]
+
+
+@pytest.mark.django_db
+def test_partial_copies_are_stored_pairs_of_the_passage_channel_alone(gold) -> None:  # type: ignore[no-untyped-def]
+    ids, cases = gold
+    for name in ("excerpt", "intro_outro"):
+        x, y = (ids[p] for p in cases[name].pages)
+        pair = _stored_pair(x, y, REFERENCE)
+        assert pair is not None, name
+        assert "passages" in pair.channel_names, (name, pair.channel_names)
+        assert not pair.below_floor, name
+    excerpt = _stored_pair(*(ids[p] for p in cases["excerpt"].pages), REFERENCE)
+    assert excerpt is not None
+    assert excerpt.channel_names == ["passages"]  # SimHash alone would miss it
+    assert excerpt.distance > 3
+    assert min(excerpt.a_in_b, excerpt.b_in_a) < 0.7  # directional: a part of the story
 
 
 @pytest.mark.django_db

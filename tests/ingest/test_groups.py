@@ -8,6 +8,14 @@ from tests import factories
 
 pytestmark = pytest.mark.django_db
 
+
+@pytest.fixture(autouse=True)
+def _simhash_channel_only(settings) -> None:  # type: ignore[no-untyped-def]
+    """Distances here are set by hand on one shared text: the passage channel reads the
+    text and would pair every document. These tests are about SimHash grouping."""
+    settings.PASSAGE_CHANNEL = False
+
+
 TEXT = factories.article_text(42, words=120)
 BASE = 0x0123456789ABCDEF
 

@@ -10,6 +10,14 @@ TEXT = factories.article_text(7, words=150)
 BASE = 0x0123456789ABCDEF
 
 
+@pytest.fixture(autouse=True)
+def _simhash_channel_only(settings) -> None:  # type: ignore[no-untyped-def]
+    """The pairs and groups here get their SimHash distances by hand on texts that are
+    nearly one text: the passage channel reads the texts and would pair them all.
+    Desk tests of passage pairs turn it back on."""
+    settings.PASSAGE_CHANNEL = False
+
+
 def reviewed_document(  # type: ignore[no-untyped-def]
     *, url: str, text: str, flips: int = 0, html: str | None = None, base: int = BASE, **kw
 ):

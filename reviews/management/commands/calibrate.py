@@ -2,7 +2,7 @@ from django.conf import settings
 from django.core.management.base import BaseCommand, CommandParser
 
 from reviews import calibration
-from reviews.core.calibration import Report, Row
+from reviews.core.calibration import Report, Row, ScoreRow
 
 
 def _f(value: float | None) -> str:
@@ -44,6 +44,21 @@ def report_text(report: Report) -> list[str]:
     return lines
 
 
+def containment_text(doc_type: str, rows: list[ScoreRow]) -> list[str]:
+    """The passage channel's containment sweep (higher is closer) as text lines."""
+    lines = [
+        f"== doc type {doc_type} · passage containment (same when ≥ c), calibration split",
+        f"{'c':>5} {'TP':>8} {'FP':>8} {'FN':>8} {'TN':>8} {'precision':>9} "
+        f"{'recall':>7} {'F1':>6} {'cost':>9}",
+    ]
+    for r in rows:
+        lines.append(
+            f"{r.threshold:>5.2f} {_n(r.tp):>8} {_n(r.fp):>8} {_n(r.fn):>8} {_n(r.tn):>8} "
+            f"{_f(r.precision):>9} {_f(r.recall):>7} {_f(r.f1):>6} {_n(r.cost):>9}"
+        )
+    return lines
+
+
 class Command(BaseCommand):
     help = (
         "Threshold sweep per doc type and method from the current labels: the calibration "
@@ -70,4 +85,10 @@ class Command(BaseCommand):
         for report in reports:
             self.stdout.write("")
             for line in report_text(report):
+                self.stdout.write(line)
+        for doc_type, rows in calibration.containment_sweeps(
+            doc_type=str(options["doc_type"]), method=str(options["method"])
+        ).items():
+            self.stdout.write("")
+            for line in containment_text(doc_type, rows):
                 self.stdout.write(line)

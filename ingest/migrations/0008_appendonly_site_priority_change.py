@@ -7,7 +7,7 @@ from django.db import migrations, models
 class Migration(migrations.Migration):
 
     dependencies = [
-        ('ingest', '0006_index_entry_smallint_method'),
+        ('ingest', '0007_ingestfaults_batch_heartbeat'),
     ]
 
     operations = [

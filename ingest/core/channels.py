@@ -1,0 +1,37 @@
+"""Candidate channels: each nominates pairs by its own rule and records its evidence.
+
+A pair keeps one bit per channel that nominated it (a small integer, so every
+database can filter on it) and one entry per channel in its evidence. A new channel
+(embeddings, ...) takes the next bit and its own evidence key; nothing else changes.
+"""
+
+from collections.abc import Iterable
+
+EXACT = 1  # same normalized main text (SHA-256)
+SIMHASH = 2  # main-text SimHash within the doc type's threshold (band index)
+PASSAGES = 4  # shared passages, one text mostly inside the other (ingest/core/passages)
+SEMANTIC = 8  # reserved: nearest neighbours of text embeddings
+
+BITS: dict[str, int] = {
+    "exact": EXACT,
+    "simhash": SIMHASH,
+    "passages": PASSAGES,
+    "semantic": SEMANTIC,
+}
+NAMES: dict[int, str] = {bit: name for name, bit in BITS.items()}
+# Channels the workers run today, in display order.
+ACTIVE: tuple[str, ...] = ("exact", "simhash", "passages")
+
+
+def names(mask: int) -> list[str]:
+    return [name for name, bit in BITS.items() if mask & bit]
+
+
+def mask(channel_names: Iterable[str]) -> int:
+    out = 0
+    for name in channel_names:
+        try:
+            out |= BITS[name]
+        except KeyError:
+            raise ValueError(f"unknown channel {name!r}; known: {sorted(BITS)}") from None
+    return out

@@ -1,0 +1,301 @@
+"""Passage fingerprints, method winnow-words-k5-w36-v1: the partial-copy channel.
+
+SimHash answers "is this the same text, give or take a few words"; it cannot see an
+excerpt, a teaser, or a wire story wrapped in another site's introduction and closing
+lines (their SimHash distance is 15–25 bits, far past any safe threshold). This module
+measures containment directly.
+
+Design: winnowing over word k-grams (Schleimer, Wilkerson & Aiken, "Winnowing: local
+algorithms for document fingerprinting", SIGMOD 2003, the algorithm behind MOSS).
+
+- Tokens are the reference tokenizer's words (`\\w+`, casefolded); each word is hashed
+  once (first 8 bytes of BLAKE2b), each run of K words gets a 64-bit rolling hash,
+  finished by a SplitMix64 mixer so that minima are uniform.
+- In every window of W consecutive k-gram hashes the smallest is selected (the
+  rightmost on ties: "robust winnowing"). A document's passages are the selected
+  hashes with the word position of their k-gram.
+- Guarantee: two texts that share a run of at least GUARANTEE = W + K - 1 words share
+  at least one passage (every window of that run selects the same minimum in both).
+  Shared runs shorter than K words are never evidence (noise threshold).
+- Density is about 2 / (W + 1) passages per word: ~35 for a 640-word article, which
+  keeps the stored set near 1 KB a document. Documents longer than STORED_MAX passages
+  keep the STORED_MAX smallest hashes in the index (a consistent sample: a hash kept by
+  two documents is kept because of its value, not its place), and the query side
+  always uses its whole set, so a new long document still sees every shared passage
+  of a stored short one.
+
+Why not MinHash LSH Ensemble (datasketch): it answers containment thresholds well on
+sets of very different sizes, but a signature is 128–256 hashes per document (1–2 KB
+before any index), its answer is probabilistic, it lives in memory or a key-value
+store rather than the database every worker shares, it cannot say *where* two texts
+overlap (the pair view highlights the shared runs), and a site's template passages
+cannot be taken out of a signature after the fact. Winnowed passages are a plain set
+of integers with positions: exact set arithmetic for containment both ways, the shared
+runs' positions for free, a per-site document frequency per passage, and a GIN index
+over a bigint[] in PostgreSQL.
+
+Containment is computed on distinct passage hashes with template passages removed:
+a_in_b = |A ∩ B| / |A|, b_in_a = |A ∩ B| / |B| (so a_in_b·|A| = b_in_a·|B|).
+No Django here.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import re
+from collections.abc import Collection, Iterable, Sequence
+from dataclasses import dataclass, field
+
+import numpy as np
+
+METHOD = "winnow-words-k5-w36-v1"
+K = 5  # words per k-gram: shared runs shorter than this are never evidence
+W = 36  # k-grams per winnowing window
+GUARANTEE = W + K - 1  # a shared run of this many words always shares a passage
+STORED_MAX = 64  # passages kept in the index per document (smallest hashes)
+QUERY_MAX = 1024  # passages a query looks up (smallest hashes)
+
+_WORD_RE = re.compile(r"\w+")
+_MULT = np.uint64(0x100000001B3)  # odd multiplier of the rolling k-gram hash
+MASK64 = (1 << 64) - 1
+
+
+_WORD_CACHE: dict[str, int] = {}
+_WORD_CACHE_MAX = 1 << 17
+
+
+def _word_hash(word: str) -> int:
+    h = _WORD_CACHE.get(word)
+    if h is None:
+        h = int.from_bytes(hashlib.blake2b(word.encode("utf-8"), digest_size=8).digest(), "big")
+        if len(_WORD_CACHE) >= _WORD_CACHE_MAX:
+            _WORD_CACHE.clear()
+        _WORD_CACHE[word] = h
+    return h
+
+
+def _mix(x: np.ndarray) -> np.ndarray:
+    """SplitMix64 finalizer, elementwise on uint64."""
+    x = x ^ (x >> np.uint64(30))
+    x = x * np.uint64(0xBF58476D1CE4E5B9)
+    x = x ^ (x >> np.uint64(27))
+    x = x * np.uint64(0x94D049BB133111EB)
+    return x ^ (x >> np.uint64(31))
+
+
+@dataclass(frozen=True)
+class Words:
+    """A text's words (casefolded) and their character spans in the text."""
+
+    tokens: list[str]
+    spans: list[tuple[int, int]]
+    text: str = ""
+
+
+def words(text: str) -> Words:
+    """Spans of the words of the casefolded text, mapped back to the text where
+    casefolding kept the length (it nearly always does)."""
+    folded = text.casefold()
+    spans = [m.span() for m in _WORD_RE.finditer(folded)]
+    tokens = [folded[s:e] for s, e in spans]
+    if len(folded) != len(text):
+        spans = _original_spans(text, len(tokens))
+    return Words(tokens, spans, text)
+
+
+def _original_spans(text: str, count: int) -> list[tuple[int, int]]:
+    spans = [m.span() for m in _WORD_RE.finditer(text)][:count]
+    return spans + [(len(text), len(text))] * (count - len(spans))
+
+
+def kgram_hashes(tokens: Sequence[str], k: int = K) -> np.ndarray:
+    """The 64-bit hash of every run of k consecutive tokens (len(tokens) - k + 1)."""
+    n = len(tokens) - k + 1
+    if n <= 0:
+        return np.zeros(0, dtype=np.uint64)
+    cache = _WORD_CACHE
+    wh = np.array([cache[t] if t in cache else _word_hash(t) for t in tokens], dtype=np.uint64)
+    acc = np.zeros(n, dtype=np.uint64)
+    for j in range(k):
+        acc = acc * _MULT + wh[j : j + n]
+    return _mix(acc)
+
+
+@dataclass(frozen=True)
+class Passage:
+    hash: int  # unsigned 64-bit
+    start: int  # index of the k-gram's first word
+
+
+def winnow(hashes: np.ndarray, w: int = W) -> list[tuple[int, int]]:
+    """(position, hash) selected by robust winnowing, in position order."""
+    n = len(hashes)
+    if n == 0:
+        return []
+    if n <= w:
+        pos = n - 1 - int(np.argmin(hashes[::-1]))
+        return [(pos, int(hashes[pos]))]
+    windows = np.lib.stride_tricks.sliding_window_view(hashes, w)
+    rightmost = w - 1 - np.argmin(windows[:, ::-1], axis=1)
+    positions = np.unique(np.arange(len(windows)) + rightmost)
+    return [(int(p), int(hashes[p])) for p in positions]
+
+
+def passages(text: str, *, k: int = K, w: int = W) -> list[Passage]:
+    """A text's passages, in position order (a hash may repeat at two positions)."""
+    return passages_of(_WORD_RE.findall(text.casefold()), k=k, w=w)
+
+
+def passages_of(tokens: Sequence[str], *, k: int = K, w: int = W) -> list[Passage]:
+    return [Passage(h, p) for p, h in winnow(kgram_hashes(tokens, k), w)]
+
+
+def hash_set(items: Iterable[Passage]) -> set[int]:
+    return {p.hash for p in items}
+
+
+def smallest(hashes: Iterable[int], limit: int) -> list[int]:
+    """The `limit` smallest distinct unsigned hashes, ascending: what the index keeps
+    (STORED_MAX) and what a query looks up (QUERY_MAX)."""
+    return sorted(set(hashes))[:limit]
+
+
+def to_signed(h: int) -> int:
+    return h - (1 << 64) if h >= 1 << 63 else h
+
+
+def to_unsigned(h: int) -> int:
+    return h & MASK64
+
+
+@dataclass(frozen=True)
+class Run:
+    """A shared stretch: words [a_start, a_end) of A and [b_start, b_end) of B."""
+
+    a_start: int
+    a_end: int
+    b_start: int
+    b_end: int
+
+    def as_list(self) -> list[int]:
+        return [self.a_start, self.a_end, self.b_start, self.b_end]
+
+
+@dataclass(frozen=True)
+class Overlap:
+    shared: int  # distinct shared passages (templates removed)
+    size_a: int  # distinct passages of A (templates removed)
+    size_b: int
+    runs: list[Run] = field(default_factory=list)
+    template_a: int = 0  # A's passages that are template passages
+    template_b: int = 0
+
+    @property
+    def a_in_b(self) -> float:
+        """Share of A's passages found in B: 'B contains x of A'."""
+        return self.shared / self.size_a if self.size_a else 0.0
+
+    @property
+    def b_in_a(self) -> float:
+        return self.shared / self.size_b if self.size_b else 0.0
+
+    @property
+    def containment(self) -> float:
+        """The larger direction: how much of the smaller-looking text the other holds."""
+        return max(self.a_in_b, self.b_in_a)
+
+    def evidence(self, runs_max: int = 50) -> dict[str, object]:
+        return {
+            "shared": self.shared,
+            "passages_a": self.size_a,
+            "passages_b": self.size_b,
+            "a_in_b": round(self.a_in_b, 4),
+            "b_in_a": round(self.b_in_a, 4),
+            "template_a": self.template_a,
+            "template_b": self.template_b,
+            "runs": [r.as_list() for r in self.runs[:runs_max]],
+        }
+
+
+def overlap(
+    a: Sequence[Passage],
+    b: Sequence[Passage],
+    *,
+    ignore: Collection[int] = (),
+    k: int = K,
+) -> Overlap:
+    """Containment both ways and the shared runs, template hashes (`ignore`) removed."""
+    ignored = set(ignore)
+    set_a, set_b = hash_set(a), hash_set(b)
+    kept_a, kept_b = set_a - ignored, set_b - ignored
+    shared = kept_a & kept_b
+    return Overlap(
+        shared=len(shared),
+        size_a=len(kept_a),
+        size_b=len(kept_b),
+        runs=shared_runs(a, b, shared, k=k),
+        template_a=len(set_a & ignored),
+        template_b=len(set_b & ignored),
+    )
+
+
+def shared_runs(
+    a: Sequence[Passage], b: Sequence[Passage], shared: Collection[int], *, k: int = K
+) -> list[Run]:
+    """Shared passages joined into runs: consecutive matches (in A's order) whose
+    offset into B stays the same and whose gap is within a window are one run."""
+    first_b: dict[int, int] = {}
+    for p in b:
+        if p.hash in shared:
+            first_b.setdefault(p.hash, p.start)
+    matches = [(p.start, first_b[p.hash]) for p in a if p.hash in first_b]
+    runs: list[Run] = []
+    gap = W + k
+    for pa, pb in sorted(matches):
+        if runs:
+            last = runs[-1]
+            same_offset = pb - pa == last.b_start - last.a_start
+            if same_offset and pa - (last.a_end - k) <= gap and pa >= last.a_start:
+                runs[-1] = Run(last.a_start, pa + k, last.b_start, pb + k)
+                continue
+        runs.append(Run(pa, pa + k, pb, pb + k))
+    return runs
+
+
+def templates(counts: dict[int, int], df_min: int) -> set[int]:
+    """Hashes seen on at least df_min pages of one site: template passages."""
+    return {h for h, n in counts.items() if n >= df_min}
+
+
+def nominates(ov: Overlap, *, containment_min: float, shared_min: int) -> bool:
+    """The channel's rule: enough shared passages, and one text mostly inside the other."""
+    return ov.shared >= shared_min and ov.containment >= containment_min
+
+
+def char_spans(w: Words, runs: Iterable[tuple[int, int]]) -> list[tuple[int, int]]:
+    """Word ranges [start, end) → character spans in the text, merged and ordered."""
+    spans: list[tuple[int, int]] = []
+    for start, end in sorted(runs):
+        end = min(end, len(w.spans))
+        if start >= end:
+            continue
+        s, e = w.spans[start][0], w.spans[end - 1][1]
+        if spans and s <= spans[-1][1] + 1:
+            spans[-1] = (spans[-1][0], max(spans[-1][1], e))
+        else:
+            spans.append((s, e))
+    return spans
+
+
+def segments(text: str, spans: Sequence[tuple[int, int]]) -> list[tuple[str, bool]]:
+    """The text cut into (piece, highlighted) segments along sorted, disjoint spans."""
+    out: list[tuple[str, bool]] = []
+    at = 0
+    for s, e in spans:
+        if s > at:
+            out.append((text[at:s], False))
+        out.append((text[s:e], True))
+        at = e
+    if at < len(text):
+        out.append((text[at:], False))
+    return out

@@ -1,0 +1,150 @@
+"""The pair view's passage panel: shared passages on both sides, aligned run by run,
+containment in words, template passages greyed. Reads only; crawl text stays plain
+strings (the template escapes it)."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+from ingest import passages
+from ingest.core import channels
+from ingest.core import passages as core
+from ingest.core.methods import method_get
+from ingest.models import CandidatePair, Extraction
+
+# Characters of each text shown in the panel (a huge page would flood the view).
+TEXT_MAX_CHARS = 60_000
+RUNS_SHOWN = 30
+
+
+@dataclass(frozen=True)
+class Segment:
+    text: str
+    kind: str  # "" | "shared" | "template"
+    run: int | None = None  # 1-based run number of a shared segment
+
+
+@dataclass(frozen=True)
+class AlignedRun:
+    number: int
+    a_text: str
+    b_text: str
+    a_words: tuple[int, int]  # 1-based, inclusive
+    b_words: tuple[int, int]
+
+
+@dataclass
+class PassageView:
+    a_in_b: float  # share of A's passages found in B
+    b_in_a: float
+    shared: int
+    size_a: int
+    size_b: int
+    template_a: int
+    template_b: int
+    nominated: bool  # the passage channel nominated the pair
+    a_segments: list[Segment] = field(default_factory=list)
+    b_segments: list[Segment] = field(default_factory=list)
+    runs: list[AlignedRun] = field(default_factory=list)
+    runs_total: int = 0
+    cut: bool = False
+
+    @property
+    def summary(self) -> str:
+        """Containment in words, the larger direction first."""
+        a_part = f"B contains {self.a_in_b:.0%} of A"
+        b_part = f"A contains {self.b_in_a:.0%} of B"
+        first, second = (a_part, b_part) if self.a_in_b >= self.b_in_a else (b_part, a_part)
+        return f"{first}; {second} (by shared passages)."
+
+
+def _kinds(
+    w: core.Words, ps: list[core.Passage], ranges: list[tuple[int, int, int]], template: set[int]
+) -> list[Segment]:
+    """Cut the text into plain, shared (with its run) and template segments."""
+    n = len(w.spans)
+    labels: list[tuple[str, int | None]] = [("", None)] * n
+    for p in ps:
+        if p.hash in template:
+            for i in range(p.start, min(p.start + core.K, n)):
+                labels[i] = ("template", None)
+    for start, end, run in ranges:
+        for i in range(start, min(end, n)):
+            labels[i] = ("shared", run)
+    return _segments(w, labels)
+
+
+def _segments(w: core.Words, labels: list[tuple[str, int | None]]) -> list[Segment]:
+    text = w.text
+    out: list[Segment] = []
+    at = 0
+    i = 0
+    while i < len(labels):
+        label = labels[i]
+        j = i
+        while j + 1 < len(labels) and labels[j + 1] == label:
+            j += 1
+        s, e = w.spans[i][0], w.spans[j][1]
+        if label[0]:
+            if s > at:
+                out.append(Segment(text[at:s], ""))
+            out.append(Segment(text[s:e], label[0], label[1]))
+            at = e
+        i = j + 1
+    if at < len(text):
+        out.append(Segment(text[at:], ""))
+    return out
+
+
+def _text(w: core.Words, start: int, end: int) -> str:
+    end = min(end, len(w.spans))
+    if start >= end:
+        return ""
+    return w.text[w.spans[start][0] : w.spans[end - 1][1]]
+
+
+def pair_passages(*, pair: CandidatePair) -> PassageView:
+    texts = dict(
+        Extraction.objects.filter(
+            document_id__in=[pair.a_id, pair.b_id],
+            extractor_version=method_get(pair.method.key).extractor_version,
+        ).values_list("document_id", "main_text")
+    )
+    text_a = texts.get(pair.a_id, "")
+    text_b = texts.get(pair.b_id, "")
+    pa, pb = core.passages(text_a), core.passages(text_b)
+    template = passages.templates_among({p.hash for p in pa} | {p.hash for p in pb})
+    ov = core.overlap(pa, pb, ignore=template)
+    cut = len(text_a) > TEXT_MAX_CHARS or len(text_b) > TEXT_MAX_CHARS
+    wa = core.words(text_a[:TEXT_MAX_CHARS])
+    wb = core.words(text_b[:TEXT_MAX_CHARS])
+    runs = [r for r in ov.runs if r.a_end <= len(wa.spans) and r.b_end <= len(wb.spans)]
+    view = PassageView(
+        a_in_b=ov.a_in_b,
+        b_in_a=ov.b_in_a,
+        shared=ov.shared,
+        size_a=ov.size_a,
+        size_b=ov.size_b,
+        template_a=ov.template_a,
+        template_b=ov.template_b,
+        nominated=bool(pair.channels & channels.PASSAGES),
+        runs_total=len(ov.runs),
+        cut=cut,
+    )
+    view.a_segments = _kinds(
+        wa, pa, [(r.a_start, r.a_end, i + 1) for i, r in enumerate(runs)], template
+    )
+    view.b_segments = _kinds(
+        wb, pb, [(r.b_start, r.b_end, i + 1) for i, r in enumerate(runs)], template
+    )
+    view.runs = [
+        AlignedRun(
+            number=i + 1,
+            a_text=_text(wa, r.a_start, r.a_end),
+            b_text=_text(wb, r.b_start, r.b_end),
+            a_words=(r.a_start + 1, r.a_end),
+            b_words=(r.b_start + 1, r.b_end),
+        )
+        for i, r in enumerate(runs[:RUNS_SHOWN])
+    ]
+    return view

@@ -1,0 +1,91 @@
+"""Passage-channel pairs at the desk: the pair view's passage panel, the queue's channel
+filter and counts, the export's channel columns."""
+
+import pytest
+from django.conf import settings as django_settings
+from django.urls import reverse
+
+from ingest import candidates
+from ingest.core.methods import fingerprint_text
+from ingest.models import CandidatePair, PassageTemplate
+from reviews import exports
+from reviews.models import Label
+from tests import factories
+
+pytestmark = pytest.mark.django_db
+
+ARTICLE = factories.article_text(501, words=400)
+WORDS = ARTICLE.split()
+
+
+@pytest.fixture(autouse=True)
+def _passage_channel_on(settings) -> None:  # type: ignore[no-untyped-def]
+    settings.PASSAGE_CHANNEL = True
+
+
+def _doc(path: str, text: str, site: str):  # type: ignore[no-untyped-def]
+    value = fingerprint_text(django_settings.ACTIVE_METHOD, text).simhash
+    return factories.indexed_document(
+        url=f"https://{site}/{path}", text=text, simhash=value, site=site
+    )
+
+
+@pytest.fixture
+def excerpt_pair() -> CandidatePair:
+    article = _doc("story", ARTICLE, "wire.example.com")
+    excerpt_text = "<script>alert(1)</script> Teaser: " + " ".join(WORDS[100:260])
+    excerpt = _doc("teaser", excerpt_text, "portal.example.com")
+    candidates.candidates_find(document_ids=[article.pk])
+    candidates.candidates_find(document_ids=[excerpt.pk])
+    return CandidatePair.objects.get()
+
+
+def test_the_pair_view_states_containment_and_highlights_both_sides(
+    client, editor, excerpt_pair
+) -> None:  # type: ignore[no-untyped-def]
+    client.force_login(editor)
+    body = client.get(reverse("reviews:pair-detail", args=[excerpt_pair.pk])).content.decode()
+    assert 'id="passages-panel"' in body
+    assert "A contains 9" in body or "A contains 100%" in body  # A holds nearly all of B
+    assert f"B contains {excerpt_pair.a_in_b:.0%} of A" in body
+    panel = body.split('id="passages-panel"')[1]
+    side_a = panel.split('class="text side-a"')[1].split('class="text side-b"')[0]
+    side_b = panel.split('class="text side-b"')[1]
+    assert '<mark class="shared" data-run="1">' in side_a
+    assert '<mark class="shared" data-run="1">' in side_b
+    assert "<script>alert" not in body  # crawled text is escaped
+    assert "&lt;script&gt;alert(1)&lt;/script&gt;" in panel
+
+
+def test_template_passages_are_greyed(client, editor, excerpt_pair) -> None:  # type: ignore[no-untyped-def]
+    from ingest.core import passages as core
+
+    first = core.passages(ARTICLE)[0]
+    PassageTemplate.objects.create(
+        method=1, site=excerpt_pair.a.site, hash=core.to_signed(first.hash), df=50
+    )
+    client.force_login(editor)
+    body = client.get(reverse("reviews:pair-detail", args=[excerpt_pair.pk])).content.decode()
+    assert '<span class="template"' in body
+    assert "template passages (boilerplate, not counted): 1 in A" in body
+
+
+def test_the_queue_filters_and_counts_by_channel(client, editor, excerpt_pair) -> None:  # type: ignore[no-untyped-def]
+    client.force_login(editor)
+    r = client.get(reverse("reviews:queue"), {"channel": "passages"})
+    assert r.context["pairs"].paginator.count == 1
+    assert r.context["counts"]["channel"]["passages"] == 1
+    assert r.context["counts"]["channel"]["simhash"] == 0
+    r = client.get(reverse("reviews:queue"), {"channel": "simhash"})
+    assert r.context["pairs"].paginator.count == 0
+
+
+def test_the_export_has_one_column_per_channel(editor, excerpt_pair) -> None:  # type: ignore[no-untyped-def]
+    Label.objects.create(
+        pair=excerpt_pair, editor=editor, verdict="near_duplicate", reason="excerpt"
+    )
+    rows = list(exports.label_rows())
+    assert rows[0]["channel_passages"] == 1
+    assert rows[0]["channel_simhash"] == 0 and rows[0]["channel_exact"] == 0
+    assert rows[0]["b_in_a"] == excerpt_pair.b_in_a > 0.9
+    assert {"channel_exact", "channel_simhash", "channel_passages"} <= set(exports.COLUMNS)
