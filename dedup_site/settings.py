@@ -61,6 +61,9 @@ INSTALLED_APPS = [
     "django.contrib.messages",
     "django.contrib.staticfiles",
     "django_htmx",
+    # django-ninja's own templates and static files: the API docs load Swagger UI from
+    # here, not from a CDN the policy would block.
+    "ninja",
     "ingest",
     "reviews",
 ]

@@ -80,6 +80,14 @@ def current_labels() -> QuerySet[Label]:
     return Label.objects.filter(superseded_by__isnull=True, retraction=False)
 
 
+def labels_settled_by(*, editor: User) -> QuerySet[Label]:
+    """The editor's current labels under the current extractor, for an outer pair
+    (`pair=OuterRef("pk")`)."""
+    return current_labels().filter(
+        pair=OuterRef("pk"), editor=editor, extractor_version=EXTRACTOR_VERSION
+    )
+
+
 def _recrawl_changed(side: str) -> Exists:
     """A newer snapshot of the pair's `side` document (same URL, fetched later) whose
     main text under the pair's method differs: its main-branch fingerprint has another
@@ -89,11 +97,17 @@ def _recrawl_changed(side: str) -> Exists:
         method=OuterRef(OuterRef("method")),
         branch=Fingerprint.Branch.MAIN,
     )
-    newer = Fingerprint.objects.filter(
-        method=OuterRef("method"),
-        branch=Fingerprint.Branch.MAIN,
-        document__url=OuterRef(f"{side}__url"),
-        document__fetched_at__gt=OuterRef(f"{side}__fetched_at"),
+    # The pair's own documents are not re-crawls of each other: two snapshots of one
+    # URL are exactly what the pair compares.
+    newer = (
+        Fingerprint.objects.filter(
+            method=OuterRef("method"),
+            branch=Fingerprint.Branch.MAIN,
+            document__url=OuterRef(f"{side}__url"),
+            document__fetched_at__gt=OuterRef(f"{side}__fetched_at"),
+        )
+        .exclude(document=OuterRef("a"))
+        .exclude(document=OuterRef("b"))
     ).filter(
         ~Q(text_sha256=Subquery(own.values("text_sha256")[:1]))
         | ~Q(status=Subquery(own.values("status")[:1]))
@@ -405,6 +419,19 @@ def document_get(*, document_id: int) -> Document:
     return get_object_or_404(Document.objects.select_related("body"), pk=document_id)
 
 
+def previous_pair_id(*, user: User, pair: CandidatePair) -> int | None:
+    """The pair the editor labelled last before coming here (the `k` key)."""
+    if not user.is_authenticated:
+        return None
+    return (
+        Label.objects.filter(editor=user)
+        .exclude(pair=pair)
+        .order_by("-created_at", "-id")
+        .values_list("pair_id", flat=True)
+        .first()
+    )
+
+
 def my_last_label(*, user: User) -> Label | None:
     return current_labels().filter(editor=user).order_by("-created_at", "-id").first()
 
@@ -440,6 +467,10 @@ class GroupView:
     decisions: list[Decision]
     conflicts: list[Conflict]
     threshold: int
+    # A dissolved group: the decision that dissolved it, and where its former members
+    # are now (document id, group id or None).
+    dissolved_by: Decision | None = None
+    whereabouts: list[tuple[int, int | None]] = field(default_factory=list)
 
 
 def group_get(*, group_id: int) -> CandidateGroup:
@@ -494,16 +525,40 @@ def group_view(*, group: CandidateGroup) -> GroupView:
         for x in matrix_ids
     ]
     types = {r.document.doc_type for r in rows}
+    decisions = list(group.decisions.all())
+    dissolved_by, whereabouts = None, []
+    if group.dissolved:
+        dissolved_by, whereabouts = _dissolution(group, decisions)
     return GroupView(
         group=group,
         members=rows,
         matrix_ids=matrix_ids,
         matrix=matrix,
         matrix_cut=len(rows) > MATRIX_MAX,
-        decisions=list(group.decisions.all()),
+        decisions=decisions,
         conflicts=group_conflicts(group=group, member_ids=ids),
         threshold=max((threshold_for(t) for t in types), default=threshold_for("other")),
+        dissolved_by=dissolved_by,
+        whereabouts=whereabouts,
     )
+
+
+def _dissolution(
+    group: CandidateGroup, decisions: list[Decision]
+) -> tuple[Decision | None, list[tuple[int, int | None]]]:
+    """Which decision dissolved the group (the latest one that left it empty) and the
+    current group of each document it held before."""
+    applied = [d for d in decisions if d.action != Decision.Action.CONFLICT]
+    last = next((d for d in applied if not d.membership_after.get("members")), None)
+    former: set[int] = set()
+    for d in applied:
+        former.update(d.membership_before.get("members", []))
+    now = dict(
+        GroupMember.objects.filter(method=group.method_id, document_id__in=former).values_list(
+            "document_id", "group_id"
+        )
+    )
+    return last, [(d, now.get(d)) for d in sorted(former)]
 
 
 def group_pair_edges(*, group: CandidateGroup, member_ids: list[int]) -> list[tuple[int, int]]:

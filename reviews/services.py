@@ -214,6 +214,10 @@ def _claim_first(
     return None
 
 
+# Queue filters under which an editor asks for pairs they labelled themselves.
+ASKED_FOR_LABELLED = ("labeled", "all")
+
+
 @transaction.atomic
 def claim_next(
     *,
@@ -237,6 +241,10 @@ def claim_next(
             return claim
     if kind in ("", "pair"):
         pairs = selectors.queue_pairs(filters=filters)
+        if filters.status not in ASKED_FOR_LABELLED:
+            # An editor's own up-to-date label settles the pair for them: a disputed
+            # pair waits for someone else (or an adjudicator), never loops back.
+            pairs = pairs.exclude(Exists(selectors.labels_settled_by(editor=editor)))
         if claim := _claim_first(editor, Claim.Kind.PAIR, pairs, skip_pairs or set()):
             return claim
     if kind in ("", "group"):
@@ -266,6 +274,8 @@ def _membership(group: CandidateGroup) -> dict[str, object]:
         ),
         "representative": group.representative_id,
         "representative_locked": group.representative_locked,
+        "representative_by": group.representative_by,
+        "representative_reason": group.representative_reason,
         "version": group.version,
     }
 

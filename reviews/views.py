@@ -35,7 +35,13 @@ SOURCE_CSP = {
     "style-src": [CSP.UNSAFE_INLINE],
     "img-src": ["data:"],
 }
-DIFF_VIEWS = ("main", "full", "html", "source")
+DIFF_TABS = (
+    ("main", "main text diff"),
+    ("full", "full-page text diff"),
+    ("source", "source rendered"),
+    ("html", "HTML source diff"),
+)
+DIFF_VIEWS = tuple(key for key, _ in DIFF_TABS)
 
 
 class HtmxHttpRequest(HttpRequest):
@@ -152,7 +158,9 @@ def _goto(request: HtmxHttpRequest, claim: Claim | None, *, notice: str) -> Http
     if claim is None:
         if request.htmx:
             response = render(
-                request, "reviews/pair_detail.html#pair-review", {"view": None, "notice": notice}
+                request,
+                "reviews/pair_detail.html#pair-review",
+                {"view": None, "notice": notice, "can_edit": roles.can_edit(request.user)},
             )
             response["HX-Push-Url"] = reverse("reviews:queue-done")
             return response
@@ -171,7 +179,11 @@ def _goto(request: HtmxHttpRequest, claim: Claim | None, *, notice: str) -> Http
 @_viewer
 @require_GET
 def queue_done(request: HttpRequest) -> HttpResponse:
-    return render(request, "reviews/pair_detail.html", {"view": None, "notice": ""})
+    return render(
+        request,
+        "reviews/pair_detail.html",
+        {"view": None, "notice": "", "can_edit": roles.can_edit(request.user)},
+    )
 
 
 # --- pair view -----------------------------------------------------------------------
@@ -194,6 +206,8 @@ def _pair_context(
         "notice": notice,
         "verdict_keys": VERDICT_KEYS,
         "can_edit": roles.can_edit(request.user),
+        "diff_tabs": DIFF_TABS,
+        "previous_pair": selectors.previous_pair_id(user=request.user, pair=pair),  # type: ignore[arg-type]
     }
     context.update(_diff_context(view, diff_view))
     return context
@@ -355,6 +369,9 @@ def _group_render(
             or RepresentativeForm(member_ids=ids, initial={"document_id": group.representative_id}),
             "notice": notice,
             "can_edit": roles.can_edit(request.user),
+            # A dissolved group has nothing left to decide (a restore still works).
+            "live": roles.can_edit(request.user) and not group.dissolved,
+            "blind": selectors.blind_mode_for(user=request.user),  # type: ignore[arg-type]
         },
     )
 

@@ -1,7 +1,7 @@
 import hashlib
 
 from django.contrib.auth.models import Group, Permission, User
-from django.core.management.base import BaseCommand
+from django.core.management.base import BaseCommand, CommandParser
 
 from ingest.models import ApiToken, Site
 from ingest.services import methods_ensure
@@ -41,13 +41,20 @@ def _permissions(role: str) -> list[Permission]:
 class Command(BaseCommand):
     help = "Create the demo roles, accounts, API token and site settings; print the logins."
 
+    def add_arguments(self, parser: CommandParser) -> None:
+        parser.add_argument(
+            "--url",
+            default="http://127.0.0.1:8000/",
+            help="where the desk will listen (printed with the logins)",
+        )
+
     def handle(self, *args: object, **options: object) -> None:
         methods_ensure()
         for host, (priority, doc_type) in SITE_SETTINGS.items():
             Site.objects.update_or_create(
                 host=host, defaults={"priority": priority, "default_doc_type": doc_type}
             )
-        lines = ["Demo accounts (log in at http://127.0.0.1:8000/):"]
+        lines = [f"Demo accounts (log in at {options['url']}):"]
         for role, username, password in DEMO_USERS:
             group, _ = Group.objects.get_or_create(name=role)
             group.permissions.add(*_permissions(role))
