@@ -467,6 +467,32 @@ def auto_eligibility_explained(
     return why, ""
 
 
+@transaction.atomic
+def group_accept(
+    *, group: CandidateGroup, editor: User, reason: str, expected_version: int | None = None
+) -> Decision:
+    """A person accepts the whole group as it is (e.g. 300 exact copies of one page),
+    once, instead of labelling its pairs one by one: an accepting decision on the
+    record, restorable like any other."""
+    if not reason.strip():
+        raise ReviewError("a reason is required")
+    group = CandidateGroup.objects.select_for_update().select_related("method").get(pk=group.pk)
+    _check_version(group, expected_version)
+    if group.dissolved:
+        raise ReviewError("the group is dissolved")
+    if deciding(group) is not None:
+        raise ReviewError("the group is already decided at this version")
+    ids = selectors.group_member_ids(group=group)
+    why: dict[str, object] = {"ids": ids}
+    return _auto_decision(
+        group,
+        why,
+        actor=actor_for(editor),
+        reason_code=f"accepted_{group.kind}",
+        reason=reason.strip(),
+    )
+
+
 def _auto_decision(
     group: CandidateGroup, why: dict[str, object], *, actor: str, reason_code: str, reason: str
 ) -> Decision:

@@ -1,5 +1,6 @@
 """Roles are Django groups: editor (label, split, choose representative), auditor (read
-everything, audit log, exports), admin (everything). Permissions given to the groups by
+everything, audit log, exports), adjudicator (final label of a disputed pair), admin
+(everything). Permissions given to the groups by
 `demo_setup` count as well, so a site may also grant them one by one."""
 
 from django.contrib.auth.models import AbstractBaseUser, AnonymousUser
@@ -7,7 +8,9 @@ from django.contrib.auth.models import AbstractBaseUser, AnonymousUser
 EDITOR = "editor"
 AUDITOR = "auditor"
 ADMIN = "admin"
-ROLES = (EDITOR, AUDITOR, ADMIN)
+# Resolves disputed pairs with a final label (admins may as well).
+ADJUDICATOR = "adjudicator"
+ROLES = (EDITOR, AUDITOR, ADMIN, ADJUDICATOR)
 
 EDITOR_PERMISSIONS = (
     "reviews.add_label",
@@ -44,7 +47,7 @@ def can_view(user: User) -> bool:
     """May read the desk: queue, pairs, groups, history."""
     if can_edit(user):
         return True
-    return bool(_groups(user) & {AUDITOR}) or user.has_perm("reviews.view_label")
+    return bool(_groups(user) & {AUDITOR, ADJUDICATOR}) or user.has_perm("reviews.view_label")
 
 
 def can_admin(user: User) -> bool:
@@ -52,3 +55,10 @@ def can_admin(user: User) -> bool:
     if not user.is_authenticated:
         return False
     return bool(user.is_superuser or _groups(user) & {ADMIN})  # type: ignore[union-attr]
+
+
+def can_adjudicate(user: User) -> bool:
+    """May give a disputed pair its final label."""
+    if not user.is_authenticated:
+        return False
+    return bool(user.is_superuser or _groups(user) & {ADJUDICATOR, ADMIN})  # type: ignore[union-attr]

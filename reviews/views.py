@@ -4,6 +4,7 @@ from collections.abc import Callable
 from functools import wraps
 from typing import Any
 
+from django.contrib import messages
 from django.contrib.auth.decorators import login_required
 from django.core.exceptions import PermissionDenied
 from django.core.paginator import Paginator
@@ -17,9 +18,10 @@ from django.views.decorators.vary import vary_on_headers
 from django_htmx.http import HttpResponseClientRedirect
 from django_htmx.middleware import HtmxDetails
 
-from reviews import roles, selectors, services
+from reviews import decisions, roles, selectors, services
 from reviews.forms import (
     VERDICT_KEYS,
+    AdjudicationForm,
     LabelForm,
     QueueFilterForm,
     RepresentativeForm,
@@ -201,12 +203,18 @@ def _pair_context(
     context: dict[str, Any] = {
         "view": view,
         "pair": pair,
-        "form": form or LabelForm(),
+        "form": form or LabelForm(initial=selectors.label_defaults(user=request.user)),  # type: ignore[arg-type]
+        "progress": selectors.progress_for(
+            user=request.user,  # type: ignore[arg-type]
+            filters=selectors.QueueFilters(kind="pair"),
+        ),
         "diff_view": diff_view,
         "notice": notice,
         "verdict_keys": VERDICT_KEYS,
         "can_edit": roles.can_edit(request.user),
         "diff_tabs": DIFF_TABS,
+        "can_adjudicate": roles.can_adjudicate(request.user),
+        "adjudication_form": AdjudicationForm(),
         "previous_pair": selectors.previous_pair_id(user=request.user, pair=pair),  # type: ignore[arg-type]
     }
     context.update(_diff_context(view, diff_view))
@@ -264,7 +272,10 @@ def pair_label(request: HtmxHttpRequest, pair_id: int) -> HttpResponse:
             request, pair, partial="pair-review" if request.htmx else None, form=form
         )
     label = services.label_record(pair=pair, editor=request.user, **form.cleaned_data)  # type: ignore[arg-type]
-    notice = f"Saved “{label.verdict_label}” on pair {pair.pk}."
+    notice = f"Saved “{label.verdict_label}” ({label.get_reason_code_display()}) on pair {pair.pk}."
+    if not request.htmx:
+        # Without JavaScript the next page is a redirect: the notice rides along.
+        messages.success(request, notice)
     _, filters = _filters(request.POST)
     claim = services.claim_next(
         editor=request.user,  # type: ignore[arg-type]
@@ -371,6 +382,7 @@ def _group_render(
             "can_edit": roles.can_edit(request.user),
             # A dissolved group has nothing left to decide (a restore still works).
             "live": roles.can_edit(request.user) and not group.dissolved,
+            "is_decided": decisions.deciding(group) is not None,
             "blind": selectors.blind_mode_for(user=request.user),  # type: ignore[arg-type]
         },
     )

@@ -1,0 +1,183 @@
+"""Per-pair review state (reviews.models.PairState): label counts, distinct verdicts,
+the labels' extractor version and whether a re-crawl changed a side. The label services
+refresh a pair's state when they append a label; pair_states_sync, run before the queue
+is read, picks up labels written any other way and re-crawls (new fingerprints) from
+two watermarks. The queue reads only this table, never the labels."""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+
+from django.db import transaction
+from django.db.models import Count, Exists, Max, Min, OuterRef, Q, QuerySet, Subquery
+
+from ingest.models import CandidatePair, Fingerprint
+from reviews.models import Adjudication, Label, PairState, Watermark
+
+SYNC_BATCH = 5000
+FINGERPRINTS = "pair_states.fingerprint"
+LABELS = "pair_states.label"
+
+
+def _current() -> QuerySet[Label]:
+    return Label.objects.filter(superseded_by__isnull=True, retraction=False)
+
+
+def recrawl_changed(side: str) -> Exists:
+    """For an outer CandidatePair: a newer snapshot of its `side` document (same URL,
+    fetched later) whose main text under the pair's method differs: its main-branch
+    fingerprint has another text SHA-256 or another status."""
+    own = Fingerprint.objects.filter(
+        document=OuterRef(OuterRef(side)),
+        method=OuterRef(OuterRef("method")),
+        branch=Fingerprint.Branch.MAIN,
+    )
+    # The pair's own documents are not re-crawls of each other: two snapshots of one
+    # URL are exactly what the pair compares.
+    newer = (
+        Fingerprint.objects.filter(
+            method=OuterRef("method"),
+            branch=Fingerprint.Branch.MAIN,
+            document__url=OuterRef(f"{side}__url"),
+            document__fetched_at__gt=OuterRef(f"{side}__fetched_at"),
+        )
+        .exclude(document=OuterRef("a"))
+        .exclude(document=OuterRef("b"))
+    ).filter(
+        ~Q(text_sha256=Subquery(own.values("text_sha256")[:1]))
+        | ~Q(status=Subquery(own.values("status")[:1]))
+    )
+    return Exists(newer)
+
+
+def _recrawled_ids(pair_ids: Iterable[int]) -> set[int]:
+    ids = list(pair_ids)
+    if not ids:
+        return set()
+    return set(
+        CandidatePair.objects.filter(pk__in=ids)
+        .filter(recrawl_changed("a") | recrawl_changed("b"))
+        .values_list("pk", flat=True)
+    )
+
+
+def pair_states_refresh(*, pair_ids: Iterable[int]) -> None:
+    """Recompute the state of these pairs from their labels (idempotent)."""
+    ids = sorted(set(pair_ids))
+    if not ids:
+        return
+    rows = {
+        r["pair_id"]: r
+        for r in _current()
+        .filter(pair_id__in=ids)
+        .values("pair_id")
+        .annotate(
+            n=Count("id"),
+            v=Count("verdict", distinct=True),
+            lo=Min("extractor_version"),
+            hi=Max("extractor_version"),
+        )
+    }
+    recrawled = _recrawled_ids(rows)
+    final: dict[int, str] = {}
+    for pair_id, verdict in (
+        Adjudication.objects.filter(pair_id__in=ids)
+        .order_by("created_at", "id")
+        .values_list("pair_id", "verdict")
+    ):
+        final[pair_id] = verdict  # the latest wins
+    states = []
+    for pair_id in ids:
+        r = rows.get(pair_id)
+        version = "" if r is None else (r["lo"] if r["lo"] == r["hi"] else "*")
+        states.append(
+            PairState(
+                pair_id=pair_id,
+                labels=r["n"] if r else 0,
+                verdicts=r["v"] if r else 0,
+                extractor_version=version,
+                recrawled=pair_id in recrawled,
+                adjudicated_verdict=final.get(pair_id, ""),
+            )
+        )
+    PairState.objects.bulk_create(
+        states,
+        update_conflicts=True,
+        unique_fields=["pair"],
+        update_fields=[
+            "labels",
+            "verdicts",
+            "extractor_version",
+            "recrawled",
+            "adjudicated_verdict",
+            "updated_at",
+        ],
+    )
+
+
+def _mark_set(name: str, value: int) -> None:
+    Watermark.objects.bulk_create(
+        [Watermark(name=name, value=value)],
+        update_conflicts=True,
+        unique_fields=["name"],
+        update_fields=["value"],
+    )
+
+
+def pair_states_rebuild() -> int:
+    """Recompute every labelled pair's state (and drop the others'). Returns pairs."""
+    with transaction.atomic():
+        last_label = Label.objects.aggregate(m=Max("id"))["m"] or 0
+        last_print = Fingerprint.objects.aggregate(m=Max("id"))["m"] or 0
+        ids = sorted(
+            set(_current().values_list("pair_id", flat=True))
+            | set(Adjudication.objects.values_list("pair_id", flat=True))
+        )
+        PairState.objects.exclude(pair_id__in=ids).delete()
+        for start in range(0, len(ids), SYNC_BATCH):
+            pair_states_refresh(pair_ids=ids[start : start + SYNC_BATCH])
+        _mark_set(LABELS, last_label)
+        _mark_set(FINGERPRINTS, last_print)
+    return len(ids)
+
+
+def pair_states_sync() -> int:
+    """Bring the states up to date with labels and fingerprints stored since the last
+    call: the pairs of new labels, and the labelled pairs with a side whose URL has a
+    newly fingerprinted snapshot. Three small queries when nothing is new. Returns the
+    pairs refreshed."""
+    marks = dict(Watermark.objects.filter(name__in=(LABELS, FINGERPRINTS)).values_list())
+    if len(marks) < 2:
+        return pair_states_rebuild()
+    last_label = Label.objects.aggregate(m=Max("id"))["m"] or 0
+    last_print = Fingerprint.objects.aggregate(m=Max("id"))["m"] or 0
+    refreshed = 0
+    mark = marks[LABELS]
+    while mark < last_label:
+        upto = min(mark + SYNC_BATCH, last_label)
+        ids = set(Label.objects.filter(id__gt=mark, id__lte=upto).values_list("pair_id", flat=True))
+        pair_states_refresh(pair_ids=ids)
+        refreshed += len(ids)
+        mark = upto
+    if marks[LABELS] < last_label:
+        _mark_set(LABELS, last_label)
+    mark = marks[FINGERPRINTS]
+    while mark < last_print:
+        upto = min(mark + SYNC_BATCH, last_print)
+        urls = set(
+            Fingerprint.objects.filter(
+                id__gt=mark, id__lte=upto, branch=Fingerprint.Branch.MAIN
+            ).values_list("document__url", flat=True)
+        )
+        if urls:
+            ids = set(
+                PairState.objects.filter(labels__gt=0)
+                .filter(Q(pair__a__url__in=urls) | Q(pair__b__url__in=urls))
+                .values_list("pair_id", flat=True)
+            )
+            pair_states_refresh(pair_ids=ids)
+            refreshed += len(ids)
+        mark = upto
+    if marks[FINGERPRINTS] < last_print:
+        _mark_set(FINGERPRINTS, last_print)
+    return refreshed
