@@ -39,6 +39,7 @@ def _fill(n_pairs: int, n_labels: int, seed: int) -> None:
         CandidateGroup,
         CandidatePair,
         Document,
+        Extraction,
         Fingerprint,
         GroupMember,
         Site,
@@ -70,6 +71,18 @@ def _fill(n_pairs: int, n_labels: int, seed: int) -> None:
         )
     Document.objects.bulk_create(docs, batch_size=5000)
     ids = list(Document.objects.order_by("id").values_list("id", flat=True))
+    Extraction.objects.bulk_create(
+        [
+            Extraction(
+                document_id=d,
+                extractor_version=EXTRACTOR_VERSION,
+                status="blocked" if d % 50 == 0 else "ok",
+                main_tokens=300,
+            )
+            for d in ids
+        ],
+        batch_size=5000,
+    )
     Fingerprint.objects.bulk_create(
         [
             Fingerprint(
@@ -200,6 +213,12 @@ def main() -> None:
     parser.add_argument("--labels", type=int, default=20_000)
     parser.add_argument("--runs", type=int, default=30)
     parser.add_argument("--seed", type=int, default=1)
+    parser.add_argument(
+        "--reuse",
+        action="store_true",
+        help="time against test_<name> as a previous --keep run left it (no fill)",
+    )
+    parser.add_argument("--keep", action="store_true", help="leave test_<name> in place")
     args = parser.parse_args()
 
     import django
@@ -218,13 +237,24 @@ def main() -> None:
     setup_test_environment()
     settings.ALLOWED_HOSTS = ["testserver", *settings.ALLOWED_HOSTS]
     settings.DEBUG = False
-    old_name = connection.creation.create_test_db(verbosity=0, autoclobber=True)
+    if args.reuse:
+        old_name = settings.DATABASES["default"]["NAME"]
+        test_name = connection.creation._get_test_db_name()
+        settings.DATABASES["default"]["NAME"] = test_name
+        connection.settings_dict["NAME"] = test_name
+        connection.close()
+    else:
+        old_name = connection.creation.create_test_db(verbosity=0, autoclobber=True)
     try:
         t0 = time.perf_counter()
-        _fill(args.pairs, args.labels, args.seed)
-        with connection.cursor() as cursor:
-            cursor.execute("ANALYZE")
+        if not args.reuse:
+            _fill(args.pairs, args.labels, args.seed)
+            with connection.cursor() as cursor:
+                cursor.execute("ANALYZE")
         fill_s = time.perf_counter() - t0
+        from django.contrib.auth.models import User
+
+        User.objects.filter(username="bench").delete()
         user = factories.user_create(username="bench", role="editor")
         client = Client()
         client.force_login(user)
@@ -233,8 +263,10 @@ def main() -> None:
             f"{platform.python_implementation()} {platform.python_version()} · "
             f"{platform.machine()} · {os.cpu_count()} CPUs · load {os.getloadavg()[0]:.1f}"
         )
+        from ingest.models import CandidatePair
+
         print(
-            f"{args.pairs} candidate pairs, {Label.objects.count()} labels "
+            f"{CandidatePair.objects.count()} candidate pairs, {Label.objects.count()} labels "
             f"(filled in {fill_s:.0f} s); {args.runs} runs each after 2 warm-ups"
         )
         hx = {"HX-Request": "true"}
@@ -253,7 +285,8 @@ def main() -> None:
             print(f"  {name:<30} median {median:7.1f} ms   p95 {p95:7.1f} ms   {queries} queries")
         print(f"target: median ≤ 60 ms — worst median {max(medians):.1f} ms")
     finally:
-        connection.creation.destroy_test_db(old_name, verbosity=0)
+        if not (args.keep or args.reuse):
+            connection.creation.destroy_test_db(old_name, verbosity=0)
 
 
 if __name__ == "__main__":

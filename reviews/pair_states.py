@@ -6,12 +6,14 @@ two watermarks. The queue reads only this table, never the labels."""
 
 from __future__ import annotations
 
+from collections import defaultdict
 from collections.abc import Iterable
+from datetime import datetime
 
 from django.db import transaction
-from django.db.models import Count, Exists, Max, Min, OuterRef, Q, QuerySet, Subquery
+from django.db.models import Count, Max, Min, Q, QuerySet
 
-from ingest.models import CandidatePair, Fingerprint
+from ingest.models import CandidatePair, Document, Fingerprint
 from reviews.models import Adjudication, Label, PairState, Watermark
 
 SYNC_BATCH = 5000
@@ -23,42 +25,48 @@ def _current() -> QuerySet[Label]:
     return Label.objects.filter(superseded_by__isnull=True, retraction=False)
 
 
-def recrawl_changed(side: str) -> Exists:
-    """For an outer CandidatePair: a newer snapshot of its `side` document (same URL,
-    fetched later) whose main text under the pair's method differs: its main-branch
-    fingerprint has another text SHA-256 or another status."""
-    own = Fingerprint.objects.filter(
-        document=OuterRef(OuterRef(side)),
-        method=OuterRef(OuterRef("method")),
-        branch=Fingerprint.Branch.MAIN,
-    )
-    # The pair's own documents are not re-crawls of each other: two snapshots of one
-    # URL are exactly what the pair compares.
-    newer = (
-        Fingerprint.objects.filter(
-            method=OuterRef("method"),
-            branch=Fingerprint.Branch.MAIN,
-            document__url=OuterRef(f"{side}__url"),
-            document__fetched_at__gt=OuterRef(f"{side}__fetched_at"),
-        )
-        .exclude(document=OuterRef("a"))
-        .exclude(document=OuterRef("b"))
-    ).filter(
-        ~Q(text_sha256=Subquery(own.values("text_sha256")[:1]))
-        | ~Q(status=Subquery(own.values("status")[:1]))
-    )
-    return Exists(newer)
-
-
 def _recrawled_ids(pair_ids: Iterable[int]) -> set[int]:
+    """The pairs with a side re-crawled since: a newer snapshot of a's or b's URL (not
+    the pair's other side: two snapshots of one URL are what such a pair compares)
+    whose main text under the pair's method differs — another text SHA-256 or another
+    fingerprint status. Three queries for the whole batch."""
     ids = list(pair_ids)
     if not ids:
         return set()
-    return set(
-        CandidatePair.objects.filter(pk__in=ids)
-        .filter(recrawl_changed("a") | recrawl_changed("b"))
-        .values_list("pk", flat=True)
+    pairs = list(
+        CandidatePair.objects.filter(pk__in=ids).values_list(
+            "pk", "method_id", "a_id", "b_id", "a__url", "a__fetched_at", "b__url", "b__fetched_at"
+        )
     )
+    urls = {p[4] for p in pairs} | {p[6] for p in pairs}
+    snapshots: dict[str, list[tuple[int, datetime]]] = defaultdict(list)
+    for doc, url, when in Document.objects.filter(url__in=urls).values_list(
+        "id", "url", "fetched_at"
+    ):
+        snapshots[url].append((doc, when))
+    if all(len(v) < 2 for v in snapshots.values()):
+        return set()
+    docs = {d for versions in snapshots.values() for d, _ in versions}
+    prints = {
+        (doc, method): (sha, status)
+        for doc, method, sha, status in Fingerprint.objects.filter(
+            document_id__in=docs,
+            method_id__in={p[1] for p in pairs},
+            branch=Fingerprint.Branch.MAIN,
+        ).values_list("document_id", "method_id", "text_sha256", "status")
+    }
+    out = set()
+    for pk, method, a, b, url_a, when_a, url_b, when_b in pairs:
+        for side, url, when in ((a, url_a, when_a), (b, url_b, when_b)):
+            own = prints.get((side, method))
+            if own is None:
+                continue
+            if any(
+                later > when and doc not in (a, b) and prints.get((doc, method), own) != own
+                for doc, later in snapshots[url]
+            ):
+                out.add(pk)
+    return out
 
 
 def pair_states_refresh(*, pair_ids: Iterable[int]) -> None:

@@ -24,7 +24,8 @@ from django.db.models.functions import Abs
 from django.shortcuts import get_object_or_404
 from django.utils import timezone
 
-from ingest.candidates import threshold_for
+from ingest import index
+from ingest.candidates import query_k, threshold_for
 from ingest.core.extract import EXTRACTOR_VERSION
 from ingest.core.simhash import hamming, to_unsigned64
 from ingest.models import (
@@ -39,8 +40,16 @@ from ingest.models import (
     Site,
 )
 from reviews.core import diff as diffs
+from reviews.core.align import Alignment, sentence_align
 from reviews.core.mincut import min_cut
-from reviews.models import Adjudication, Claim, Decision, Label, ReviewerPreference
+from reviews.models import (
+    Adjudication,
+    Claim,
+    Decision,
+    Label,
+    PairState,
+    ReviewerPreference,
+)
 from reviews.pair_states import pair_states_sync
 
 STATUSES = ("unlabeled", "disputed", "stale")
@@ -164,15 +173,23 @@ def _pair_guard(guard: str) -> Q:
     return Q()
 
 
-def queue_pairs(*, filters: QueueFilters, status_filter: bool = True) -> QuerySet[CandidatePair]:
+def queue_pairs(
+    *,
+    filters: QueueFilters,
+    status_filter: bool = True,
+    sync: bool = True,
+    with_status: bool = True,
+) -> QuerySet[CandidatePair]:
     """Pairs that need review, uncertain first: distance nearest the doc type's
-    threshold, then the guards that tripped, then the oldest."""
-    pair_states_sync()
-    qs = CandidatePair.objects.filter(_pair_scope(filters)).annotate(
-        **_pair_status_exprs(),
-        threshold=_threshold_case(),
-        uncertainty=Abs(F("distance") - F("threshold")),
-    )
+    threshold, then the guards that tripped, then the oldest. The review states are
+    brought up to date first (`sync=False`: the caller just did); `with_status=False`
+    leaves out the is_labeled / is_disputed / is_stale annotations (and their join)."""
+    if sync:
+        pair_states_sync()
+    qs = CandidatePair.objects.filter(_pair_scope(filters))
+    if with_status:
+        qs = qs.annotate(**_pair_status_exprs())
+    qs = qs.annotate(threshold=_threshold_case(), uncertainty=Abs(F("distance") - F("threshold")))
     if filters.doc_type:
         qs = qs.filter(doc_type=filters.doc_type)
     qs = qs.filter(_pair_guard(filters.guard))
@@ -181,18 +198,53 @@ def queue_pairs(*, filters: QueueFilters, status_filter: bool = True) -> QuerySe
     return qs.order_by("uncertainty", "-numbers_differ", "-ids_differ", "-distance", "id")
 
 
+class QueuePairPage:
+    """The queue's pairs for a Paginator whose count is already known (queue_counts):
+    a slice reads the ids in queue order (a narrow sort), then those rows only."""
+
+    def __init__(self, *, filters: QueueFilters, count: int) -> None:
+        self.filters = filters
+        self.n = count
+
+    def count(self) -> int:
+        return self.n
+
+    def __len__(self) -> int:
+        return self.n
+
+    def __getitem__(self, key: slice) -> list[CandidatePair]:
+        if not isinstance(key, slice):
+            raise TypeError("queue pages are read by slices")
+        if not self.n:
+            return []
+        ids = list(queue_pairs(filters=self.filters, sync=False).values_list("pk", flat=True)[key])
+        rows = {
+            p.pk: p
+            for p in CandidatePair.objects.filter(pk__in=ids)
+            .annotate(**_pair_status_exprs(), threshold=_threshold_case())
+            .select_related("a__site", "b__site", "method")
+        }
+        return [rows[i] for i in ids if i in rows]
+
+
 def _pair_status_filter(qs: QuerySet[CandidatePair], status: str) -> QuerySet[CandidatePair]:
+    """The status filter as one set of pair ids each (PostgreSQL hashes it once), so the
+    queue order is a bounded top-N sort, not a sort of every pair."""
+    labeled = Q(labels__gt=0)
+    disputed = Q(verdicts__gt=1, adjudicated_verdict="")
+    stale = labeled & (~Q(extractor_version=EXTRACTOR_VERSION) | Q(recrawled=True))
     if status == "unlabeled":
-        return qs.filter(is_labeled=False)
+        return qs.exclude(pk__in=PairState.objects.filter(labeled).values("pair_id"))
     if status == "disputed":
-        return qs.filter(is_disputed=True)
+        return qs.filter(pk__in=PairState.objects.filter(disputed).values("pair_id"))
     if status == "stale":
-        return qs.filter(is_stale=True)
+        return qs.filter(pk__in=PairState.objects.filter(stale).values("pair_id"))
     if status == "labeled":
-        return qs.filter(is_labeled=True)
+        return qs.filter(pk__in=PairState.objects.filter(labeled).values("pair_id"))
     if status == "all":
         return qs
-    return qs.filter(Q(is_labeled=False) | Q(is_disputed=True) | Q(is_stale=True))
+    settled = PairState.objects.filter(labeled).exclude(disputed).exclude(stale)
+    return qs.exclude(pk__in=settled.values("pair_id"))
 
 
 def _pair_status_holds(status: str, labeled: bool, disputed: bool, stale: bool) -> bool:
@@ -340,20 +392,14 @@ def _pair_count_rows(filters: QueueFilters) -> list[dict[str, Any]]:
 
 
 def _group_count_rows(filters: QueueFilters) -> list[dict[str, Any]]:
-    """Groups in scope counted by status facts, doc types held and guards held: one
-    GROUP BY (the doc type and guard sets are computed once, not per group)."""
-    held = {
-        f"type_{t}": Case(When(pk__in=_groups_with_type(t), then=True), default=False)
-        for t in settings.DOC_TYPES
-    }
-    held |= {
-        f"guard_{g}": Case(When(pk__in=_groups_with_guard(g), then=True), default=False)
-        for g in ("none", *GUARDS)
-    }
-    return list(
+    """Groups in scope with their status facts, the doc types they hold and the guards
+    their pairs hold: three queries (groups; doc types of members; guard counts of the
+    pairs inside groups, one GROUP BY), joined here — not a subquery per group."""
+    rows = list(
         CandidateGroup.objects.filter(_group_scope(filters))
-        .annotate(**_group_status_exprs(), **held)
+        .annotate(**_group_status_exprs())
         .values(
+            "pk",
             "kind",
             "needs_review",
             "chained",
@@ -361,11 +407,39 @@ def _group_count_rows(filters: QueueFilters) -> list[dict[str, Any]]:
             "is_decided",
             "is_disputed",
             "ever_decided",
-            *held,
         )
-        .annotate(n=Count("pk"))
         .order_by()
     )
+    if not rows:
+        return []
+    types: dict[int, set[str]] = {}
+    for group_id, doc_type in (
+        GroupMember.objects.filter(group__dissolved=False)
+        .values_list("group_id", "document__doc_type")
+        .distinct()
+    ):
+        types.setdefault(group_id, set()).add(doc_type)
+    no_guard = Q(numbers_differ=False, ids_differ=False, title_differs=False)
+    guards: dict[int, dict[str, int]] = {
+        r["group"]: r
+        for r in CandidatePair.objects.filter(below_floor=False, method__retired_at__isnull=True)
+        .filter(a__memberships__group=F("b__memberships__group"))
+        .values(group=F("a__memberships__group"))
+        .annotate(
+            none=Count("pk", filter=no_guard),
+            **{g: Count("pk", filter=Q(**{g: True})) for g in GUARDS},
+        )
+        .order_by()
+    }
+    for r in rows:
+        held = types.get(r["pk"], set())
+        for t in settings.DOC_TYPES:
+            r[f"type_{t}"] = t in held
+        g = guards.get(r["pk"], {})
+        for name in ("none", *GUARDS):
+            r[f"guard_{name}"] = bool(g.get(name))
+        r["n"] = 1
+    return rows
 
 
 def _group_guard_holds(guard: str, row: dict[str, Any]) -> bool:
@@ -378,7 +452,9 @@ def _group_guard_holds(guard: str, row: dict[str, Any]) -> bool:
 
 def queue_counts(*, filters: QueueFilters) -> dict[str, dict[str, int]]:
     """Counts per filter value, each with the other filters applied: two queries (one
-    GROUP BY for pairs, one for groups) whatever the filters and the number of labels."""
+    GROUP BY for pairs, one for groups) whatever the filters and the number of labels,
+    after the review states are brought up to date."""
+    pair_states_sync()
     pair_rows = _pair_count_rows(filters)
     group_rows = _group_count_rows(filters)
 
@@ -453,9 +529,9 @@ def filter_choices() -> dict[str, list[str]]:
     return {
         "sites": list(Site.objects.values_list("host", flat=True)),
         "methods": list(
-            FingerprintMethod.objects.filter(candidatepair__isnull=False)
-            .distinct()
-            .values_list("key", flat=True)
+            FingerprintMethod.objects.filter(
+                Exists(CandidatePair.objects.filter(method=OuterRef("pk")))
+            ).values_list("key", flat=True)
         ),
         "doc_types": list(settings.DOC_TYPES),
         "statuses": list(STATUSES),
@@ -499,6 +575,57 @@ class PairView:
     @property
     def adjudicated(self) -> Adjudication | None:
         return self.adjudications[0] if self.adjudications else None
+
+
+@dataclass(frozen=True)
+class SimhashCell:
+    bit: int
+    differs: bool
+    band: int  # the index band the bit belongs to
+
+
+@dataclass(frozen=True)
+class SimhashView:
+    """The pair's two SimHashes explained: distance against the threshold, a strip of
+    the 64 bits (most significant first) marking the differing ones and the bands of
+    the candidate index, and which band nominated the pair."""
+
+    distance: int
+    threshold: int
+    cells: list[SimhashCell]
+    bands: int
+    band: int | None
+    band_differs: int | None
+    radius: int | None
+
+
+def simhash_view(*, pair: CandidatePair) -> SimhashView:
+    xor = to_unsigned64(pair.xor)
+    scheme = index.SCHEME
+    band_of: dict[int, int] = {}
+    for i, combo in enumerate(scheme.combos):
+        for block in combo:
+            shift, width = scheme.blocks[block]
+            for bit in range(shift, shift + width):
+                band_of.setdefault(bit, i)
+    cells = [
+        SimhashCell(bit=b, differs=bool((xor >> b) & 1), band=band_of.get(b, -1))
+        for b in range(63, -1, -1)
+    ]
+    band = pair.band
+    band_differs = radius = None
+    if band is not None and 0 <= band < len(scheme.combos):
+        band_differs = scheme.combo_value(xor, band).bit_count()
+        radius = scheme.radii(query_k())[band]
+    return SimhashView(
+        distance=pair.distance,
+        threshold=threshold_for(pair.doc_type),
+        cells=cells,
+        bands=len(scheme.combos),
+        band=band,
+        band_differs=band_differs,
+        radius=radius,
+    )
 
 
 def pair_get(*, pair_id: int) -> CandidatePair:
@@ -561,12 +688,30 @@ def pair_view(*, pair: CandidatePair, user: User) -> PairView:
 
 
 def pair_text_diff(*, view: PairView, branch: str = "main") -> diffs.WordDiff:
+    main_a = main_b = None
     if branch == "full":
         a, b = view.a.full_text, view.b.full_text
+        # Mark what is main text and what is the page around it.
+        main_a, main_b = view.a.main_text, view.b.main_text
     else:
         a, b = view.a.main_text, view.b.main_text
     return diffs.word_diff(
-        a, b, max_words=settings.REVIEW_DIFF_MAX_WORDS, emphasise=view.guard_terms
+        a,
+        b,
+        max_words=settings.REVIEW_DIFF_MAX_WORDS,
+        emphasise=view.guard_terms,
+        main_a=main_a,
+        main_b=main_b,
+    )
+
+
+def pair_alignment(*, view: PairView) -> Alignment:
+    """The main texts aligned sentence by sentence (moved blocks shown as moved)."""
+    return sentence_align(
+        view.a.main_text,
+        view.b.main_text,
+        max_sentences=settings.REVIEW_SOURCE_MAX_LINES,
+        context=1,
     )
 
 

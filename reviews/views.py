@@ -39,6 +39,7 @@ SOURCE_CSP = {
 }
 DIFF_TABS = (
     ("main", "main text diff"),
+    ("aligned", "aligned sentences"),
     ("full", "full-page text diff"),
     ("source", "source rendered"),
     ("html", "HTML source diff"),
@@ -97,10 +98,12 @@ def _filters(data: Any) -> tuple[QueueFilterForm, selectors.QueueFilters]:
 @vary_on_headers("HX-Request")
 def queue(request: HtmxHttpRequest) -> HttpResponse:
     form, filters = _filters(request.GET)
+    counts = selectors.queue_counts(filters=filters)
+    # The counts already know how many pairs match: the page fetches ids, then rows.
     pairs = Paginator(
-        selectors.queue_pairs(filters=filters).select_related("a__site", "b__site", "method")
-        if filters.kind in ("", "pair")
-        else selectors.queue_pairs(filters=filters).none(),
+        selectors.QueuePairPage(
+            filters=filters, count=counts["kind"]["pair"] if filters.kind in ("", "pair") else 0
+        ),
         50,
     ).get_page(request.GET.get("page"))
     groups = (
@@ -126,7 +129,7 @@ def queue(request: HtmxHttpRequest) -> HttpResponse:
             "form": form,
             "filters": filters,
             "query": filters.as_query(),
-            "counts": selectors.queue_counts(filters=filters),
+            "counts": counts,
             "choices": selectors.filter_choices(),
             "pairs": pairs,
             "groups": groups,
@@ -214,6 +217,7 @@ def _pair_context(
         "can_edit": roles.can_edit(request.user),
         "diff_tabs": DIFF_TABS,
         "can_adjudicate": roles.can_adjudicate(request.user),
+        "simhash": selectors.simhash_view(pair=pair),
         "adjudication_form": AdjudicationForm(),
         "previous_pair": selectors.previous_pair_id(user=request.user, pair=pair),  # type: ignore[arg-type]
     }
@@ -224,6 +228,8 @@ def _pair_context(
 def _diff_context(view: selectors.PairView, diff_view: str) -> dict[str, Any]:
     if diff_view in ("main", "full"):
         return {"word_diff": selectors.pair_text_diff(view=view, branch=diff_view)}
+    if diff_view == "aligned":
+        return {"alignment": selectors.pair_alignment(view=view)}
     if diff_view == "html":
         return {"line_diff": selectors.pair_source_diff(pair=view.pair)}
     return {}

@@ -197,3 +197,48 @@ def test_the_metrics_page_shows_a_past_crawl(client, editor) -> None:
     client.force_login(editor)
     r = client.get(reverse("reviews:metrics"))
     assert r.status_code == 200 and r.context["rows"]
+
+
+def test_the_pair_page_explains_the_simhash(client, editor, pair) -> None:
+    client.force_login(editor)
+    body = client.get(reverse("reviews:pair-detail", args=[pair.pk])).content.decode()
+    assert f"{pair.distance} of 3 bits" in body
+    assert body.count('class="bit ') == 64
+    assert body.count(" differs") >= pair.distance
+    assert "nominating" in body and "probe radius" in body
+
+
+def test_the_aligned_tab_shows_a_reordered_text_as_moved(client, editor) -> None:
+    para = [f"Sentence {i} tells part {i} of the story." for i in range(12)]
+    a = reviewed_document(url="https://m.example.com/a", text=" ".join(para))
+    b = reviewed_document(
+        url="https://m.example.com/b", text=" ".join(para[6:] + para[:6]), flips=1
+    )
+    find(a, b)
+    from tests.reviews.conftest import pair_of
+
+    pair = pair_of(a, b)
+    client.force_login(editor)
+    r = client.get(
+        reverse("reviews:pair-detail", args=[pair.pk]),
+        {"view": "aligned"},
+        headers={**HX, "HX-Target": "diff-panel"},
+    )
+    body = r.content.decode()
+    assert "0 changed blocks, 1 moved block" in body
+    assert 'class="aligned"' in body and "op-moved" in body
+
+
+def test_the_full_page_diff_marks_boilerplate(client, editor, pair) -> None:
+    from ingest.models import Extraction
+
+    Extraction.objects.filter(document_id__in=[pair.a_id, pair.b_id]).update(
+        full_text="Home News Sport " + TEXT + " Contact us"
+    )
+    client.force_login(editor)
+    r = client.get(
+        reverse("reviews:pair-detail", args=[pair.pk]),
+        {"view": "full"},
+        headers={**HX, "HX-Target": "diff-panel"},
+    )
+    assert 'boilerplate">Home News Sport' in r.content.decode()

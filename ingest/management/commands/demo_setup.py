@@ -11,6 +11,7 @@ DEMO_USERS = [
     ("editor", "demo-editor", "editor-demo-pass"),
     ("auditor", "demo-auditor", "auditor-demo-pass"),
     ("admin", "demo-admin", "admin-demo-pass"),
+    ("adjudicator", "demo-adjudicator", "adjudicator-demo-pass"),
 ]
 DEMO_API_TOKEN = "demo-crawler-token"
 
@@ -25,10 +26,15 @@ SITE_SETTINGS = {
 
 def _permissions(role: str) -> list[Permission]:
     """editor: label, split, choose representatives; auditor: read labels and the decision
-    log; admin: everything (superuser)."""
+    log; adjudicator: read, and the final label of disputed pairs (by role); admin:
+    everything (superuser)."""
     from reviews.roles import AUDITOR_PERMISSIONS, EDITOR_PERMISSIONS
 
-    names = {"editor": EDITOR_PERMISSIONS, "auditor": AUDITOR_PERMISSIONS}.get(role, ())
+    names = {
+        "editor": EDITOR_PERMISSIONS,
+        "auditor": AUDITOR_PERMISSIONS,
+        "adjudicator": AUDITOR_PERMISSIONS,
+    }.get(role, ())
     if role == "admin":
         names = EDITOR_PERMISSIONS
     out = []
