@@ -107,3 +107,28 @@ def test_a_rebuild_does_not_flag_a_split_group_again(chain, editor) -> None:
     group.refresh_from_db()
     assert not group.needs_review, group.review_note
     assert group_of(c) is None or group_of(c) != group
+
+
+def test_the_queue_page_query_count_does_not_grow_with_labels(
+    client, pairs, editor, other_editor
+) -> None:
+    from django.db import connection
+    from django.test.utils import CaptureQueriesContext
+    from django.urls import reverse
+
+    client.force_login(editor)
+    client.get(reverse("reviews:queue"))  # the first read builds the review states
+
+    def queries() -> int:
+        with CaptureQueriesContext(connection) as ctx:
+            assert client.get(reverse("reviews:queue")).status_code == 200
+        return len(ctx.captured_queries)
+
+    before = queries()
+    for p in pairs:
+        _label(p, editor, "duplicate")
+        _label(p, other_editor, "distinct")
+    # The first read after new labels also catches the review states up with them (a few
+    # queries per batch of 5,000 new labels); from then on the count is the same.
+    assert queries() > before
+    assert queries() == before
