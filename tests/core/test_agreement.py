@@ -2,7 +2,7 @@
 
 import math
 
-from hypothesis import given
+from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from reviews.core.agreement import agreement_share, cohen_kappa, krippendorff_alpha
@@ -22,6 +22,7 @@ def test_kappa_is_undefined_without_overlap_or_with_one_category() -> None:
     assert cohen_kappa(["x", "x"], ["x", "x"]) is None
 
 
+@settings(deadline=None)
 @given(st.lists(st.tuples(VERDICTS, VERDICTS), min_size=1, max_size=40))
 def test_kappa_is_symmetric_and_at_most_one(rows: list[tuple[str, str]]) -> None:
     a, b = [x for x, _ in rows], [y for _, y in rows]
@@ -30,6 +31,7 @@ def test_kappa_is_symmetric_and_at_most_one(rows: list[tuple[str, str]]) -> None
     assert k is None or k <= 1.0 + 1e-12
 
 
+@settings(deadline=None)
 @given(st.lists(VERDICTS, min_size=2, max_size=40).filter(lambda v: len(set(v)) > 1))
 def test_identical_raters_have_kappa_and_alpha_one(values: list[str]) -> None:
     assert math.isclose(cohen_kappa(values, values), 1.0)  # type: ignore[arg-type]
@@ -47,6 +49,7 @@ def test_alpha_of_a_known_reliability_table() -> None:
     assert alpha is not None and math.isclose(alpha, 1 - 0.2 / (306 / 380))
 
 
+@settings(deadline=None)
 @given(st.dictionaries(st.integers(0, 30), st.dictionaries(st.sampled_from("abc"), VERDICTS)))
 def test_alpha_is_at_most_one_or_undefined(units: dict[int, dict[str, str]]) -> None:
     alpha = krippendorff_alpha(units)

@@ -2,7 +2,7 @@
 
 import random
 
-from hypothesis import given
+from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from reviews.core.align import EQUAL, MOVED, SKIP, sentence_align, sentences
@@ -42,6 +42,7 @@ def test_unchanged_runs_collapse_around_a_change() -> None:
     assert [r.left for r in result.rows if r.op == SKIP] == ["9", "8"]
 
 
+@settings(deadline=None)
 @given(st.lists(SENTENCE, min_size=1, max_size=30), st.randoms(use_true_random=False))
 def test_a_permutation_has_no_changes(items: list[str], rnd: random.Random) -> None:
     shuffled = items[:]
@@ -51,6 +52,7 @@ def test_a_permutation_has_no_changes(items: list[str], rnd: random.Random) -> N
     assert all(r.op in (EQUAL, MOVED, SKIP) for r in result.rows)
 
 
+@settings(deadline=None)
 @given(st.lists(SENTENCE, max_size=25), st.lists(SENTENCE, max_size=25), st.integers(0, 3))
 def test_every_sentence_of_each_side_is_shown_in_order(
     a: list[str], b: list[str], context: int
