@@ -28,8 +28,9 @@ demo-data: install
 	@mkdir -p var
 	$(PY) manage.py migrate --no-input -v 0
 	$(PY) manage.py make_demo_crawl $(DEMO_WARC)
-	$(PY) manage.py demo_setup
+	$(PY) manage.py demo_setup --url http://$(HOST):$(PORT)/
 	$(PY) manage.py ingest $(DEMO_WARC) --no-progress
+	$(PY) manage.py rollup_metrics --crawled
 
 demo: demo-data
 	@echo "Dedup Desk on http://$(HOST):$(PORT)/ (the logins are printed above)"

@@ -1,5 +1,6 @@
 """Roles are Django groups: editor (label, split, choose representative), auditor (read
-everything, audit log, exports), admin (everything), crawler (send pages through the
+everything, audit log, exports), adjudicator (reads, and gives a disputed pair its
+final label), admin (everything), crawler (send pages through the
 API and ask whether a page is a duplicate; reads nothing else). Permissions given to the
 groups by `demo_setup` count as well, so a site may also grant them one by one.
 
@@ -14,7 +15,9 @@ EDITOR = "editor"
 AUDITOR = "auditor"
 ADMIN = "admin"
 CRAWLER = "crawler"
-ROLES = (EDITOR, AUDITOR, ADMIN, CRAWLER)
+# Resolves disputed pairs with a final label (admins may as well).
+ADJUDICATOR = "adjudicator"
+ROLES = (EDITOR, AUDITOR, ADMIN, CRAWLER, ADJUDICATOR)
 
 EDITOR_PERMISSIONS = (
     "reviews.add_label",
@@ -59,7 +62,7 @@ def can_view(user: User) -> bool:
         return False
     if can_edit(user):
         return True
-    return bool(_groups(user) & {AUDITOR}) or user.has_perm("reviews.view_label")
+    return bool(_groups(user) & {AUDITOR, ADJUDICATOR}) or user.has_perm("reviews.view_label")
 
 
 def can_admin(user: User) -> bool:
@@ -82,3 +85,10 @@ def can_check(user: User) -> bool:
     """May ask whether a page duplicates a stored one (POST /api/v1/check): the answer
     names stored documents, so it needs the crawler role or read access."""
     return can_ingest(user) or can_view(user)
+
+
+def can_adjudicate(user: User) -> bool:
+    """May give a disputed pair its final label."""
+    if not _active(user):
+        return False
+    return bool(user.is_superuser or _groups(user) & {ADJUDICATOR, ADMIN})  # type: ignore[union-attr]

@@ -99,6 +99,9 @@ INSTALLED_APPS = [
     "django.contrib.staticfiles",
     "django_htmx",
     "axes",
+    # django-ninja's own templates and static files: the API docs load Swagger UI from
+    # here, not from a CDN the policy would block.
+    "ninja",
     "ingest",
     "reviews",
 ]

@@ -91,12 +91,16 @@ def candidates_find(
         method = FingerprintMethod.objects.filter(key=key).first()
         if method is None:
             continue
-        created[key] = _candidates_find_for(method, document_ids)
-        groups_update(method=method, document_ids=document_ids)
+        new_pairs = _candidates_find_for(method, document_ids)
+        created[key] = len(new_pairs)
+        groups_update(method=method, document_ids=document_ids, new_pairs=new_pairs)
     return created
 
 
-def _candidates_find_for(method: FingerprintMethod, document_ids: Sequence[int]) -> int:
+def _candidates_find_for(
+    method: FingerprintMethod, document_ids: Sequence[int]
+) -> set[tuple[int, int]]:
+    """Returns the pairs (a, b) it created."""
     rows = (
         Fingerprint.objects.filter(
             document_id__in=document_ids, method=method, branch=MAIN, status="ok"
@@ -122,7 +126,7 @@ def _candidates_find_for(method: FingerprintMethod, document_ids: Sequence[int])
         for r in rows
     ]
     if not docs:
-        return 0
+        return set()
     # Index first and commit, then query: of two documents fingerprinted at the same
     # time by two workers, the later query always sees the other.
     index.entries_add([(method.pk, d.id, d.value, d.fetched_at) for d in docs])
@@ -144,7 +148,7 @@ def _candidates_find_for(method: FingerprintMethod, document_ids: Sequence[int])
     for pair in _passage_pairs_wanted(method, docs, doc_passages):
         wanted.setdefault(pair, -1)
     if not wanted:
-        return 0
+        return set()
     existing = set(
         CandidatePair.objects.filter(method=method)
         .filter(Q(a_id__in=[d.id for d in docs]) | Q(b_id__in=[d.id for d in docs]))
@@ -154,7 +158,7 @@ def _candidates_find_for(method: FingerprintMethod, document_ids: Sequence[int])
     todo = [p for p in wanted if p not in existing and p not in banned]
     pairs = _pairs_build(method, todo, known=doc_passages)
     CandidatePair.objects.bulk_create(pairs, ignore_conflicts=True)
-    return len(pairs)
+    return {(p.a_id, p.b_id) for p in pairs}
 
 
 def _passages_index(
@@ -469,12 +473,19 @@ def _area(method: FingerprintMethod, seeds: Iterable[int]) -> set[int]:
 
 
 @transaction.atomic
-def groups_update(*, method: FingerprintMethod, document_ids: Iterable[int]) -> list[int]:
+def groups_update(
+    *,
+    method: FingerprintMethod,
+    document_ids: Iterable[int],
+    new_pairs: Iterable[tuple[int, int]] | None = None,
+) -> list[int]:
     """Recompute the groups around these documents under the configured rule.
 
     Existing groups keep their id (and a person's representative) when they keep most
     of their members; groups left with fewer than two members are dissolved, not
-    deleted. Returns the ids of the groups that changed."""
+    deleted. A refused join flags the group for review only when it involves one of
+    `new_pairs` (None: every refused join counts): pairs a person already separated
+    are not new evidence. Returns the ids of the groups that changed."""
     _lock(method)
     area = _area(method, document_ids)
     if not area:
@@ -496,6 +507,9 @@ def groups_update(*, method: FingerprintMethod, document_ids: Iterable[int]) -> 
         result = grouping.connected_components(area, edges, banned)
     else:
         raise ValueError(f"unknown GROUP_RULE {rule!r}; known: {grouping.RULES}")
+    if new_pairs is not None:
+        touched = {d for pair in new_pairs for d in pair}
+        result.conflicts = [c for c in result.conflicts if touched & set(c)]
     return _groups_store(method, area, result, candidates)
 
 

@@ -25,7 +25,7 @@ from datetime import UTC, date, datetime, timedelta
 
 from django.conf import settings
 from django.db import DatabaseError, connection
-from django.db.models import Count, Q
+from django.db.models import Count, Max, Min, Q
 from django.utils import timezone
 
 from ingest.core import drift
@@ -216,6 +216,15 @@ def rollup_day(*, day: date) -> list[DailyRollup]:
 def rollups_compute(*, days: Iterable[date]) -> int:
     """Recompute each day; returns the number of rows written."""
     return sum(len(rollup_day(day=d)) for d in days)
+
+
+def crawled_days() -> list[date]:
+    """Every day from the first to the last fetch date of the stored documents (UTC)."""
+    span = Document.objects.aggregate(first=Min("fetched_at"), last=Max("fetched_at"))
+    if span["first"] is None:
+        return []
+    first, last = span["first"].astimezone(UTC).date(), span["last"].astimezone(UTC).date()
+    return [first + timedelta(days=i) for i in range((last - first).days + 1)]
 
 
 def recent_days(n: int, *, today: date | None = None) -> list[date]:

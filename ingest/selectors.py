@@ -1,4 +1,4 @@
-from django.db.models import Prefetch, QuerySet
+from django.db.models import Prefetch, Q, QuerySet
 from django.shortcuts import get_object_or_404
 
 from ingest.candidates import active_method_key
@@ -6,7 +6,8 @@ from ingest.core.extract import EXTRACTOR_VERSION
 from ingest.models import CrawlBatch, Document, Extraction, Fingerprint
 
 
-def documents_list(*, status: str = "") -> QuerySet[Document]:
+def documents_list(*, status: str = "", q: str = "") -> QuerySet[Document]:
+    """Newest first; `q` narrows to URLs (or final URLs) containing it."""
     qs = (
         Document.objects.select_related("site")
         .prefetch_related(
@@ -27,6 +28,8 @@ def documents_list(*, status: str = "") -> QuerySet[Document]:
     )
     if status:
         qs = qs.filter(extractions__extractor_version=EXTRACTOR_VERSION, extractions__status=status)
+    if q:
+        qs = qs.filter(Q(url__icontains=q) | Q(final_url__icontains=q))
     return qs
 
 

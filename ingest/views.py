@@ -39,7 +39,10 @@ def document_list(request: HtmxHttpRequest) -> HttpResponse:
     status = request.GET.get("status", "")
     if status not in Extraction.Status.values:
         status = ""
-    page = Paginator(selectors.documents_list(status=status), 50).get_page(request.GET.get("page"))
+    q = request.GET.get("q", "").strip()[:200]
+    page = Paginator(selectors.documents_list(status=status, q=q), 50).get_page(
+        request.GET.get("page")
+    )
     for document in page:
         extractions = document.current_extractions  # type: ignore[attr-defined]
         document.extraction = extractions[0] if extractions else None  # type: ignore[attr-defined]
@@ -50,7 +53,7 @@ def document_list(request: HtmxHttpRequest) -> HttpResponse:
     return render(
         request,
         template,
-        {"page": page, "status": status, "statuses": Extraction.Status.choices},
+        {"page": page, "status": status, "q": q, "statuses": Extraction.Status.choices},
     )
 
 

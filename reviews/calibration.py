@@ -39,7 +39,7 @@ from reviews.core.calibration import (
     split_of,
     stratified_sample,
 )
-from reviews.models import CalibrationSample, Label
+from reviews.models import Adjudication, CalibrationSample, Label
 
 # Distance bands of the calibration sample (inclusive): the easy extremes (0, far) get
 # no more pairs than the uncertain middle.
@@ -118,6 +118,18 @@ def pair_verdict(verdicts: list[str]) -> str | None:
     return min(counts, key=lambda v: (-counts[v], v))
 
 
+def adjudicated_verdicts(*, pair_ids: set[int]) -> dict[int, str]:
+    """The latest adjudication's verdict of each adjudicated pair among `pair_ids`."""
+    final: dict[int, str] = {}
+    for pair_id, verdict in (
+        Adjudication.objects.filter(pair_id__in=pair_ids)
+        .order_by("created_at", "id")
+        .values_list("pair_id", "verdict")
+    ):
+        final[pair_id] = verdict
+    return final
+
+
 def labeled_pairs(*, doc_type: str = "", method: str = "") -> list[LabeledPair]:
     """Every pair with a counted verdict, as the core's LabeledPair."""
     labels = Label.objects.filter(superseded_by__isnull=True, retraction=False)
@@ -148,9 +160,11 @@ def labeled_pairs(*, doc_type: str = "", method: str = "") -> list[LabeledPair]:
             split = split_for(method_key=key, a_key=a_key, b_key=b_key)
             facts[pair_id] = (distance, dtype, key, split)
     weights = sample_weights(pair_ids=set(verdicts))
+    final = adjudicated_verdicts(pair_ids=set(verdicts))
     out = []
     for pair_id in sorted(verdicts):
-        verdict = pair_verdict(verdicts[pair_id])
+        # An adjudicated pair counts with the adjudicator's verdict.
+        verdict = final.get(pair_id) or pair_verdict(verdicts[pair_id])
         if verdict is None:
             continue
         distance, dtype, key, split = facts[pair_id]

@@ -93,6 +93,34 @@ def group_merge(request: HtmxHttpRequest, group_id: int) -> HttpResponse:
 
 @_editor
 @require_POST
+def group_accept(request: HtmxHttpRequest, group_id: int) -> HttpResponse:
+    """Accept the whole group at once (exact copies are decided as one item)."""
+    group = selectors.group_get(group_id=group_id)
+    form = RestoreForm(request.POST)  # one field: the reason
+    reason = form.cleaned_data["reason"] if form.is_valid() else ""
+    try:
+        decisions.group_accept(
+            group=group,
+            editor=request.user,  # type: ignore[arg-type]
+            reason=reason,
+            expected_version=_expected_version(request),
+        )
+    except services.GroupConflict as e:
+        return _conflict(request, e, "accept", selectors.group_member_ids(group=group), form)
+    except services.ReviewError as e:
+        notice = f"Not accepted: {e}."
+    else:
+        if not request.htmx:
+            return redirect("reviews:group-detail", group.pk)
+        notice = f"Accepted group {group.pk}: all {group.size} members, in one decision."
+    group.refresh_from_db()
+    return _group_render(
+        request, group, notice=notice, partial="group-review" if request.htmx else None
+    )
+
+
+@_editor
+@require_POST
 def decision_restore(request: HtmxHttpRequest, decision_id: int) -> HttpResponse:
     decision = get_object_or_404(Decision, pk=decision_id)
     group = selectors.group_get(group_id=decision.group_id)

@@ -303,9 +303,7 @@ def decision_restore(
     if decision.action != A.AUTO_MERGE:
         _refresh(group, representative=prior_rep if isinstance(prior_rep, int) else None)
         if isinstance(prior_rep, int) and group.representative_id == prior_rep:
-            group.representative_locked = bool(prior.get("representative_locked"))
-            group.representative_by = actor
-            group.representative_reason = note
+            _representative_restore(group, prior, decision)
     else:
         group.version += 1
     group.needs_review = False
@@ -332,6 +330,24 @@ def decision_restore(
         membership_after=after,
         group_version=group.version,
     )
+
+
+def _representative_restore(
+    group: CandidateGroup, prior: dict[str, object], decision: Decision
+) -> None:
+    """The representative goes back with who chose it and why, as recorded before the
+    reverted decision: a rule's choice stays the rule's, a person's stays theirs."""
+    locked = bool(prior.get("representative_locked"))
+    group.representative_locked = locked
+    if "representative_by" in prior:
+        group.representative_by = str(prior["representative_by"])
+        group.representative_reason = str(prior.get("representative_reason", ""))
+    elif not locked:
+        # Recorded before who-and-why were kept: the policy chose it.
+        group.representative_by = f"rule:{'>'.join(settings.REPRESENTATIVE_POLICY)}"
+        group.representative_reason = f"the policy's choice before decision {decision.pk}"
+    else:
+        group.representative_reason = f"as chosen before decision {decision.pk}"
 
 
 # --- conflicts -----------------------------------------------------------------------
@@ -386,57 +402,95 @@ def auto_eligibility(group: CandidateGroup) -> dict[str, object] | None:
     """Why the rule may accept this group, or None. Only exact groups, or groups whose
     every pair is within the auto threshold (the diameter) with no guard firing and no
     human decision against them; never short texts or blocked/empty/short extractions."""
-    if group.dissolved or group.chained or group.oversized or group.needs_review:
-        return None
+    return auto_eligibility_explained(group)[0]
+
+
+def auto_eligibility_explained(
+    group: CandidateGroup, *, check_mode: bool = True
+) -> tuple[dict[str, object] | None, str]:
+    """auto_eligibility with the reason when the group is not eligible. With
+    `check_mode=False` the doc type's AUTO_MERGE mode is not looked at: a person
+    approving a proposal decides, whatever the mode is now."""
+    if group.dissolved:
+        return None, "the group was dissolved"
+    if group.chained or group.oversized or group.needs_review:
+        return None, "the group is chained, oversized or flagged for review"
     ids = selectors.group_member_ids(group=group)
     if len(ids) < 2:
-        return None
+        return None, "fewer than two members"
     types = set(Document.objects.filter(pk__in=ids).values_list("doc_type", flat=True))
     if len(types) != 1:
-        return None
+        return None, "members of several doc types"
     doc_type = types.pop()
-    if auto_mode(doc_type) == "off":
-        return None
+    if doc_type == "short" or (check_mode and auto_mode(doc_type) == "off"):
+        return None, f"automatic merging is off for {doc_type}"
     statuses = dict(
         Extraction.objects.filter(
             document_id__in=ids, extractor_version=EXTRACTOR_VERSION
         ).values_list("document_id", "status")
     )
     if any(statuses.get(d) != "ok" for d in ids):
-        return None
+        return None, "a member's extraction is not ok"
     if group.kind == CandidateGroup.Kind.EXACT:
         basis = "exact"
     elif group.diameter is not None and group.diameter <= auto_threshold(doc_type):
         basis = "near"
     else:
-        return None
+        return None, f"diameter {group.diameter} is over the auto threshold"
     pairs = CandidatePair.objects.filter(method=group.method_id, a_id__in=ids, b_id__in=ids)
     if pairs.filter(Q(numbers_differ=True) | Q(ids_differ=True) | Q(title_differs=True)).exists():
-        return None
+        return None, "a guard fired on a pair of the group"
     if DoNotMatch.objects.filter(a_id__in=ids, b_id__in=ids, revoked_at__isnull=True).exists():
-        return None
+        return None, "a do-not-match holds inside the group"
     if (
         selectors.current_labels()
         .filter(verdict=Label.Verdict.DISTINCT, pair__a_id__in=ids, pair__b_id__in=ids)
         .exists()
     ):
-        return None
+        return None, "a distinct label holds inside the group"
     # A person said no before: a rejected proposal, or a restored auto-merge.
     if MergeProposal.objects.filter(group=group, status=MergeProposal.Status.REJECTED).exists():
-        return None
+        return None, "a proposal for the group was rejected"
     if Decision.objects.filter(
         group=group, action=A.RESTORE, reverts__action=A.AUTO_MERGE
     ).exists():
-        return None
+        return None, "an earlier merge of the group was restored"
     if deciding(group) is not None:  # already decided at this version
-        return None
-    return {
+        return None, "the group is already decided at this version"
+    why: dict[str, object] = {
         "doc_type": doc_type,
         "basis": basis,
         "ids": ids,
         "distance": group.diameter,
         "threshold": auto_threshold(doc_type),
     }
+    return why, ""
+
+
+@transaction.atomic
+def group_accept(
+    *, group: CandidateGroup, editor: User, reason: str, expected_version: int | None = None
+) -> Decision:
+    """A person accepts the whole group as it is (e.g. 300 exact copies of one page),
+    once, instead of labelling its pairs one by one: an accepting decision on the
+    record, restorable like any other."""
+    if not reason.strip():
+        raise ReviewError("a reason is required")
+    group = CandidateGroup.objects.select_for_update().select_related("method").get(pk=group.pk)
+    _check_version(group, expected_version)
+    if group.dissolved:
+        raise ReviewError("the group is dissolved")
+    if deciding(group) is not None:
+        raise ReviewError("the group is already decided at this version")
+    ids = selectors.group_member_ids(group=group)
+    why: dict[str, object] = {"ids": ids}
+    return _auto_decision(
+        group,
+        why,
+        actor=actor_for(editor),
+        reason_code=f"accepted_{group.kind}",
+        reason=reason.strip(),
+    )
 
 
 def _auto_decision(
@@ -518,7 +572,9 @@ def proposals_decide(
 ) -> dict[str, int]:
     """An editor approves or rejects proposals in bulk. An approval is an auto_merge
     decision by the person; a rejection is kept on the proposal and stops the rule from
-    proposing the group again. A proposal whose group changed since is marked stale."""
+    proposing the group again. A proposal whose group changed since (or no longer
+    qualifies) is marked stale, with the reason on the proposal. The AUTO_MERGE mode of
+    now does not matter: the person decides."""
     if not reason.strip():
         raise ReviewError("a reason is required")
     actor = actor_for(editor)
@@ -532,12 +588,21 @@ def proposals_decide(
             CandidateGroup.objects.select_for_update().select_related("method").get(pk=p.group_id)
         )
         p.decided_by, p.decided_at = actor, now
-        if group.version != p.group_version or group.dissolved:
+        stale_because = ""
+        if group.dissolved:
+            stale_because = "the group was dissolved since the proposal"
+        elif group.version != p.group_version:
+            stale_because = (
+                f"the group changed since the proposal (version {p.group_version} → "
+                f"{group.version})"
+            )
+        if stale_because:
             p.status = MergeProposal.Status.STALE
             counts["stale"] += 1
         elif approve:
-            why = auto_eligibility(group)
+            why, why_not = auto_eligibility_explained(group, check_mode=False)
             if why is None:
+                stale_because = f"no longer qualifies: {why_not}"
                 p.status = MergeProposal.Status.STALE
                 counts["stale"] += 1
             else:
@@ -554,5 +619,7 @@ def proposals_decide(
             p.status = MergeProposal.Status.REJECTED
             counts["rejected"] += 1
         p.decision_reason = f"{p.decision_reason}\n{actor}: {reason.strip()}".strip()
+        if stale_because:
+            p.decision_reason += f"\nstale: {stale_because}"
         p.save()
     return counts

@@ -46,6 +46,7 @@ from ingest.models import CandidatePair, DoNotMatch
 from reviews.calibration import band_of, latest_weight_subquery, pair_split, sample_weights
 from reviews.core.calibration import SPLITS
 from reviews.models import CalibrationSample, Label
+from reviews.pair_states import pair_states_refresh
 
 CHANNEL_COLUMNS = tuple(f"channel_{name}" for name in channels.ACTIVE)
 COLUMNS = (
@@ -517,6 +518,7 @@ def labels_import(*, stream: TextIO, fmt: str) -> ImportResult:
                 )
             result.created += 1
         _weights_restore(rows)
+        pair_states_refresh(pair_ids={row.pair.pk for row in rows})
     return result
 
 

@@ -29,24 +29,52 @@ REPRESENTATIVE_POLICIES = [
 ]
 
 
+# The preset a verdict saves with when the editor picks none (keys 1–5 then Enter).
+DEFAULT_PRESETS = {
+    Label.Verdict.DUPLICATE: Label.ReasonCode.SAME_TEXT,
+    Label.Verdict.NEAR_DUPLICATE: Label.ReasonCode.COSMETIC,
+    Label.Verdict.REVISION: Label.ReasonCode.UPDATED,
+    Label.Verdict.DISTINCT: Label.ReasonCode.DIFFERENT_ITEM,
+    Label.Verdict.UNSURE: Label.ReasonCode.UNCLEAR,
+}
+# Presets that say nothing by themselves: a note is required with them.
+PRESETS_NEEDING_A_NOTE = (Label.ReasonCode.OTHER,)
+
+
 class LabelForm(forms.Form):
+    """A preset is a reason: the note is optional except with "other". With no preset
+    chosen the verdict's default preset is used; with no note the preset's text is the
+    recorded reason."""
+
     verdict = forms.ChoiceField(choices=Label.Verdict.choices, widget=forms.RadioSelect)
-    reason_code = forms.ChoiceField(choices=Label.ReasonCode.choices, label="Reason")
+    reason_code = forms.ChoiceField(
+        choices=[("", "the verdict's default"), *Label.ReasonCode.choices],
+        label="Reason",
+        required=False,
+    )
     reason = forms.CharField(
         max_length=2000,
-        label="Why (required)",
-        widget=forms.TextInput(attrs={"autocomplete": "off", "placeholder": "what decided it"}),
+        label="Note",
+        required=False,
+        widget=forms.TextInput(attrs={"autocomplete": "off", "placeholder": "optional note"}),
     )
     region = forms.ChoiceField(
         choices=Label.Region.choices, initial=Label.Region.BODY, label="Region that decided"
     )
     purpose = forms.ChoiceField(choices=Label.Purpose.choices, initial=Label.Purpose.REVIEW)
 
-    def clean_reason(self) -> str:
-        reason = self.cleaned_data["reason"].strip()
-        if not reason:
-            raise forms.ValidationError("A reason is required.")
-        return reason
+    def clean(self) -> dict[str, object]:
+        data = super().clean() or {}
+        verdict = data.get("verdict")
+        if not verdict:
+            return data
+        code = data.get("reason_code") or DEFAULT_PRESETS[Label.Verdict(verdict)]
+        data["reason_code"] = str(code)
+        note = (data.get("reason") or "").strip()
+        if not note and code in PRESETS_NEEDING_A_NOTE:
+            self.add_error("reason", "The preset “other” needs a note saying why.")
+        data["reason"] = note or Label.ReasonCode(code).label
+        return data
 
 
 class QueueFilterForm(forms.Form):
@@ -157,3 +185,17 @@ class ProposalsForm(forms.Form):
     def __init__(self, *args: object, proposal_ids: list[int], **kwargs: object) -> None:
         super().__init__(*args, **kwargs)  # type: ignore[arg-type]
         self.fields["proposal_ids"].choices = [(p, str(p)) for p in proposal_ids]
+
+
+class AdjudicationForm(forms.Form):
+    verdict = forms.ChoiceField(choices=Label.Verdict.choices, label="Final verdict")
+    reason_code = forms.ChoiceField(choices=Label.ReasonCode.choices, label="Reason")
+    reason = forms.CharField(max_length=2000, label="Why (required)")
+
+
+class LabelImportForm(forms.Form):
+    file = forms.FileField(label="Label file (CSV or JSONL, as exported)")
+    format = forms.ChoiceField(
+        required=False,
+        choices=[("", "from the file name"), ("csv", "CSV"), ("jsonl", "JSONL")],
+    )

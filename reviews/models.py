@@ -292,3 +292,85 @@ class CalibrationSample(models.Model):
 
     def __str__(self) -> str:
         return f"pair {self.pair_id} in band {self.band} (weight {self.weight:g})"
+
+
+class PairState(models.Model):
+    """What the queue needs to know of a pair's labels, kept up to date by the label
+    services (reviews.pair_states) so that the queue never scans labels: derived data,
+    rebuilt from the labels at any time."""
+
+    pair = models.OneToOneField(
+        "ingest.CandidatePair",
+        on_delete=models.CASCADE,
+        primary_key=True,
+        related_name="review_state",
+    )
+    labels = models.IntegerField(default=0, help_text="Current labels (not withdrawn).")
+    verdicts = models.IntegerField(default=0, help_text="Distinct verdicts among them.")
+    extractor_version = models.CharField(
+        max_length=64,
+        blank=True,
+        help_text='The extractor version of the current labels: "" none, "*" several.',
+    )
+    recrawled = models.BooleanField(
+        default=False,
+        help_text="A newer snapshot of a side's URL has another main text (labels stale).",
+    )
+    adjudicated_verdict = models.CharField(
+        max_length=16, blank=True, help_text="The latest adjudication's verdict, if any."
+    )
+    updated_at = models.DateTimeField(auto_now=True)
+
+    def __str__(self) -> str:
+        return f"pair {self.pair_id}: {self.labels} labels, {self.verdicts} verdicts"
+
+
+class Watermark(models.Model):
+    """How far an incremental job has read (e.g. the last fingerprint looked at)."""
+
+    name = models.CharField(max_length=64, primary_key=True)
+    value = models.BigIntegerField(default=0)
+
+    def __str__(self) -> str:
+        return f"{self.name} at {self.value}"
+
+
+class Adjudication(models.Model):
+    """The final label of a disputed pair, given by an adjudicator (or an admin). The
+    editors' labels stay as they are (the history keeps every one); the pair leaves the
+    disputed queue and calibration counts this verdict. Append-only: a later
+    adjudication of the pair supersedes an earlier one."""
+
+    pair = models.ForeignKey(
+        "ingest.CandidatePair", on_delete=models.PROTECT, related_name="adjudications"
+    )
+    adjudicator = models.ForeignKey(
+        settings.AUTH_USER_MODEL, on_delete=models.PROTECT, related_name="adjudications"
+    )
+    verdict = models.CharField(max_length=16, choices=Label.Verdict.choices)
+    reason_code = models.CharField(max_length=24, choices=Label.ReasonCode.choices)
+    reason = models.TextField()
+    labels_seen = models.JSONField(
+        default=list, help_text="The current labels (ids) the adjudicator decided between."
+    )
+    created_at = models.DateTimeField(auto_now_add=True)
+
+    objects = DecisionQuerySet.as_manager()
+
+    class Meta:
+        ordering = ["-created_at", "-id"]
+
+    def __str__(self) -> str:
+        return f"{self.verdict} on {self.pair_id} by {self.adjudicator_id} (adjudicated)"
+
+    def save(self, *args: object, **kwargs: object) -> None:
+        if not self._state.adding:
+            raise AppendOnlyError("adjudications are append-only")
+        super().save(*args, **kwargs)
+
+    def delete(self, *args: object, **kwargs: object) -> tuple[int, dict[str, int]]:
+        raise AppendOnlyError("adjudications are append-only")
+
+    @property
+    def verdict_label(self) -> str:
+        return Label.Verdict(self.verdict).label

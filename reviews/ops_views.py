@@ -11,6 +11,7 @@ from typing import Any
 from django.conf import settings
 from django.contrib import messages
 from django.core.exceptions import PermissionDenied
+from django.db.models import Max
 from django.http import HttpRequest, HttpResponse
 from django.shortcuts import redirect, render
 from django.utils import timezone
@@ -46,6 +47,11 @@ def metrics_page(request: HttpRequest) -> HttpResponse:
     host = request.GET.get("site", "")
     site = Site.objects.filter(host=host).first() if host else None
     today = timezone.now().date()
+    # With nothing in the last window (a demo crawl of past dates, a paused crawler) the
+    # window ends on the last day with data rather than showing empty charts.
+    latest = DailyRollup.objects.aggregate(day=Max("day"))["day"]
+    if latest is not None and latest < today - timedelta(days=METRICS_DAYS - 1):
+        today = latest
     days = [today - timedelta(days=i) for i in range(METRICS_DAYS - 1, -1, -1)]
     rows = {
         r.day: r

@@ -1,6 +1,7 @@
 """The desk's roles; defined in dedup_site.roles, which the ingest app uses as well."""
 
 from dedup_site.roles import (
+    ADJUDICATOR,
     ADMIN,
     AUDITOR,
     AUDITOR_PERMISSIONS,
@@ -9,6 +10,7 @@ from dedup_site.roles import (
     EDITOR,
     EDITOR_PERMISSIONS,
     ROLES,
+    can_adjudicate,
     can_admin,
     can_check,
     can_edit,
@@ -17,6 +19,7 @@ from dedup_site.roles import (
 )
 
 __all__ = [
+    "ADJUDICATOR",
     "ADMIN",
     "AUDITOR",
     "AUDITOR_PERMISSIONS",
@@ -25,6 +28,7 @@ __all__ = [
     "EDITOR",
     "EDITOR_PERMISSIONS",
     "ROLES",
+    "can_adjudicate",
     "can_admin",
     "can_check",
     "can_edit",

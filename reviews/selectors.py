@@ -8,17 +8,15 @@ from typing import Any
 from django.conf import settings
 from django.contrib.auth.models import User
 from django.db.models import (
-    BooleanField,
     Case,
+    Count,
     Exists,
     Expression,
-    ExpressionWrapper,
     F,
     IntegerField,
     OuterRef,
     Q,
     QuerySet,
-    Subquery,
     Value,
     When,
 )
@@ -26,7 +24,8 @@ from django.db.models.functions import Abs
 from django.shortcuts import get_object_or_404
 from django.utils import timezone
 
-from ingest.candidates import threshold_for
+from ingest import index
+from ingest.candidates import query_k, threshold_for
 from ingest.core import channels
 from ingest.core.extract import EXTRACTOR_VERSION
 from ingest.core.simhash import hamming, to_unsigned64
@@ -42,8 +41,17 @@ from ingest.models import (
     Site,
 )
 from reviews.core import diff as diffs
+from reviews.core.align import Alignment, sentence_align
 from reviews.core.mincut import min_cut
-from reviews.models import Claim, Decision, Label, ReviewerPreference
+from reviews.models import (
+    Adjudication,
+    Claim,
+    Decision,
+    Label,
+    PairState,
+    ReviewerPreference,
+)
+from reviews.pair_states import pair_states_sync
 
 STATUSES = ("unlabeled", "disputed", "stale")
 GUARDS = ("numbers_differ", "ids_differ", "title_differs")
@@ -82,48 +90,6 @@ def current_labels() -> QuerySet[Label]:
     return Label.objects.filter(superseded_by__isnull=True, retraction=False)
 
 
-def _recrawl_changed(side: str) -> Exists:
-    """A newer snapshot of the pair's `side` document (same URL, fetched later) whose
-    main text under the pair's method differs: its main-branch fingerprint has another
-    text SHA-256 or another status."""
-    own = Fingerprint.objects.filter(
-        document=OuterRef(OuterRef(side)),
-        method=OuterRef(OuterRef("method")),
-        branch=Fingerprint.Branch.MAIN,
-    )
-    newer = Fingerprint.objects.filter(
-        method=OuterRef("method"),
-        branch=Fingerprint.Branch.MAIN,
-        document__url=OuterRef(f"{side}__url"),
-        document__fetched_at__gt=OuterRef(f"{side}__fetched_at"),
-    ).filter(
-        ~Q(text_sha256=Subquery(own.values("text_sha256")[:1]))
-        | ~Q(status=Subquery(own.values("status")[:1]))
-    )
-    return Exists(newer)
-
-
-def _pair_status_exprs() -> dict[str, Expression]:
-    """A current label on pair (a, b) under method M is *stale* — the pair goes back to
-    the queue — when (1) it was given under another extractor version than the current
-    one, or (2) a re-crawl changed a side: a newer snapshot of a's or b's URL exists
-    whose main text under M differs (see _recrawl_changed). Labels are never edited:
-    staleness is computed, and a new label on the pair clears (1) but not (2) — the
-    editor is meant to label the pair of the new snapshot, which the workers nominate."""
-    current = current_labels().filter(pair=OuterRef("pk"))
-    other_verdict = current_labels().filter(~Q(verdict=OuterRef("verdict")), pair=OuterRef("pair"))
-    recrawled = _recrawl_changed("a") | _recrawl_changed("b")
-    return {
-        "is_labeled": Exists(current),
-        "is_disputed": Exists(current.filter(Exists(other_verdict))),
-        "is_stale": ExpressionWrapper(
-            Q(Exists(current.exclude(extractor_version=EXTRACTOR_VERSION)))
-            | (Q(Exists(current)) & recrawled),
-            output_field=BooleanField(),
-        ),
-    }
-
-
 def active_claims() -> QuerySet[Claim]:
     return Claim.objects.filter(released_at__isnull=True, expires_at__gt=timezone.now())
 
@@ -139,108 +105,272 @@ def _threshold_case() -> Case:
     )
 
 
-def queue_pairs(*, filters: QueueFilters, status_filter: bool = True) -> QuerySet[CandidatePair]:
+def _pair_status_exprs() -> dict[str, Expression]:
+    """Status of a pair from its review state (reviews.pair_states keeps it): labeled
+    (a current label), disputed (current labels disagree and no adjudicator settled
+    it), stale (a current label was
+    given under another extractor version, or a re-crawl changed a side since: a newer
+    snapshot of a's or b's URL has another main text). Labels are never edited: a new
+    label clears an extractor-version staleness but not a re-crawl — the editor is meant
+    to label the pair of the new snapshot, which the workers nominate."""
+    labeled = Q(review_state__labels__gt=0)
+    return {
+        "is_labeled": Case(When(labeled, then=True), default=False),
+        # An adjudicated pair is settled: it leaves the disputed queue.
+        "is_disputed": Case(
+            When(review_state__verdicts__gt=1, review_state__adjudicated_verdict="", then=True),
+            default=False,
+        ),
+        "is_stale": Case(
+            When(
+                labeled
+                & (
+                    ~Q(review_state__extractor_version=EXTRACTOR_VERSION)
+                    | Q(review_state__recrawled=True)
+                ),
+                then=True,
+            ),
+            default=False,
+        ),
+    }
+
+
+# Extraction statuses of pages that are not content (login walls, captchas, bot
+# challenges, error pages): their pairs and groups go to the crawl quality view.
+WALL_STATUSES = ("blocked", "empty", "too_short")
+
+
+def wall_documents() -> QuerySet[Extraction]:
+    """Ids of documents whose current extraction says they are not content."""
+    return Extraction.objects.filter(
+        extractor_version=EXTRACTOR_VERSION, status__in=WALL_STATUSES
+    ).values("document_id")
+
+
+def _pair_scope(filters: QueueFilters) -> Q:
+    """The pair filters that are not counted value by value (a new filter goes here).
+    Walls are not content: they go to the crawl quality view. Exact pairs are decided
+    with their group, once, not pair by pair."""
+    walls = wall_documents()
+    q = Q(below_floor=False, method__retired_at__isnull=True, exact=False)
+    q &= ~Q(a_id__in=walls) & ~Q(b_id__in=walls)
+    if filters.site:
+        q &= Q(a__site__host=filters.site) | Q(b__site__host=filters.site)
+    if filters.distance_min is not None:
+        q &= Q(distance__gte=filters.distance_min)
+    if filters.distance_max is not None:
+        q &= Q(distance__lte=filters.distance_max)
+    if filters.method:
+        q &= Q(method__key=filters.method)
+    return q
+
+
+def _pair_guard(guard: str) -> Q:
+    if guard == "any":
+        return Q(numbers_differ=True) | Q(ids_differ=True) | Q(title_differs=True)
+    if guard == "none":
+        return Q(numbers_differ=False, ids_differ=False, title_differs=False)
+    if guard in GUARDS:
+        return Q(**{guard: True})
+    return Q()
+
+
+def queue_pairs(
+    *,
+    filters: QueueFilters,
+    status_filter: bool = True,
+    sync: bool = True,
+    with_status: bool = True,
+) -> QuerySet[CandidatePair]:
     """Pairs that need review, uncertain first: distance nearest the doc type's
-    threshold, then the guards that tripped, then the oldest."""
-    exprs = _pair_status_exprs()
-    qs = CandidatePair.objects.filter(below_floor=False, method__retired_at__isnull=True).annotate(
-        **exprs,
-        threshold=_threshold_case(),
-        uncertainty=Abs(F("distance") - F("threshold")),
-    )
+    threshold, then the guards that tripped, then the oldest. The review states are
+    brought up to date first (`sync=False`: the caller just did); `with_status=False`
+    leaves out the is_labeled / is_disputed / is_stale annotations (and their join)."""
+    if sync:
+        pair_states_sync()
+    qs = CandidatePair.objects.filter(_pair_scope(filters))
+    if with_status:
+        qs = qs.annotate(**_pair_status_exprs())
+    qs = qs.annotate(threshold=_threshold_case(), uncertainty=Abs(F("distance") - F("threshold")))
     if filters.doc_type:
         qs = qs.filter(doc_type=filters.doc_type)
-    if filters.site:
-        qs = qs.filter(Q(a__site__host=filters.site) | Q(b__site__host=filters.site))
-    if filters.distance_min is not None:
-        qs = qs.filter(distance__gte=filters.distance_min)
-    if filters.distance_max is not None:
-        qs = qs.filter(distance__lte=filters.distance_max)
-    if filters.guard == "any":
-        qs = qs.filter(Q(numbers_differ=True) | Q(ids_differ=True) | Q(title_differs=True))
-    elif filters.guard == "none":
-        qs = qs.filter(numbers_differ=False, ids_differ=False, title_differs=False)
-    elif filters.guard in GUARDS:
-        qs = qs.filter(**{filters.guard: True})
-    if filters.method:
-        qs = qs.filter(method__key=filters.method)
+    qs = qs.filter(_pair_guard(filters.guard))
     if filters.channel:
-        qs = _by_channel(qs, filters.channel)
+        qs = qs.filter(_pair_channel(filters.channel))
     if status_filter:
         qs = _pair_status_filter(qs, filters.status)
     return qs.order_by("uncertainty", "-numbers_differ", "-ids_differ", "-distance", "id")
 
 
-def _by_channel(qs: QuerySet[CandidatePair], channel: str) -> QuerySet[CandidatePair]:
+def _pair_channel(channel: str) -> Q:
+    """Pairs that this channel nominated (one bit of `channels`, as a set of masks so
+    that every database filters it on an index-friendly IN)."""
     bit = channels.BITS.get(channel, 0)
-    if not bit:
-        return qs.none()
-    return qs.annotate(channel_bit=F("channels").bitand(bit)).filter(channel_bit__gt=0)
+    return Q(channels__in=channels.masks_with(bit)) if bit else Q(pk__in=[])
+
+
+class QueuePairPage:
+    """The queue's pairs for a Paginator whose count is already known (queue_counts):
+    a slice reads the ids in queue order (a narrow sort), then those rows only."""
+
+    def __init__(self, *, filters: QueueFilters, count: int) -> None:
+        self.filters = filters
+        self.n = count
+
+    def count(self) -> int:
+        return self.n
+
+    def __len__(self) -> int:
+        return self.n
+
+    def __getitem__(self, key: slice) -> list[CandidatePair]:
+        if not isinstance(key, slice):
+            raise TypeError("queue pages are read by slices")
+        if not self.n:
+            return []
+        ids = list(queue_pairs(filters=self.filters, sync=False).values_list("pk", flat=True)[key])
+        rows = {
+            p.pk: p
+            for p in CandidatePair.objects.filter(pk__in=ids)
+            .annotate(**_pair_status_exprs(), threshold=_threshold_case())
+            .select_related("a__site", "b__site", "method")
+        }
+        return [rows[i] for i in ids if i in rows]
 
 
 def _pair_status_filter(qs: QuerySet[CandidatePair], status: str) -> QuerySet[CandidatePair]:
+    """The status filter as one set of pair ids each (PostgreSQL hashes it once), so the
+    queue order is a bounded top-N sort, not a sort of every pair."""
+    labeled = Q(labels__gt=0)
+    disputed = Q(verdicts__gt=1, adjudicated_verdict="")
+    stale = labeled & (~Q(extractor_version=EXTRACTOR_VERSION) | Q(recrawled=True))
     if status == "unlabeled":
-        return qs.filter(is_labeled=False)
+        return qs.exclude(pk__in=PairState.objects.filter(labeled).values("pair_id"))
     if status == "disputed":
-        return qs.filter(is_disputed=True)
+        return qs.filter(pk__in=PairState.objects.filter(disputed).values("pair_id"))
     if status == "stale":
-        return qs.filter(is_stale=True)
+        return qs.filter(pk__in=PairState.objects.filter(stale).values("pair_id"))
     if status == "labeled":
-        return qs.filter(is_labeled=True)
+        return qs.filter(pk__in=PairState.objects.filter(labeled).values("pair_id"))
     if status == "all":
         return qs
-    return qs.filter(Q(is_labeled=False) | Q(is_disputed=True) | Q(is_stale=True))
+    settled = PairState.objects.filter(labeled).exclude(disputed).exclude(stale)
+    return qs.exclude(pk__in=settled.values("pair_id"))
+
+
+def _pair_status_holds(status: str, labeled: bool, disputed: bool, stale: bool) -> bool:
+    """_pair_status_filter, for one row of the counts."""
+    return {
+        "unlabeled": not labeled,
+        "disputed": disputed,
+        "stale": stale,
+        "labeled": labeled,
+        "all": True,
+    }.get(status, not labeled or disputed or stale)
+
+
+def _pair_guard_holds(guard: str, flags: tuple[bool, bool, bool]) -> bool:
+    """_pair_guard, for one row of the counts (flags in GUARDS order)."""
+    if guard == "any":
+        return any(flags)
+    if guard == "none":
+        return not any(flags)
+    if guard in GUARDS:
+        return flags[GUARDS.index(guard)]
+    return True
 
 
 # --- queue: groups ------------------------------------------------------------------
 
 
+def _groups_with_distinct_label() -> QuerySet[Label]:
+    """Ids of groups holding both sides of a current "distinct" label (one set, not a
+    query per group)."""
+    return (
+        current_labels()
+        .filter(
+            verdict=Label.Verdict.DISTINCT,
+            pair__a__memberships__group=F("pair__b__memberships__group"),
+        )
+        .values("pair__a__memberships__group")
+    )
+
+
+def _groups_with_type(doc_type: str) -> QuerySet[GroupMember]:
+    return GroupMember.objects.filter(document__doc_type=doc_type).values("group_id")
+
+
+def _groups_with_guard(guard: str) -> QuerySet[CandidatePair]:
+    """Guards are facts of pairs: a group matches when one of its pairs does."""
+    return (
+        CandidatePair.objects.filter(below_floor=False, method__retired_at__isnull=True)
+        .filter(_pair_guard(guard))
+        .filter(a__memberships__group=F("b__memberships__group"))
+        .values("a__memberships__group")
+    )
+
+
+def _groups_with_channel(channel: str) -> QuerySet[CandidatePair]:
+    """Channels are facts of pairs too: a group matches when one of its pairs does."""
+    return (
+        CandidatePair.objects.filter(below_floor=False, method__retired_at__isnull=True)
+        .filter(_pair_channel(channel))
+        .filter(a__memberships__group=F("b__memberships__group"))
+        .values("a__memberships__group")
+    )
+
+
+def _group_status_exprs() -> dict[str, Expression]:
+    decided = Decision.objects.filter(group=OuterRef("pk"), group_version=OuterRef("version"))
+    return {
+        "is_decided": Exists(decided),
+        "is_disputed": Case(When(pk__in=_groups_with_distinct_label(), then=True), default=False),
+        "ever_decided": Exists(Decision.objects.filter(group=OuterRef("pk"))),
+    }
+
+
+def _group_scope(filters: QueueFilters) -> Q:
+    """The group filters that are not counted value by value (a new filter goes here).
+    A group of walls goes to the crawl quality view."""
+    q = Q(dissolved=False, method__retired_at__isnull=True)
+    q &= ~Q(representative_id__in=wall_documents())
+    if filters.site:
+        q &= Q(
+            pk__in=GroupMember.objects.filter(document__site__host=filters.site).values("group_id")
+        )
+    if filters.distance_min is not None:
+        q &= Q(diameter__gte=filters.distance_min)
+    if filters.distance_max is not None:
+        q &= Q(diameter__lte=filters.distance_max)
+    if filters.method:
+        q &= Q(method__key=filters.method)
+    return q
+
+
 def queue_groups(*, filters: QueueFilters, status_filter: bool = True) -> QuerySet[CandidateGroup]:
     """Groups that need review: flagged, chained or oversized, and no decision at their
     current version. Large and chained groups first."""
-    decided = Decision.objects.filter(group=OuterRef("pk"), group_version=OuterRef("version"))
-    members = GroupMember.objects.filter(group=OuterRef("pk"))
-    distinct_inside = current_labels().filter(
-        verdict=Label.Verdict.DISTINCT,
-        pair__a__memberships__group=OuterRef("pk"),
-        pair__b__memberships__group=OuterRef("pk"),
-    )
-    qs = CandidateGroup.objects.filter(dissolved=False, method__retired_at__isnull=True).annotate(
-        is_decided=Exists(decided),
-        is_disputed=Exists(distinct_inside),
-        ever_decided=Exists(Decision.objects.filter(group=OuterRef("pk"))),
-    )
+    qs = CandidateGroup.objects.filter(_group_scope(filters)).annotate(**_group_status_exprs())
     if filters.doc_type:
-        qs = qs.filter(Exists(members.filter(document__doc_type=filters.doc_type)))
-    if filters.site:
-        qs = qs.filter(Exists(members.filter(document__site__host=filters.site)))
-    if filters.distance_min is not None:
-        qs = qs.filter(diameter__gte=filters.distance_min)
-    if filters.distance_max is not None:
-        qs = qs.filter(diameter__lte=filters.distance_max)
-    if filters.method:
-        qs = qs.filter(method__key=filters.method)
-    if filters.guard or filters.channel:
-        # Guards and channels are facts of pairs: a group matches when one of its pairs
-        # does.
-        pairs = queue_pairs(
-            filters=QueueFilters(guard=filters.guard, channel=filters.channel),
-            status_filter=False,
-        )
-        qs = qs.filter(
-            Exists(
-                pairs.filter(
-                    a__memberships__group=OuterRef("pk"), b__memberships__group=OuterRef("pk")
-                )
-            )
-        )
+        qs = qs.filter(pk__in=_groups_with_type(filters.doc_type))
+    if filters.guard:
+        qs = qs.filter(pk__in=_groups_with_guard(filters.guard))
+    if filters.channel:
+        qs = qs.filter(pk__in=_groups_with_channel(filters.channel))
     if status_filter:
         qs = _group_status_filter(qs, filters.status)
     return qs.order_by("-needs_review", "-chained", "-oversized", "-size", "-diameter", "id")
 
 
 def _group_status_filter(qs: QuerySet[CandidateGroup], status: str) -> QuerySet[CandidateGroup]:
-    flagged = Q(needs_review=True) | Q(chained=True) | Q(oversized=True) | Q(is_disputed=True)
+    # An exact group is reviewed as one item (its pairs are not queued one by one).
+    flagged = (
+        Q(needs_review=True)
+        | Q(chained=True)
+        | Q(oversized=True)
+        | Q(is_disputed=True)
+        | Q(kind=CandidateGroup.Kind.EXACT)
+    )
     if status == "unlabeled":
         return qs.filter(flagged, ever_decided=False)
     if status == "disputed":
@@ -254,38 +384,183 @@ def _group_status_filter(qs: QuerySet[CandidateGroup], status: str) -> QuerySet[
     return qs.filter(flagged, is_decided=False)
 
 
+def _group_status_holds(status: str, row: dict[str, Any]) -> bool:
+    """_group_status_filter, for one row of the counts."""
+    disputed, decided, ever = row["is_disputed"], row["is_decided"], row["ever_decided"]
+    flagged = (
+        row["needs_review"]
+        or row["chained"]
+        or row["oversized"]
+        or disputed
+        or row["kind"] == CandidateGroup.Kind.EXACT
+    )
+    return {
+        "unlabeled": flagged and not ever,
+        "disputed": disputed and not decided,
+        "stale": flagged and ever and not decided,
+        "labeled": decided,
+        "all": True,
+    }.get(status, flagged and not decided)
+
+
+def _pair_count_rows(filters: QueueFilters) -> list[dict[str, Any]]:
+    """Pairs in scope counted by doc type, guards and status: one GROUP BY."""
+    return list(
+        CandidatePair.objects.filter(_pair_scope(filters))
+        .annotate(**_pair_status_exprs())
+        .values("doc_type", "channels", *GUARDS, "is_labeled", "is_disputed", "is_stale")
+        .annotate(n=Count("pk"))
+        .order_by()
+    )
+
+
+def _group_count_rows(filters: QueueFilters) -> list[dict[str, Any]]:
+    """Groups in scope with their status facts, the doc types they hold and the guards
+    their pairs hold: three queries (groups; doc types of members; guard counts of the
+    pairs inside groups, one GROUP BY), joined here — not a subquery per group."""
+    rows = list(
+        CandidateGroup.objects.filter(_group_scope(filters))
+        .annotate(**_group_status_exprs())
+        .values(
+            "pk",
+            "kind",
+            "needs_review",
+            "chained",
+            "oversized",
+            "is_decided",
+            "is_disputed",
+            "ever_decided",
+        )
+        .order_by()
+    )
+    if not rows:
+        return []
+    types: dict[int, set[str]] = {}
+    for group_id, doc_type in (
+        GroupMember.objects.filter(group__dissolved=False)
+        .values_list("group_id", "document__doc_type")
+        .distinct()
+    ):
+        types.setdefault(group_id, set()).add(doc_type)
+    no_guard = Q(numbers_differ=False, ids_differ=False, title_differs=False)
+    guards: dict[int, dict[str, int]] = {
+        r["group"]: r
+        for r in CandidatePair.objects.filter(below_floor=False, method__retired_at__isnull=True)
+        .filter(a__memberships__group=F("b__memberships__group"))
+        .values(group=F("a__memberships__group"))
+        .annotate(
+            none=Count("pk", filter=no_guard),
+            **{g: Count("pk", filter=Q(**{g: True})) for g in GUARDS},
+            **{f"channel_{c}": Count("pk", filter=_pair_channel(c)) for c in channels.ACTIVE},
+        )
+        .order_by()
+    }
+    for r in rows:
+        held = types.get(r["pk"], set())
+        for t in settings.DOC_TYPES:
+            r[f"type_{t}"] = t in held
+        g = guards.get(r["pk"], {})
+        for name in ("none", *GUARDS):
+            r[f"guard_{name}"] = bool(g.get(name))
+        for c in channels.ACTIVE:
+            r[f"channel_{c}"] = bool(g.get(f"channel_{c}"))
+        r["n"] = 1
+    return rows
+
+
+def _group_guard_holds(guard: str, row: dict[str, Any]) -> bool:
+    if guard == "any":
+        return any(row[f"guard_{g}"] for g in GUARDS)
+    if guard:
+        return bool(row[f"guard_{guard}"])
+    return True
+
+
 def queue_counts(*, filters: QueueFilters) -> dict[str, dict[str, int]]:
-    """Counts per filter value, each with the other filters applied."""
+    """Counts per filter value, each with the other filters applied: two queries (one
+    GROUP BY for pairs, one for groups) whatever the filters and the number of labels,
+    after the review states are brought up to date."""
+    pair_states_sync()
+    pair_rows = _pair_count_rows(filters)
+    group_rows = _group_count_rows(filters)
+
+    def pairs(f: QueueFilters) -> int:
+        return sum(
+            r["n"]
+            for r in pair_rows
+            if (not f.doc_type or r["doc_type"] == f.doc_type)
+            and _pair_guard_holds(f.guard, tuple(bool(r[g]) for g in GUARDS))  # type: ignore[arg-type]
+            and (not f.channel or bool(r["channels"] & channels.BITS.get(f.channel, 0)))
+            and _pair_status_holds(
+                f.status, bool(r["is_labeled"]), bool(r["is_disputed"]), bool(r["is_stale"])
+            )
+        )
+
+    def groups(f: QueueFilters) -> int:
+        return sum(
+            r["n"]
+            for r in group_rows
+            if (not f.doc_type or r.get(f"type_{f.doc_type}"))
+            and _group_guard_holds(f.guard, r)
+            and (not f.channel or bool(r.get(f"channel_{f.channel}")))
+            and _group_status_holds(f.status, r)
+        )
 
     def both(f: QueueFilters) -> int:
-        n = 0
-        if f.kind in ("", "pair"):
-            n += queue_pairs(filters=f).count()
-        if f.kind in ("", "group"):
-            n += queue_groups(filters=f).count()
-        return n
+        return (pairs(f) if f.kind in ("", "pair") else 0) + (
+            groups(f) if f.kind in ("", "group") else 0
+        )
 
-    counts: dict[str, dict[str, int]] = {
+    return {
         "status": {s: both(filters.replace(status=s)) for s in ("", *STATUSES)},
         "kind": {
             "": both(filters.replace(kind="")),
-            "pair": queue_pairs(filters=filters).count(),
-            "group": queue_groups(filters=filters).count(),
+            "pair": pairs(filters),
+            "group": groups(filters),
         },
         "doc_type": {t: both(filters.replace(doc_type=t)) for t in ("", *settings.DOC_TYPES)},
         "guard": {g: both(filters.replace(guard=g)) for g in ("", "any", *GUARDS)},
         "channel": {c: both(filters.replace(channel=c)) for c in ("", *channels.ACTIVE)},
     }
-    return counts
+
+
+@dataclass
+class CrawlQuality:
+    by_site: list[dict[str, Any]]
+    groups: list[CandidateGroup]
+    pairs: int
+
+
+def crawl_quality(*, limit: int = 100) -> CrawlQuality:
+    """What the queue leaves out as not content: wall pages (blocked, empty, too
+    short) counted by site and reason, their groups, and the pairs with a wall side."""
+    walls = wall_documents()
+    by_site = list(
+        Extraction.objects.filter(extractor_version=EXTRACTOR_VERSION, status__in=WALL_STATUSES)
+        .values("document__site__host", "status", "message")
+        .annotate(n=Count("pk"))
+        .order_by("-n", "document__site__host")[:limit]
+    )
+    groups = list(
+        CandidateGroup.objects.filter(dissolved=False, representative_id__in=walls)
+        .select_related("representative")
+        .order_by("-size", "id")[:limit]
+    )
+    pairs = (
+        CandidatePair.objects.filter(below_floor=False)
+        .filter(Q(a_id__in=walls) | Q(b_id__in=walls))
+        .count()
+    )
+    return CrawlQuality(by_site=by_site, groups=groups, pairs=pairs)
 
 
 def filter_choices() -> dict[str, list[str]]:
     return {
         "sites": list(Site.objects.values_list("host", flat=True)),
         "methods": list(
-            FingerprintMethod.objects.filter(candidatepair__isnull=False)
-            .distinct()
-            .values_list("key", flat=True)
+            FingerprintMethod.objects.filter(
+                Exists(CandidatePair.objects.filter(method=OuterRef("pk")))
+            ).values_list("key", flat=True)
         ),
         "doc_types": list(settings.DOC_TYPES),
         "statuses": list(STATUSES),
@@ -325,6 +600,62 @@ class PairView:
     blind: bool
     claim: Claim | None
     guard_terms: list[str] = field(default_factory=list)
+    adjudications: list[Adjudication] = field(default_factory=list)
+
+    @property
+    def adjudicated(self) -> Adjudication | None:
+        return self.adjudications[0] if self.adjudications else None
+
+
+@dataclass(frozen=True)
+class SimhashCell:
+    bit: int
+    differs: bool
+    band: int  # the index band the bit belongs to
+
+
+@dataclass(frozen=True)
+class SimhashView:
+    """The pair's two SimHashes explained: distance against the threshold, a strip of
+    the 64 bits (most significant first) marking the differing ones and the bands of
+    the candidate index, and which band nominated the pair."""
+
+    distance: int
+    threshold: int
+    cells: list[SimhashCell]
+    bands: int
+    band: int | None
+    band_differs: int | None
+    radius: int | None
+
+
+def simhash_view(*, pair: CandidatePair) -> SimhashView:
+    xor = to_unsigned64(pair.xor)
+    scheme = index.SCHEME
+    band_of: dict[int, int] = {}
+    for i, combo in enumerate(scheme.combos):
+        for block in combo:
+            shift, width = scheme.blocks[block]
+            for bit in range(shift, shift + width):
+                band_of.setdefault(bit, i)
+    cells = [
+        SimhashCell(bit=b, differs=bool((xor >> b) & 1), band=band_of.get(b, -1))
+        for b in range(63, -1, -1)
+    ]
+    band = pair.band
+    band_differs = radius = None
+    if band is not None and 0 <= band < len(scheme.combos):
+        band_differs = scheme.combo_value(xor, band).bit_count()
+        radius = scheme.radii(query_k())[band]
+    return SimhashView(
+        distance=pair.distance,
+        threshold=threshold_for(pair.doc_type),
+        cells=cells,
+        bands=len(scheme.combos),
+        band=band,
+        band_differs=band_differs,
+        radius=radius,
+    )
 
 
 def pair_get(*, pair_id: int) -> CandidatePair:
@@ -382,16 +713,35 @@ def pair_view(*, pair: CandidatePair, user: User) -> PairView:
         blind=blind_mode_for(user=user),
         claim=claim,
         guard_terms=guard_terms(pair),
+        adjudications=list(pair.adjudications.select_related("adjudicator")),
     )
 
 
 def pair_text_diff(*, view: PairView, branch: str = "main") -> diffs.WordDiff:
+    main_a = main_b = None
     if branch == "full":
         a, b = view.a.full_text, view.b.full_text
+        # Mark what is main text and what is the page around it.
+        main_a, main_b = view.a.main_text, view.b.main_text
     else:
         a, b = view.a.main_text, view.b.main_text
     return diffs.word_diff(
-        a, b, max_words=settings.REVIEW_DIFF_MAX_WORDS, emphasise=view.guard_terms
+        a,
+        b,
+        max_words=settings.REVIEW_DIFF_MAX_WORDS,
+        emphasise=view.guard_terms,
+        main_a=main_a,
+        main_b=main_b,
+    )
+
+
+def pair_alignment(*, view: PairView) -> Alignment:
+    """The main texts aligned sentence by sentence (moved blocks shown as moved)."""
+    return sentence_align(
+        view.a.main_text,
+        view.b.main_text,
+        max_sentences=settings.REVIEW_SOURCE_MAX_LINES,
+        context=1,
     )
 
 
@@ -420,6 +770,58 @@ def pair_source_diff(*, pair: CandidatePair) -> diffs.LineDiff:
 
 def document_get(*, document_id: int) -> Document:
     return get_object_or_404(Document.objects.select_related("body"), pk=document_id)
+
+
+def labels_settled_by(*, editor: User) -> QuerySet[Label]:
+    """The editor's current labels under the current extractor, for an outer pair
+    (`pair=OuterRef("pk")`)."""
+    return current_labels().filter(
+        pair=OuterRef("pk"), editor=editor, extractor_version=EXTRACTOR_VERSION
+    )
+
+
+@dataclass(frozen=True)
+class Progress:
+    done_today: int
+    left: int
+
+
+def progress_for(*, user: User, filters: QueueFilters) -> Progress:
+    """Labels the editor gave today (UTC) and the pairs left for them under `filters`
+    (what Next can still serve them: not settled by their own label)."""
+    start = timezone.now().replace(hour=0, minute=0, second=0, microsecond=0)
+    done = Label.objects.filter(editor=user, retraction=False, created_at__gte=start).count()
+    left = (
+        queue_pairs(filters=filters)
+        .exclude(Exists(labels_settled_by(editor=user)))
+        .order_by()
+        .count()
+    )
+    return Progress(done_today=done, left=left)
+
+
+def label_defaults(*, user: User) -> dict[str, str]:
+    """Region and purpose keep the value of the editor's last label."""
+    last = (
+        Label.objects.filter(editor=user, retraction=False)
+        .order_by("-created_at", "-id")
+        .values("region", "purpose")
+        .first()
+    )
+    return dict(last) if last else {}
+
+
+def previous_pair_id(*, user: User, pair: CandidatePair) -> int | None:
+    """The pair the editor labelled last before coming here (the `k` key)."""
+    if not user.is_authenticated:
+        return None
+    return (
+        Label.objects.filter(editor=user)
+        .exclude(pair=pair)
+        .order_by("-created_at", "-id")
+        .values_list("pair_id", flat=True)
+        .first()
+    )
 
 
 def my_last_label(*, user: User) -> Label | None:
@@ -457,6 +859,10 @@ class GroupView:
     decisions: list[Decision]
     conflicts: list[Conflict]
     threshold: int
+    # A dissolved group: the decision that dissolved it, and where its former members
+    # are now (document id, group id or None).
+    dissolved_by: Decision | None = None
+    whereabouts: list[tuple[int, int | None]] = field(default_factory=list)
 
 
 def group_get(*, group_id: int) -> CandidateGroup:
@@ -511,16 +917,40 @@ def group_view(*, group: CandidateGroup) -> GroupView:
         for x in matrix_ids
     ]
     types = {r.document.doc_type for r in rows}
+    decisions = list(group.decisions.all())
+    dissolved_by, whereabouts = None, []
+    if group.dissolved:
+        dissolved_by, whereabouts = _dissolution(group, decisions)
     return GroupView(
         group=group,
         members=rows,
         matrix_ids=matrix_ids,
         matrix=matrix,
         matrix_cut=len(rows) > MATRIX_MAX,
-        decisions=list(group.decisions.all()),
+        decisions=decisions,
         conflicts=group_conflicts(group=group, member_ids=ids),
         threshold=max((threshold_for(t) for t in types), default=threshold_for("other")),
+        dissolved_by=dissolved_by,
+        whereabouts=whereabouts,
     )
+
+
+def _dissolution(
+    group: CandidateGroup, decisions: list[Decision]
+) -> tuple[Decision | None, list[tuple[int, int | None]]]:
+    """Which decision dissolved the group (the latest one that left it empty) and the
+    current group of each document it held before."""
+    applied = [d for d in decisions if d.action != Decision.Action.CONFLICT]
+    last = next((d for d in applied if not d.membership_after.get("members")), None)
+    former: set[int] = set()
+    for d in applied:
+        former.update(d.membership_before.get("members", []))
+    now = dict(
+        GroupMember.objects.filter(method=group.method_id, document_id__in=former).values_list(
+            "document_id", "group_id"
+        )
+    )
+    return last, [(d, now.get(d)) for d in sorted(former)]
 
 
 def group_pair_edges(*, group: CandidateGroup, member_ids: list[int]) -> list[tuple[int, int]]:

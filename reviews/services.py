@@ -26,7 +26,8 @@ from ingest.models import (
     GroupMember,
 )
 from reviews import selectors
-from reviews.models import Claim, Decision, Label, ReviewerPreference
+from reviews.models import Adjudication, Claim, Decision, Label, ReviewerPreference
+from reviews.pair_states import pair_states_refresh
 
 
 class ReviewError(ValueError):
@@ -113,6 +114,7 @@ def label_record(
             },
         )
     claims_release(editor=editor, pair=pair)
+    pair_states_refresh(pair_ids=[pair.pk])
     return label
 
 
@@ -160,7 +162,32 @@ def label_undo(*, editor: User, pair: CandidatePair | None = None) -> Label | No
                 source="label",
                 revoked_at__isnull=True,
             ).update(revoked_at=timezone.now(), revoked_by=f"label:{undo.pk}")
+    pair_states_refresh(pair_ids=[last.pair_id])
     return last
+
+
+@transaction.atomic
+def pair_adjudicate(
+    *, pair: CandidatePair, adjudicator: User, verdict: str, reason_code: str, reason: str
+) -> Adjudication:
+    """Give a disputed pair its final label. The editors' labels stay (the history keeps
+    every one); the pair leaves the disputed queue and calibration counts this verdict."""
+    if not reason.strip():
+        raise ReviewError("a reason is required")
+    current = list(selectors.current_labels().filter(pair=pair).values_list("id", "verdict"))
+    if len({v for _, v in current}) < 2 and not pair.adjudications.exists():
+        raise ReviewError("only a disputed pair is adjudicated")
+    adjudication = Adjudication.objects.create(
+        pair=pair,
+        adjudicator=adjudicator,
+        verdict=verdict,
+        reason_code=reason_code,
+        reason=reason.strip(),
+        labels_seen=sorted(i for i, _ in current),
+    )
+    claims_release(editor=adjudicator, pair=pair)
+    pair_states_refresh(pair_ids=[pair.pk])
+    return adjudication
 
 
 # --- claims ------------------------------------------------------------------------
@@ -214,6 +241,10 @@ def _claim_first(
     return None
 
 
+# Queue filters under which an editor asks for pairs they labelled themselves.
+ASKED_FOR_LABELLED = ("labeled", "all")
+
+
 @transaction.atomic
 def claim_next(
     *,
@@ -237,6 +268,10 @@ def claim_next(
             return claim
     if kind in ("", "pair"):
         pairs = selectors.queue_pairs(filters=filters)
+        if filters.status not in ASKED_FOR_LABELLED:
+            # An editor's own up-to-date label settles the pair for them: a disputed
+            # pair waits for someone else (or an adjudicator), never loops back.
+            pairs = pairs.exclude(Exists(selectors.labels_settled_by(editor=editor)))
         if claim := _claim_first(editor, Claim.Kind.PAIR, pairs, skip_pairs or set()):
             return claim
     if kind in ("", "group"):
@@ -266,6 +301,8 @@ def _membership(group: CandidateGroup) -> dict[str, object]:
         ),
         "representative": group.representative_id,
         "representative_locked": group.representative_locked,
+        "representative_by": group.representative_by,
+        "representative_reason": group.representative_reason,
         "version": group.version,
     }
 

@@ -1,6 +1,6 @@
 from django.urls import path
 
-from reviews import decision_views, ops_views, views
+from reviews import decision_views, desk_views, ops_views, views
 
 app_name = "reviews"
 
@@ -11,6 +11,10 @@ urlpatterns = [
     path("pairs/<int:pair_id>/", views.pair_detail, name="pair-detail"),
     path("pairs/<int:pair_id>/label", views.pair_label, name="pair-label"),
     path("labels/undo", views.label_undo, name="label-undo"),
+    path("pairs/<int:pair_id>/adjudicate", desk_views.pair_adjudicate, name="pair-adjudicate"),
+    path("agreement/", desk_views.agreement_page, name="agreement"),
+    path("crawl-quality/", desk_views.crawl_quality, name="crawl-quality"),
+    path("labels/import", desk_views.labels_import, name="labels-import"),
     path("documents/<int:document_id>/source", views.document_source, name="document-source"),
     path("groups/<int:group_id>/", views.group_detail, name="group-detail"),
     path("groups/<int:group_id>/split", views.group_split, name="group-split"),
@@ -31,6 +35,7 @@ urlpatterns = [
     path("labels/export", views.labels_export, name="labels-export"),
     # issue 6: merge decisions, audit and recovery
     path("groups/<int:group_id>/merge", decision_views.group_merge, name="group-merge"),
+    path("groups/<int:group_id>/accept", decision_views.group_accept, name="group-accept"),
     path(
         "decisions/<int:decision_id>/restore",
         decision_views.decision_restore,

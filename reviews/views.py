@@ -4,6 +4,7 @@ from collections.abc import Callable
 from functools import wraps
 from typing import Any
 
+from django.contrib import messages
 from django.contrib.auth.decorators import login_required
 from django.core.exceptions import PermissionDenied
 from django.core.paginator import Paginator
@@ -18,9 +19,10 @@ from django.views.decorators.vary import vary_on_headers
 from django_htmx.http import HttpResponseClientRedirect
 from django_htmx.middleware import HtmxDetails
 
-from reviews import roles, selectors, services
+from reviews import decisions, roles, selectors, services
 from reviews.forms import (
     VERDICT_KEYS,
+    AdjudicationForm,
     LabelForm,
     QueueFilterForm,
     RepresentativeForm,
@@ -36,7 +38,14 @@ SOURCE_CSP = {
     "style-src": [CSP.UNSAFE_INLINE],
     "img-src": ["data:"],
 }
-DIFF_VIEWS = ("main", "full", "html", "source")
+DIFF_TABS = (
+    ("main", "main text diff"),
+    ("aligned", "aligned sentences"),
+    ("full", "full-page text diff"),
+    ("source", "source rendered"),
+    ("html", "HTML source diff"),
+)
+DIFF_VIEWS = tuple(key for key, _ in DIFF_TABS)
 
 
 class HtmxHttpRequest(HttpRequest):
@@ -91,10 +100,12 @@ def _filters(data: Any) -> tuple[QueueFilterForm, selectors.QueueFilters]:
 @vary_on_headers("HX-Request")
 def queue(request: HtmxHttpRequest) -> HttpResponse:
     form, filters = _filters(request.GET)
+    counts = selectors.queue_counts(filters=filters)
+    # The counts already know how many pairs match: the page fetches ids, then rows.
     pairs = Paginator(
-        selectors.queue_pairs(filters=filters).select_related("a__site", "b__site", "method")
-        if filters.kind in ("", "pair")
-        else selectors.queue_pairs(filters=filters).none(),
+        selectors.QueuePairPage(
+            filters=filters, count=counts["kind"]["pair"] if filters.kind in ("", "pair") else 0
+        ),
         50,
     ).get_page(request.GET.get("page"))
     groups = (
@@ -120,7 +131,7 @@ def queue(request: HtmxHttpRequest) -> HttpResponse:
             "form": form,
             "filters": filters,
             "query": filters.as_query(),
-            "counts": selectors.queue_counts(filters=filters),
+            "counts": counts,
             "choices": selectors.filter_choices(),
             "pairs": pairs,
             "groups": groups,
@@ -154,7 +165,9 @@ def _goto(request: HtmxHttpRequest, claim: Claim | None, *, notice: str) -> Http
     if claim is None:
         if request.htmx:
             response = render(
-                request, "reviews/pair_detail.html#pair-review", {"view": None, "notice": notice}
+                request,
+                "reviews/pair_detail.html#pair-review",
+                {"view": None, "notice": notice, "can_edit": roles.can_edit(request.user)},
             )
             response["HX-Push-Url"] = reverse("reviews:queue-done")
             return response
@@ -173,7 +186,11 @@ def _goto(request: HtmxHttpRequest, claim: Claim | None, *, notice: str) -> Http
 @_viewer
 @require_GET
 def queue_done(request: HttpRequest) -> HttpResponse:
-    return render(request, "reviews/pair_detail.html", {"view": None, "notice": ""})
+    return render(
+        request,
+        "reviews/pair_detail.html",
+        {"view": None, "notice": "", "can_edit": roles.can_edit(request.user)},
+    )
 
 
 # --- pair view -----------------------------------------------------------------------
@@ -191,11 +208,20 @@ def _pair_context(
     context: dict[str, Any] = {
         "view": view,
         "pair": pair,
-        "form": form or LabelForm(),
+        "form": form or LabelForm(initial=selectors.label_defaults(user=request.user)),  # type: ignore[arg-type]
+        "progress": selectors.progress_for(
+            user=request.user,  # type: ignore[arg-type]
+            filters=selectors.QueueFilters(kind="pair"),
+        ),
         "diff_view": diff_view,
         "notice": notice,
         "verdict_keys": VERDICT_KEYS,
         "can_edit": roles.can_edit(request.user),
+        "diff_tabs": DIFF_TABS,
+        "can_adjudicate": roles.can_adjudicate(request.user),
+        "simhash": selectors.simhash_view(pair=pair),
+        "adjudication_form": AdjudicationForm(),
+        "previous_pair": selectors.previous_pair_id(user=request.user, pair=pair),  # type: ignore[arg-type]
     }
     context.update(_diff_context(view, diff_view))
     return context
@@ -204,6 +230,8 @@ def _pair_context(
 def _diff_context(view: selectors.PairView, diff_view: str) -> dict[str, Any]:
     if diff_view in ("main", "full"):
         return {"word_diff": selectors.pair_text_diff(view=view, branch=diff_view)}
+    if diff_view == "aligned":
+        return {"alignment": selectors.pair_alignment(view=view)}
     if diff_view == "html":
         return {"line_diff": selectors.pair_source_diff(pair=view.pair)}
     return {}
@@ -252,7 +280,10 @@ def pair_label(request: HtmxHttpRequest, pair_id: int) -> HttpResponse:
             request, pair, partial="pair-review" if request.htmx else None, form=form
         )
     label = services.label_record(pair=pair, editor=request.user, **form.cleaned_data)  # type: ignore[arg-type]
-    notice = f"Saved “{label.verdict_label}” on pair {pair.pk}."
+    notice = f"Saved “{label.verdict_label}” ({label.get_reason_code_display()}) on pair {pair.pk}."
+    if not request.htmx:
+        # Without JavaScript the next page is a redirect: the notice rides along.
+        messages.success(request, notice)
     _, filters = _filters(request.POST)
     claim = services.claim_next(
         editor=request.user,  # type: ignore[arg-type]
@@ -358,6 +389,10 @@ def _group_render(
             or RepresentativeForm(member_ids=ids, initial={"document_id": group.representative_id}),
             "notice": notice,
             "can_edit": roles.can_edit(request.user),
+            # A dissolved group has nothing left to decide (a restore still works).
+            "live": roles.can_edit(request.user) and not group.dissolved,
+            "is_decided": decisions.deciding(group) is not None,
+            "blind": selectors.blind_mode_for(user=request.user),  # type: ignore[arg-type]
         },
     )
 

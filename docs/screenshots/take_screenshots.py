@@ -2,8 +2,10 @@
 
     .venv/bin/python docs/screenshots/take_screenshots.py [BASE_URL] [PAIR_ID] [GROUP_ID]
 
-Logs in as the demo editor with Debian's Chromium and saves queue.png, pair.png and
-group.png next to this file. Only the demo server is contacted.
+Logs in as the demo editor with Debian's Chromium and saves queue.png, pair.png,
+aligned.png (the sentence alignment of the same pair), group.png and crawl_quality.png
+next to this file; then as the demo admin, agreement.png. Only the demo server is
+contacted.
 """
 
 import sys
@@ -31,8 +33,18 @@ with sync_playwright() as pw:
     for path, name in [
         ("/review/", "queue"),
         (f"/review/pairs/{pair_id}/", "pair"),
+        (f"/review/pairs/{pair_id}/?view=aligned", "aligned"),
         (f"/review/groups/{group_id}/", "group"),
+        ("/review/crawl-quality/", "crawl_quality"),
     ]:
         page.goto(base + path)
         page.screenshot(path=str(HERE / f"{name}.png"))
+    page.click("button:has-text('Log out')")
+    page.goto(f"{base}/accounts/login/")
+    page.fill("input[name=username]", "demo-admin")
+    page.fill("input[name=password]", "admin-demo-pass")
+    page.click("button:has-text('Log in')")
+    page.wait_for_url(f"{base}/")
+    page.goto(f"{base}/review/agreement/")
+    page.screenshot(path=str(HERE / "agreement.png"))
     browser.close()

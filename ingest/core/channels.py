@@ -35,3 +35,9 @@ def mask(channel_names: Iterable[str]) -> int:
         except KeyError:
             raise ValueError(f"unknown channel {name!r}; known: {sorted(BITS)}") from None
     return out
+
+
+def masks_with(bit: int) -> list[int]:
+    """Every channel mask that has this bit set (for an IN filter)."""
+    everything = sum(BITS.values())
+    return [m for m in range(everything + 1) if m & bit]

@@ -27,6 +27,7 @@ class Segment:
     text: str
     op: str  # equal | delete | insert | replace
     emphasis: bool = False
+    boilerplate: bool = False  # full-page text outside the main text (menus, footers…)
 
     @property
     def changed(self) -> bool:
@@ -76,37 +77,80 @@ def _core(token: str) -> str:
     return _CORE.sub("", token.strip())
 
 
-def _segments(tokens: list[str], op: str, emphasise: frozenset[str], out: list[Segment]) -> None:
-    """Append tokens as segments; a token whose core is in `emphasise` stands alone."""
+def _segments(
+    tokens: list[str],
+    op: str,
+    emphasise: frozenset[str],
+    out: list[Segment],
+    boilerplate: list[bool] | None = None,
+) -> None:
+    """Append tokens as segments; a token whose core is in `emphasise` stands alone.
+    With `boilerplate` (a flag per token), runs split where the flag changes."""
     run: list[str] = []
-    for token in tokens:
+    flag = False
+    for n, token in enumerate(tokens):
+        this = bool(boilerplate[n]) if boilerplate is not None else False
+        if run and this != flag:
+            _append(out, Segment("".join(run), op, boilerplate=flag))
+            run = []
+        flag = this
         if op != EQUAL and emphasise and _core(token) in emphasise:
             if run:
-                _append(out, Segment("".join(run), op))
+                _append(out, Segment("".join(run), op, boilerplate=flag))
                 run = []
-            _append(out, Segment(token, op, emphasis=True))
+            _append(out, Segment(token, op, emphasis=True, boilerplate=flag))
         else:
             run.append(token)
     if run:
-        _append(out, Segment("".join(run), op))
+        _append(out, Segment("".join(run), op, boilerplate=flag))
 
 
 def _append(out: list[Segment], segment: Segment) -> None:
-    if out and out[-1].op == segment.op and not out[-1].emphasis and not segment.emphasis:
-        out[-1] = Segment(out[-1].text + segment.text, segment.op)
+    last = out[-1] if out else None
+    if (
+        last is not None
+        and last.op == segment.op
+        and last.boilerplate == segment.boilerplate
+        and not last.emphasis
+        and not segment.emphasis
+    ):
+        out[-1] = Segment(last.text + segment.text, segment.op, boilerplate=segment.boilerplate)
     else:
         out.append(segment)
 
 
-def word_diff(a: str, b: str, *, max_words: int = 4000, emphasise: Iterable[str] = ()) -> WordDiff:
+def boilerplate_flags(full_words: list[str], main_text: str) -> list[bool]:
+    """For each word of a full-page text, whether it lies outside the main text: the
+    full text's words not matched, in order, by the main text's words."""
+    main = [w.strip() for w in words(main_text)]
+    flags = [True] * len(full_words)
+    for op in Indel.opcodes([w.strip() for w in full_words], main):
+        if op.tag == EQUAL:
+            for i in range(op.src_start, op.src_end):
+                flags[i] = False
+    return flags
+
+
+def word_diff(
+    a: str,
+    b: str,
+    *,
+    max_words: int = 4000,
+    emphasise: Iterable[str] = (),
+    main_a: str | None = None,
+    main_b: str | None = None,
+) -> WordDiff:
     """Word-level diff of two texts (Indel opcodes over word lists).
 
     Each side is cut to `max_words` words; `truncated` says whether anything was cut.
     Changed words whose core (punctuation stripped) is in `emphasise` (numbers and ids
-    that tripped a guard) become their own segments with `emphasis=True`."""
+    that tripped a guard) become their own segments with `emphasis=True`. Given the
+    main texts of full-page texts, words outside them are marked `boilerplate`."""
     wa, wb = words(a), words(b)
     truncated = len(wa) > max_words or len(wb) > max_words
     wa, wb = wa[:max_words], wb[:max_words]
+    flags_a = boilerplate_flags(wa, main_a) if main_a is not None else None
+    flags_b = boilerplate_flags(wb, main_b) if main_b is not None else None
     # Compare words without their whitespace: a reflowed line is not a change.
     ka = [w.strip() for w in wa]
     kb = [w.strip() for w in wb]
@@ -116,15 +160,17 @@ def word_diff(a: str, b: str, *, max_words: int = 4000, emphasise: Iterable[str]
     changes = 0
     for op in Indel.opcodes(ka, kb):
         tag = op.tag
+        fa = flags_a[op.src_start : op.src_end] if flags_a is not None else None
+        fb = flags_b[op.dest_start : op.dest_end] if flags_b is not None else None
         if tag == EQUAL:
-            _segments(wa[op.src_start : op.src_end], EQUAL, marked, left)
-            _segments(wb[op.dest_start : op.dest_end], EQUAL, marked, right)
+            _segments(wa[op.src_start : op.src_end], EQUAL, marked, left, fa)
+            _segments(wb[op.dest_start : op.dest_end], EQUAL, marked, right, fb)
             continue
         changes += 1
         if op.src_end > op.src_start:
-            _segments(wa[op.src_start : op.src_end], tag, marked, left)
+            _segments(wa[op.src_start : op.src_end], tag, marked, left, fa)
         if op.dest_end > op.dest_start:
-            _segments(wb[op.dest_start : op.dest_end], tag, marked, right)
+            _segments(wb[op.dest_start : op.dest_end], tag, marked, right, fb)
     return WordDiff(left, right, len(words(a)), len(words(b)), max_words, truncated, changes)
 
 

@@ -74,7 +74,8 @@
       }
       return;
     }
-    var el = document.querySelector('[data-key="' + (window.CSS && CSS.escape ? CSS.escape(key) : key) + '"]');
+    // data-key holds one key or several, separated by spaces.
+    var el = document.querySelector('[data-key~="' + (window.CSS && CSS.escape ? CSS.escape(key) : key) + '"]');
     if (!el) return;
     event.preventDefault();
     if (el.type === "radio") chooseVerdict(el);

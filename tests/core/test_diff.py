@@ -97,3 +97,22 @@ def test_unchanged_runs_collapse_around_changes() -> None:
     ops = [r.op for r in d.rows]
     assert ops == ["skip", "equal", "equal", "replace", "equal", "equal", "skip"]
     assert d.rows[0].left == "23 unchanged lines" and d.rows[-1].left == "22 unchanged lines"
+
+
+def test_full_page_words_outside_the_main_text_are_boilerplate() -> None:
+    from reviews.core.diff import boilerplate_flags, word_diff, words
+
+    full = "Home News Sport The lamp costs 12 euros. Contact us"
+    main = "The lamp costs 12 euros."
+    assert boilerplate_flags(words(full), main) == [True] * 3 + [False] * 5 + [True] * 2
+    d = word_diff(full, full.replace("12", "14"), main_a=main, main_b=main.replace("12", "14"))
+    marked = [(s.text.strip(), s.boilerplate) for s in d.left]
+    assert marked[0] == ("Home News Sport", True) and marked[-1] == ("Contact us", True)
+    assert all(not b for t, b in marked[1:-1])
+
+
+def test_without_main_texts_nothing_is_boilerplate() -> None:
+    from reviews.core.diff import word_diff
+
+    d = word_diff("a b c", "a b d")
+    assert not any(s.boilerplate for s in d.left + d.right)

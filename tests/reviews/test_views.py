@@ -123,12 +123,14 @@ def test_a_plain_form_label_redirects_to_the_next_pair(client, editor, pairs) ->
     assert r["Location"] == reverse("reviews:pair-detail", args=[pairs[1].pk])
 
 
-def test_a_label_without_reason_is_shown_again_with_errors(client, editor, pair) -> None:
+def test_a_label_with_preset_other_and_no_note_is_shown_again_with_errors(
+    client, editor, pair
+) -> None:
+    # A preset is a reason; only "other" says nothing by itself and needs a note.
     client.force_login(editor)
-    r = client.post(
-        reverse("reviews:pair-label", args=[pair.pk]), {**LABEL, "reason": " "}, headers=HX
-    )
-    assert r.status_code == 200 and b"required" in r.content
+    data = {**LABEL, "reason_code": "other", "reason": " "}
+    r = client.post(reverse("reviews:pair-label", args=[pair.pk]), data, headers=HX)
+    assert r.status_code == 200 and "needs a note" in r.content.decode()
     assert not Label.objects.exists()
 
 

@@ -1,7 +1,7 @@
 import hashlib
 
 from django.contrib.auth.models import Group, Permission, User
-from django.core.management.base import BaseCommand
+from django.core.management.base import BaseCommand, CommandParser
 
 from dedup_site.roles import AUDITOR_PERMISSIONS, CRAWLER_PERMISSIONS, EDITOR_PERMISSIONS
 from ingest.models import ApiToken, Site
@@ -13,6 +13,7 @@ DEMO_USERS = [
     ("auditor", "demo-auditor", "auditor-demo-pass"),
     ("admin", "demo-admin", "admin-demo-pass"),
     ("crawler", "demo-crawler", "crawler-demo-pass"),
+    ("adjudicator", "demo-adjudicator", "adjudicator-demo-pass"),
 ]
 DEMO_API_TOKEN = "demo-crawler-token"
 
@@ -27,11 +28,13 @@ SITE_SETTINGS = {
 
 def _permissions(role: str) -> list[Permission]:
     """editor: label, split, choose representatives; auditor: read labels and the decision
-    log; crawler: send pages through the API; admin: everything (superuser)."""
+    log; crawler: send pages through the API; adjudicator: read, and the final label of
+    disputed pairs (by role); admin: everything (superuser)."""
     names = {
         "editor": EDITOR_PERMISSIONS,
         "auditor": AUDITOR_PERMISSIONS,
         "crawler": CRAWLER_PERMISSIONS,
+        "adjudicator": AUDITOR_PERMISSIONS,
     }.get(role, ())
     if role == "admin":
         names = EDITOR_PERMISSIONS + CRAWLER_PERMISSIONS
@@ -45,13 +48,20 @@ def _permissions(role: str) -> list[Permission]:
 class Command(BaseCommand):
     help = "Create the demo roles, accounts, API token and site settings; print the logins."
 
+    def add_arguments(self, parser: CommandParser) -> None:
+        parser.add_argument(
+            "--url",
+            default="http://127.0.0.1:8000/",
+            help="where the desk will listen (printed with the logins)",
+        )
+
     def handle(self, *args: object, **options: object) -> None:
         methods_ensure()
         for host, (priority, doc_type) in SITE_SETTINGS.items():
             Site.objects.update_or_create(
                 host=host, defaults={"priority": priority, "default_doc_type": doc_type}
             )
-        lines = ["Demo accounts (log in at http://127.0.0.1:8000/):"]
+        lines = [f"Demo accounts (log in at {options['url']}):"]
         for role, username, password in DEMO_USERS:
             group, _ = Group.objects.get_or_create(name=role)
             group.permissions.add(*_permissions(role))

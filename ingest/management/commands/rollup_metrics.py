@@ -14,6 +14,11 @@ class Command(BaseCommand):
     def add_arguments(self, parser: CommandParser) -> None:
         parser.add_argument("--day", help="YYYY-MM-DD (default: today, UTC)")
         parser.add_argument("--days", type=int, default=1, help="this many days up to --day")
+        parser.add_argument(
+            "--crawled",
+            action="store_true",
+            help="every day from the first to the last fetch date of the stored documents",
+        )
 
     def handle(self, *args: object, **options: object) -> None:
         try:
@@ -25,6 +30,11 @@ class Command(BaseCommand):
         if n < 1:
             raise CommandError("--days must be at least 1")
         days = [last - timedelta(days=i) for i in range(n - 1, -1, -1)]
+        if options["crawled"]:
+            span = metrics.crawled_days()
+            if not span:
+                raise CommandError("no documents stored")
+            days, last = span, span[-1]
         rows = metrics.rollups_compute(days=days)
         alerts = metrics.alerts(today=last)
         self.stdout.write(f"{rows} rollup rows for {days[0]}…{days[-1]}; {len(alerts)} alerts")

@@ -1,0 +1,178 @@
+"""Sentence-level alignment for the pair view: reordered text shows as moved blocks,
+not as a run of deletions and insertions, and unchanged runs collapse. Pure: no
+Django. Crawled text is hostile: these are plain strings, escaped by the template.
+Work is bounded: each side is cut to a cap and the result says so."""
+
+from __future__ import annotations
+
+import re
+from collections import defaultdict
+from dataclasses import dataclass, field
+
+from rapidfuzz.distance import Indel
+
+EQUAL = "equal"
+DELETE = "delete"
+INSERT = "insert"
+REPLACE = "replace"
+MOVED = "moved"
+SKIP = "skip"
+
+# A sentence ends at end punctuation followed by white space ("$74.90" is one), or
+# at a line break.
+_BREAK = re.compile(r"(?<=[.!?])\s+|(?<=[.!?][\"'”’)\]])\s+|\s*\n\s*")
+_WORDS = re.compile(r"\w+")
+
+
+@dataclass(frozen=True)
+class AlignRow:
+    op: str  # equal | delete | insert | replace | moved | skip
+    left: str | None
+    right: str | None
+    left_no: int | None  # 1-based sentence number on side A
+    right_no: int | None
+    move: int | None = None  # moved block number, the same on both sides
+
+
+@dataclass(frozen=True)
+class Alignment:
+    rows: list[AlignRow] = field(default_factory=list)
+    sentences_a: int = 0
+    sentences_b: int = 0
+    cap: int = 0
+    truncated: bool = False
+    changes: int = 0  # changed blocks, moves not counted
+    moves: int = 0  # moved blocks
+
+
+def sentences(text: str) -> list[str]:
+    """Sentences (and lines without end punctuation), stripped, empty ones dropped."""
+    return [s.strip() for s in _BREAK.split(text) if s.strip()]
+
+
+def _key(sentence: str) -> str:
+    return " ".join(_WORDS.findall(sentence.casefold()))
+
+
+def sentence_align(a: str, b: str, *, max_sentences: int = 2000, context: int = 1) -> Alignment:
+    """Align two texts sentence by sentence (Indel opcodes over normalized sentences).
+    A sentence deleted from A and inserted elsewhere in B is *moved*, not changed;
+    consecutive moved sentences form one moved block. Runs of unchanged sentences longer
+    than 2 × `context` + 1 collapse into one "skip" row (its `left` says how many)."""
+    sa, sb = sentences(a), sentences(b)
+    truncated = len(sa) > max_sentences or len(sb) > max_sentences
+    sa, sb = sa[:max_sentences], sb[:max_sentences]
+    ka, kb = [_key(s) for s in sa], [_key(s) for s in sb]
+    ops = list(Indel.opcodes(ka, kb))
+    deleted = [i for op in ops if op.tag != EQUAL for i in range(op.src_start, op.src_end)]
+    inserted = [j for op in ops if op.tag != EQUAL for j in range(op.dest_start, op.dest_end)]
+    pool: dict[str, list[int]] = defaultdict(list)
+    for j in inserted:
+        if kb[j]:
+            pool[kb[j]].append(j)
+    a_to_b: dict[int, int] = {}
+    for i in deleted:
+        if ka[i] and pool.get(ka[i]):
+            a_to_b[i] = pool[ka[i]].pop(0)
+    # Number the moved blocks in A's order: a block continues while both sides do.
+    move_of: dict[int, int] = {}
+    moves = 0
+    previous: tuple[int, int] | None = None
+    for i in sorted(a_to_b):
+        j = a_to_b[i]
+        if previous is None or (i, j) != (previous[0] + 1, previous[1] + 1):
+            moves += 1
+        move_of[i] = moves
+        previous = (i, j)
+    b_to_a = {j: i for i, j in a_to_b.items()}
+
+    rows: list[AlignRow] = []
+    changes = 0
+    # Adjacent deletes and inserts form one changed block, shown side by side.
+    block_a: list[int] = []
+    block_b: list[int] = []
+
+    def flush() -> None:
+        nonlocal changes
+        left = [i for i in block_a if i not in a_to_b]
+        right = [j for j in block_b if j not in b_to_a]
+        if left or right:
+            changes += 1
+        # Each side keeps its own order; moved sentences are marked with their block,
+        # the others are paired side by side.
+        p = q = 0
+        while p < len(block_a) or q < len(block_b):
+            i = block_a[p] if p < len(block_a) else None
+            j = block_b[q] if q < len(block_b) else None
+            if i is not None and i in a_to_b:
+                rows.append(AlignRow(MOVED, sa[i], None, i + 1, a_to_b[i] + 1, move_of[i]))
+                p += 1
+            elif j is not None and j in b_to_a:
+                k = b_to_a[j]
+                rows.append(AlignRow(MOVED, None, sb[j], k + 1, j + 1, move_of[k]))
+                q += 1
+            else:
+                tag = (
+                    REPLACE
+                    if i is not None and j is not None
+                    else (DELETE if j is None else INSERT)
+                )
+                rows.append(
+                    AlignRow(
+                        tag,
+                        sa[i] if i is not None else None,
+                        sb[j] if j is not None else None,
+                        i + 1 if i is not None else None,
+                        j + 1 if j is not None else None,
+                    )
+                )
+                p += i is not None
+                q += j is not None
+        block_a.clear()
+        block_b.clear()
+
+    for op in ops:
+        if op.tag != EQUAL:
+            block_a.extend(range(op.src_start, op.src_end))
+            block_b.extend(range(op.dest_start, op.dest_end))
+            continue
+        flush()
+        for i, j in zip(
+            range(op.src_start, op.src_end), range(op.dest_start, op.dest_end), strict=True
+        ):
+            rows.append(AlignRow(EQUAL, sa[i], sb[j], i + 1, j + 1))
+    flush()
+    return Alignment(
+        rows=_collapse(rows, context),
+        sentences_a=len(sentences(a)),
+        sentences_b=len(sentences(b)),
+        cap=max_sentences,
+        truncated=truncated,
+        changes=changes,
+        moves=moves,
+    )
+
+
+def _collapse(rows: list[AlignRow], context: int) -> list[AlignRow]:
+    out: list[AlignRow] = []
+    i = 0
+    while i < len(rows):
+        if rows[i].op != EQUAL:
+            out.append(rows[i])
+            i += 1
+            continue
+        j = i
+        while j < len(rows) and rows[j].op == EQUAL:
+            j += 1
+        run = rows[i:j]
+        head = context if i > 0 else 0
+        tail = context if j < len(rows) else 0
+        if len(run) > head + tail + 1:
+            out.extend(run[:head])
+            hidden = len(run) - head - tail
+            out.append(AlignRow(SKIP, str(hidden), None, None, None))
+            out.extend(run[len(run) - tail :])
+        else:
+            out.extend(run)
+        i = j
+    return out

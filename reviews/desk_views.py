@@ -1,0 +1,116 @@
+"""Desk pages for adjudication, editor agreement and label import in the browser.
+Views translate: reviews.services owns the rules, reviews.agreement and
+reviews.exports read and write."""
+
+import io
+from collections.abc import Callable
+from functools import wraps
+from typing import Any
+
+from django.conf import settings
+from django.contrib import messages
+from django.contrib.auth.decorators import login_required
+from django.core.exceptions import PermissionDenied
+from django.http import HttpRequest, HttpResponse
+from django.shortcuts import redirect, render
+from django.views.decorators.http import require_http_methods, require_POST
+
+from reviews import agreement, exports, roles, selectors, services
+from reviews.forms import AdjudicationForm, LabelImportForm
+from reviews.views import HtmxHttpRequest, _pair_render
+
+
+def _admin(view: Callable[..., HttpResponse]) -> Callable[..., HttpResponse]:
+    @login_required
+    @wraps(view)
+    def wrapped(request: HttpRequest, *args: Any, **kwargs: Any) -> HttpResponse:
+        if not roles.can_admin(request.user):
+            raise PermissionDenied("this page needs the admin role")
+        return view(request, *args, **kwargs)
+
+    return wrapped
+
+
+@login_required
+@require_POST
+def pair_adjudicate(request: HtmxHttpRequest, pair_id: int) -> HttpResponse:
+    """The final label of a disputed pair (adjudicator or admin)."""
+    if not roles.can_adjudicate(request.user):
+        raise PermissionDenied("adjudicating needs the adjudicator or admin role")
+    pair = selectors.pair_get(pair_id=pair_id)
+    form = AdjudicationForm(request.POST)
+    error = ""
+    if form.is_valid():
+        try:
+            services.pair_adjudicate(
+                pair=pair,
+                adjudicator=request.user,  # type: ignore[arg-type]
+                **form.cleaned_data,
+            )
+        except services.ReviewError as e:
+            error = str(e)
+        else:
+            notice = f"Adjudicated pair {pair.pk}: {form.cleaned_data['verdict']}."
+            if not request.htmx:
+                messages.success(request, notice)
+                return redirect("reviews:pair-detail", pair.pk)
+            return _pair_render(request, pair, partial="pair-review", notice=notice)
+    else:
+        error = "; ".join(e for errs in form.errors.values() for e in errs)
+    if not request.htmx:
+        messages.error(request, f"Not adjudicated: {error}")
+        return redirect("reviews:pair-detail", pair.pk)
+    return _pair_render(request, pair, partial="pair-review", notice=f"Not adjudicated: {error}")
+
+
+@_admin
+@require_http_methods(["GET"])
+def agreement_page(request: HttpRequest) -> HttpResponse:
+    """Agreement per editor and doc type: kappa per two editors, alpha overall, and
+    agreement with the adjudicated label."""
+    return render(
+        request,
+        "reviews/agreement.html",
+        {"reports": agreement.agreement_reports(doc_types=list(settings.DOC_TYPES))},
+    )
+
+
+@_admin
+@require_http_methods(["GET", "POST"])
+def labels_import(request: HttpRequest) -> HttpResponse:
+    """Upload a label file: every row is checked first, as by `import_labels`; any bad
+    row and nothing is imported."""
+    form = LabelImportForm(request.POST or None, request.FILES or None)
+    problems: list[str] = []
+    result = None
+    if request.method == "POST" and form.is_valid():
+        upload = form.cleaned_data["file"]
+        try:
+            fmt = exports.format_for(upload.name, form.cleaned_data["format"])
+            text = upload.read().decode("utf-8-sig")
+            result = exports.labels_import(stream=io.StringIO(text, newline=""), fmt=fmt)
+        except UnicodeDecodeError:
+            problems = [f"{upload.name} is not UTF-8 text; nothing imported"]
+        except exports.LabelImportError as e:
+            problems = [f"{e}:", *e.problems]
+        except ValueError as e:
+            problems = [str(e)]
+    return render(
+        request,
+        "reviews/labels_import.html",
+        {"form": form, "problems": problems, "result": result},
+    )
+
+
+@login_required
+@require_http_methods(["GET"])
+def crawl_quality(request: HttpRequest) -> HttpResponse:
+    """Login walls, captchas, bot challenges and empty pages: a crawl problem, not
+    duplicates to review, so they are listed here instead of in the queue."""
+    if not roles.can_view(request.user):
+        raise PermissionDenied("the review desk needs the editor, auditor or admin role")
+    return render(
+        request,
+        "reviews/crawl_quality.html",
+        {"quality": selectors.crawl_quality(), "statuses": selectors.WALL_STATUSES},
+    )

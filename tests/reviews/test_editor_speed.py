@@ -1,0 +1,81 @@
+"""A preset is a reason: 1–5 then Enter saves; region and purpose keep their last
+value; the progress counter and the saved notice work without JavaScript."""
+
+import pytest
+from django.urls import reverse
+
+from reviews import selectors, services
+from reviews.forms import LabelForm
+from reviews.models import Label
+
+pytestmark = pytest.mark.django_db
+
+
+def test_a_verdict_alone_saves_with_its_default_preset() -> None:
+    form = LabelForm({"verdict": "distinct", "region": "body", "purpose": "review"})
+    assert form.is_valid(), form.errors
+    assert form.cleaned_data["reason_code"] == "different_item"
+    assert form.cleaned_data["reason"] == "different item or story"
+
+
+def test_a_chosen_preset_needs_no_note() -> None:
+    data = {"verdict": "duplicate", "reason_code": "syndicated", "region": "body"}
+    form = LabelForm({**data, "purpose": "review"})
+    assert form.is_valid(), form.errors
+    assert form.cleaned_data["reason"] == Label.ReasonCode.SYNDICATED.label
+
+
+def test_the_preset_other_needs_a_note() -> None:
+    data = {"verdict": "unsure", "reason_code": "other", "region": "body", "purpose": "review"}
+    assert not LabelForm(data).is_valid()
+    assert LabelForm({**data, "reason": "both pages are half empty"}).is_valid()
+
+
+def test_a_note_is_kept_as_the_reason() -> None:
+    data = {"verdict": "duplicate", "reason": " same article ", "region": "body"}
+    form = LabelForm({**data, "purpose": "review"})
+    assert form.is_valid()
+    assert form.cleaned_data["reason"] == "same article"
+
+
+def test_region_and_purpose_keep_their_last_value(client, editor, pairs) -> None:
+    services.label_record(
+        pair=pairs[0],
+        editor=editor,
+        verdict="duplicate",
+        reason_code="same_text",
+        reason="x",
+        region="numbers",
+        purpose="calibration",
+    )
+    client.force_login(editor)
+    form = client.get(reverse("reviews:pair-detail", args=[pairs[1].pk])).context["form"]
+    assert form["region"].value() == "numbers" and form["purpose"].value() == "calibration"
+
+
+def test_without_javascript_the_next_page_says_saved(client, editor, pairs) -> None:
+    client.force_login(editor)
+    r = client.post(
+        reverse("reviews:pair-label", args=[pairs[0].pk]),
+        {"verdict": "duplicate", "region": "body", "purpose": "review", "kind": "pair"},
+        follow=True,
+    )
+    assert r.status_code == 200
+    assert f"Saved “duplicate” (same text) on pair {pairs[0].pk}." in r.content.decode()
+    assert Label.objects.get().reason == "same text"
+
+
+def test_the_progress_counter_counts_today_and_left(client, editor, pairs) -> None:
+    services.label_record(
+        pair=pairs[0],
+        editor=editor,
+        verdict="duplicate",
+        reason_code="same_text",
+        reason="x",
+        region="body",
+    )
+    progress = selectors.progress_for(user=editor, filters=selectors.QueueFilters(kind="pair"))
+    assert (progress.done_today, progress.left) == (1, 2)
+    client.force_login(editor)
+    body = client.get(reverse("reviews:pair-detail", args=[pairs[1].pk])).content.decode()
+    assert "<b>1</b> done today · <b>2</b> left" in body

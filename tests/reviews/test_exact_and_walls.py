@@ -1,0 +1,71 @@
+"""Exact groups are decided once for the whole group; wall pages (login walls,
+captchas, empty pages) go to the crawl quality view instead of the queue."""
+
+import pytest
+from django.urls import reverse
+
+from ingest.models import Extraction
+from reviews import decisions, selectors
+from reviews.models import Decision
+from tests.reviews.conftest import TEXT, find, group_of, pair_of, reviewed_document
+
+pytestmark = pytest.mark.django_db
+ALL = selectors.QueueFilters()
+
+
+@pytest.fixture
+def exact_copies(db):  # type: ignore[no-untyped-def]
+    docs = [reviewed_document(url=f"https://e.example.com/{i}", text=TEXT) for i in range(4)]
+    find(*docs)
+    group = group_of(docs[0])
+    assert group is not None and group.kind == "exact" and group.size == 4
+    return docs, group
+
+
+def test_exact_pairs_are_not_queued_one_by_one(exact_copies) -> None:
+    docs, group = exact_copies
+    assert not selectors.queue_pairs(filters=ALL).filter(exact=True).exists()
+    assert list(selectors.queue_groups(filters=ALL)) == [group]
+    counts = selectors.queue_counts(filters=ALL)
+    assert counts["kind"] == {"": 1, "pair": 0, "group": 1}
+
+
+def test_an_exact_group_is_accepted_in_one_decision(client, exact_copies, editor) -> None:
+    docs, group = exact_copies
+    client.force_login(editor)
+    r = client.post(
+        reverse("reviews:group-accept", args=[group.pk]),
+        {"reason": "exact copies", "version": group.version},
+    )
+    assert r.status_code == 302
+    d = Decision.objects.get()
+    assert d.actor == "person:editor" and sorted(d.document_ids) == sorted(x.pk for x in docs)
+    assert decisions.is_accepted(group)
+    assert not selectors.queue_groups(filters=ALL).exists()
+    assert selectors.queue_counts(filters=ALL)["status"][""] == 0
+
+
+@pytest.fixture
+def login_walls(db):  # type: ignore[no-untyped-def]
+    wall = "Please log in to continue reading this page."
+    docs = [
+        reviewed_document(url=f"https://paywall.example.com/{i}", text=wall, flips=i)
+        for i in range(3)
+    ]
+    Extraction.objects.filter(document__in=docs).update(
+        status="blocked", message="login wall: page says 'log in to continue'"
+    )
+    find(*docs)
+    return docs
+
+
+def test_walls_go_to_crawl_quality_not_to_the_queue(client, login_walls, pair, editor) -> None:
+    a, b, _ = login_walls
+    wall_pair = pair_of(a, b)
+    queued = set(selectors.queue_pairs(filters=ALL).values_list("pk", flat=True))
+    assert wall_pair.pk not in queued and pair.pk in queued
+    assert group_of(a) not in list(selectors.queue_groups(filters=ALL))
+    client.force_login(editor)
+    body = client.get(reverse("reviews:crawl-quality")).content.decode()
+    assert "paywall.example.com" in body and "login wall" in body
+    assert f"group {group_of(a).pk}</a>" in body
