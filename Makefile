@@ -26,6 +26,7 @@ demo-data: install
 	$(PY) manage.py make_demo_crawl $(DEMO_WARC)
 	$(PY) manage.py demo_setup
 	$(PY) manage.py ingest $(DEMO_WARC) --no-progress
+	$(PY) manage.py calibrate --recompute --format json > var/calibration.json
 
 demo: demo-data
 	@echo "Dedup Desk on http://$(HOST):$(PORT)/ (the logins are printed above)"

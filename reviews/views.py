@@ -488,14 +488,30 @@ def calibration(request: HttpRequest) -> HttpResponse:
     from django.conf import settings
 
     from reviews import calibration as cal
+    from reviews import prelabel
+    from reviews.actions import action_views
     from reviews.core.calibration import SPLITS
+    from reviews.core.prelabel import METHOD_NAME
 
     doc_type, method = _calibration_filters(request.GET)
+    views = cal.report_views(doc_type=doc_type, method=method)
+    acts = action_views(doc_type=doc_type, method=method, at=request.GET.get("at", ""))
+    for v in views:
+        v.actions = acts.get((v.report.doc_type, v.report.method), [])
     return render(
         request,
         "reviews/calibration.html",
         {
-            "views": cal.report_views(doc_type=doc_type, method=method),
+            "views": views,
+            "prelabel": prelabel.prelabel_views(
+                prelabel.distributions(doc_type=doc_type, method=method),
+                [v.report for v in views],
+            ),
+            "prelabel_method": METHOD_NAME,
+            "prelabel_pairs": settings.PRELABEL_SAMPLE_PAIRS,
+            "prelabel_min_documents": settings.PRELABEL_MIN_DOCUMENTS,
+            "group_rule": settings.GROUP_RULE,
+            "representative_policy": settings.REPRESENTATIVE_POLICY,
             "doc_type": doc_type,
             "method": method,
             "choices": selectors.filter_choices(),

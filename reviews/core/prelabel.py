@@ -13,12 +13,13 @@ Pure: no Django. On a new corpus, per doc type and channel:
   by its size alone.
 - **Suggestion: minimum of the smoothed histogram between its two largest peaks.** The
   pooled histogram is smoothed with a [1, 2, 1] / 4 kernel; a peak is a bin higher than
-  its left neighbour and at least as high as its right one; the two highest peaks at
-  least ``min_separation`` bins apart are the modes; the valley is the lowest smoothed
-  bin between them (several equally low bins: the middle one), and it must be lower
-  than ``max_valley_ratio`` × the smaller peak. The suggested threshold is the valley
-  bin's value (``Score.bin_centre``). No second mode, or no valley deep enough: no
-  suggestion, with the reason.
+  its left neighbour and at least as high as its right one. The modes are the highest
+  peak and the highest other peak at least ``min_separation`` bins away with a valley
+  between them lower than ``max_valley_ratio`` × the smaller of the two (so a mode that
+  noise splits into two bumps stays one mode); the valley is the lowest smoothed bin
+  between them (several equally low bins: the middle one). The suggested threshold is
+  the valley bin's value (``Score.bin_centre``). No second mode: no suggestion, with the
+  reason.
 
 Limits (said on the page too): the valley is where the two populations separate, not
 where an editor would draw the line for a purpose; candidate pairs exist only within the
@@ -140,20 +141,26 @@ def suggest(
     if not ordered:
         return Suggestion(None, None, (), "no scores yet")
     first = ordered[0]
-    second = next((i for i in ordered[1:] if abs(i - first) >= min_separation), None)
+
+    def deep(other: int) -> bool:
+        a, b = sorted((first, other))
+        if b - a < min_separation:
+            return False
+        return min(s[a + 1 : b]) < max_valley_ratio * min(s[first], s[other])
+
+    # The highest other peak that a real valley separates from the highest one: a mode
+    # split in two by noise (a bump beside a bump) is one mode.
+    second = next((i for i in ordered[1:] if deep(i)), None)
     if second is None:
-        return Suggestion(None, None, (first,), "one mode only: no valley to split at")
+        reason = (
+            "one mode only: no valley to split at"
+            if len(ordered) == 1
+            else f"no valley deeper than {max_valley_ratio:g} × the smaller peak"
+        )
+        return Suggestion(None, None, (first,), reason)
     lo, hi = sorted((first, second))
     between = range(lo + 1, hi)
     low = min(s[i] for i in between)
-    if low >= max_valley_ratio * min(s[first], s[second]):
-        return Suggestion(
-            None,
-            None,
-            (lo, hi),
-            f"no valley deeper than {max_valley_ratio:g} × the smaller peak between "
-            f"{score.bin_label(lo)} and {score.bin_label(hi)}",
-        )
     lowest = [i for i in between if s[i] == low]
     valley = lowest[(len(lowest) - 1) // 2]
     modes = (
@@ -191,17 +198,21 @@ def starting_threshold(
     positives: int = 0,
     negatives: int = 0,
     min_per_class: int = 30,
+    label_sweep: bool = True,
 ) -> Starting:
     """The label-based threshold as soon as both classes have ``min_per_class`` labelled
-    pairs and it exists; until then the unlabelled suggestion, marked as such."""
+    pairs and it exists; until then the unlabelled suggestion, marked as such.
+    ``label_sweep`` False: the score has no label-based sweep yet, the suggestion stays."""
     enough = positives >= min_per_class and negatives >= min_per_class
-    if enough and label_threshold is not None:
+    if label_sweep and enough and label_threshold is not None:
         return Starting(
             LABELLED, label_threshold, f"from {positives + negatives} labels: {label_reason}"
         )
     counts = (
         f"{positives} positive and {negatives} negative labels so far; "
         f"{min_per_class} of each replace it with a label-based threshold"
+        if label_sweep
+        else "no label-based sweep for this score yet"
     )
     if suggestion.threshold is not None:
         return Starting(UNLABELLED, suggestion.threshold, f"{suggestion.reason} ({counts})")

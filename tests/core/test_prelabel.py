@@ -116,6 +116,10 @@ def test_labels_replace_the_suggestion_once_both_classes_have_enough() -> None:
         s, label_threshold=3, label_reason="recall", positives=30, negatives=30, min_per_class=30
     )
     assert (enough.source, enough.threshold) == (LABELLED, 3)
+    other_score = starting_threshold(
+        s, label_threshold=3, positives=99, negatives=99, label_sweep=False
+    )
+    assert other_score.source == UNLABELLED and "no label-based sweep" in other_score.reason
     no_rec = starting_threshold(s, label_threshold=None, positives=99, negatives=99)
     assert no_rec.source == UNLABELLED
     none = starting_threshold(Suggestion(None, None, (), "one mode only"), label_threshold=None)
@@ -144,3 +148,15 @@ def test_a_suggestion_always_lies_strictly_between_its_two_modes(sample, cands) 
     lo, hi = sorted(s.peaks)
     assert lo < s.valley_bin < hi
     assert hi - lo >= 2
+
+
+def test_a_mode_split_into_two_bumps_stays_one_mode() -> None:
+    # Copies at 0 and 2–3 bits (two bumps, one mode), unrelated pages at 32–34.
+    sample = [0] * SIMHASH_DISTANCE.bins
+    for d, n in {0: 130, 2: 129, 3: 117, 32: 130, 33: 120, 34: 125}.items():
+        sample[d] = n
+    cands = [0] * SIMHASH_DISTANCE.bins
+    cands[0] = cands[2] = cands[3] = 1
+    s = suggest(SIMHASH_DISTANCE, sample, cands)
+    assert s.threshold is not None and 4 <= s.threshold <= 31
+    assert s.peaks[1] >= 32
