@@ -123,14 +123,14 @@ def _suggest(score: Score, sample: list[int], cand: list[int], documents: int) -
 
 
 def _documents(method_key: str, doc_type: str) -> list[tuple[int, str]]:
-    """(document id, site) of the indexable documents of the doc type."""
+    """(document id, site host) of the indexable documents of the doc type."""
     rows = Fingerprint.objects.filter(
         method__key=method_key,
         branch=Fingerprint.Branch.MAIN,
         status="ok",
         document__doc_type=doc_type,
-    ).values_list("document_id", "document__site_id")
-    return [(d, str(site)) for d, site in rows.iterator(chunk_size=5000)]
+    ).values_list("document_id", "document__site__host")
+    return list(rows.iterator(chunk_size=5000))
 
 
 def distributions_compute(*, doc_type: str = "", method: str = "") -> list[Distribution]:

@@ -56,23 +56,29 @@ def actions_text(report: actions.ActionReport) -> list[str]:
     """The action-level errors as plain text lines."""
     lines = [
         f"-- errors per action · {report.score.label} · rule {report.rule}",
-        f"{'t':>4} {'groups':>6} {'wrong':>5} {'largest':>7} {'hidden':>6} "
+        f"  {'t':>4} {'groups':>6} {'wrong':>5} {'largest':>7} {'hidden':>6} "
         f"{'pair FP':>7} {'missed':>6} {'cost/action':>11} {'cost/pair':>9}",
     ]
     for r in report.rows:
         lines.append(
-            f"{r.threshold:>4g} {r.groups:>6} {r.wrong_groups:>5} {r.largest_wrong_group:>7} "
+            f"  {r.threshold:>4g} {r.groups:>6} {r.wrong_groups:>5} {r.largest_wrong_group:>7} "
             f"{r.hidden_wrongly:>6} {r.pair_false_merges:>7} {r.missed_pairs:>6} "
             f"{r.cost_actions:>11g} {r.cost_pairs:>9g}"
         )
     last = next((r for r in reversed(report.rows) if r.worst), None)
     if last is not None:
         lines.append(f"worst groups at threshold {last.threshold:g}:")
+
+        def url(d: int) -> str:
+            # URLs, not ids: the same crawl gets other ids in another install.
+            link = report.documents.get(d)
+            return link.url if link else f"document {d}"
+
         for g in last.worst:
             lines.append(
-                f"  {g.size} documents, representative {g.representative}, "
+                f"  - {g.size} documents, representative {url(g.representative)}, "
                 f"{len(g.distinct_pairs)} distinct-labelled pairs inside, hidden wrongly: "
-                f"{', '.join(map(str, g.hidden_wrongly)) or 'none'}"
+                f"{', '.join(url(d) for d in g.hidden_wrongly) or 'none'}"
             )
     return lines
 
@@ -81,8 +87,8 @@ def prelabel_text(view: prelabel.PrelabelView) -> list[str]:
     d, s = view.distribution, view.starting
     return [
         f"== before labels · doc type {d.doc_type} · method {d.method_key} · {d.score.label}",
-        f"{d.sample_pairs} random pairs from {d.documents} documents on {d.sites} sites "
-        f"(site-stratified); {d.candidate_pairs} candidate pairs",
+        f"random pairs: {d.sample_pairs} from {d.documents} documents on {d.sites} sites "
+        f"(site-stratified); candidate pairs: {d.candidate_pairs}",
         f"starting threshold: {_t(s.threshold)} [{s.source}] ({s.reason})",
         f"method: {d.suggestion.method}",
     ]
