@@ -200,7 +200,7 @@ def prelabel_compute() -> int:
                 "reason": d.suggestion.reason,
                 "suggestion_method": d.suggestion.method,
                 "seed": settings.PRELABEL_SEED,
-                "computed_at": d.computed_at,
+                "computed_at": d.computed_at or timezone.now(),
             },
         )
         kept.add(row.pk)

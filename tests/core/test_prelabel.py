@@ -56,6 +56,7 @@ def test_the_suggestion_is_the_valley_between_copies_and_unrelated_pages() -> No
     smoothed = smooth(
         [a / sum(sample) + b / sum(cands) for a, b in zip(sample, cands, strict=True)]
     )
+    assert s.valley_bin is not None
     assert smoothed[s.valley_bin] == min(smoothed[s.peaks[0] + 1 : s.peaks[1]])
 
 
@@ -143,7 +144,8 @@ def test_score_bins_cover_the_range() -> None:
 )
 def test_a_suggestion_always_lies_strictly_between_its_two_modes(sample, cands) -> None:  # type: ignore[no-untyped-def]
     s = suggest(SIMHASH_DISTANCE, sample, cands)
-    if s.threshold is None:
+    if s.threshold is None or s.valley_bin is None:
+        assert s.threshold is None and s.valley_bin is None
         return
     lo, hi = sorted(s.peaks)
     assert lo < s.valley_bin < hi
