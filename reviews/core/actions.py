@@ -168,6 +168,71 @@ def _hidden(members: set[int], rep: int, links: Sequence[LabelledLink]) -> list[
     return sorted(d for d in members if d != rep and (same.find(d), rep_root) in apart)
 
 
+@dataclass(frozen=True)
+class _Analysis:
+    groups: int
+    wrong: list[WrongGroup]  # worst first
+    hidden_by: list[HiddenCount]
+    missed: int
+
+
+def _analyse(
+    groups: list[set[int]],
+    labels: Sequence[LabelledLink],
+    facts: Mapping[int, DocFacts],
+    policy: Sequence[str],
+) -> _Analysis:
+    """Check one grouping against the labels (see the module rules)."""
+    group_of = {d: i for i, g in enumerate(groups) for d in g}
+    inside: dict[int, list[LabelledLink]] = defaultdict(list)
+    for link in labels:
+        ga, gb = group_of.get(link.a), group_of.get(link.b)
+        if ga is not None and ga == gb:
+            inside[ga].append(link)
+    wrong: list[WrongGroup] = []
+    hidden_counts: dict[tuple[str, int], int] = defaultdict(int)
+    for i, links in inside.items():
+        distinct = tuple(sorted((x for x in links if not x.positive), key=lambda x: (x.a, x.b)))
+        if not distinct:
+            continue
+        members = groups[i]
+        rep, _ = grouping.choose_representative([facts[d].candidate for d in members], policy)
+        hidden = _hidden(members, rep, links)
+        for d in hidden:
+            hidden_counts[(facts[d].doc_type, facts[d].candidate.site_priority)] += 1
+        wrong.append(
+            WrongGroup(
+                members=tuple(sorted(members)),
+                representative=rep,
+                distinct_pairs=distinct,
+                hidden_wrongly=tuple(hidden),
+                top_priority_hidden=max(
+                    (facts[d].candidate.site_priority for d in hidden), default=None
+                ),
+            )
+        )
+    wrong.sort(
+        key=lambda g: (
+            -len(g.hidden_wrongly),
+            -(g.top_priority_hidden if g.top_priority_hidden is not None else -(10**9)),
+            -g.size,
+            g.members,
+        )
+    )
+    same_group = {(x.a, x.b) for links in inside.values() for x in links}
+    return _Analysis(
+        groups=len(groups),
+        wrong=wrong,
+        hidden_by=[
+            HiddenCount(doc_type, priority, n)
+            for (doc_type, priority), n in sorted(
+                hidden_counts.items(), key=lambda kv: (-kv[0][1], kv[0][0])
+            )
+        ],
+        missed=sum(1 for x in labels if x.positive and (x.a, x.b) not in same_group),
+    )
+
+
 def action_sweep(
     score: Score,
     thresholds: Sequence[float],
@@ -197,70 +262,34 @@ def action_sweep(
     documents = sorted(area)
     ranked = [c.document_id for c in grouping.rank([facts[d].candidate for d in area], policy)]
 
+    # The pairs within a threshold are nested (a closer threshold keeps a subset), so two
+    # thresholds with as many pairs within them have the same pairs and the same groups:
+    # the rule runs once per distinct edge set.
+    analysed: dict[int, _Analysis] = {}
     rows: list[ActionRow] = []
     for t in thresholds:
-        groups = groups_at(score, t, kept, documents, rule=rule, ranked=ranked)
-        group_of = {d: i for i, g in enumerate(groups) for d in g}
-        wrong: list[WrongGroup] = []
-        inside: dict[int, list[LabelledLink]] = defaultdict(list)
-        for link in labels:
-            ga, gb = group_of.get(link.a), group_of.get(link.b)
-            if ga is not None and ga == gb:
-                inside[ga].append(link)
-        hidden_counts: dict[tuple[str, int], int] = defaultdict(int)
-        for i, members in enumerate(groups):
-            links = inside.get(i, [])
-            distinct = tuple(sorted((x for x in links if not x.positive), key=lambda x: (x.a, x.b)))
-            if not distinct:
-                continue
-            rep, _ = grouping.choose_representative([facts[d].candidate for d in members], policy)
-            hidden = _hidden(members, rep, links)
-            for d in hidden:
-                hidden_counts[(facts[d].doc_type, facts[d].candidate.site_priority)] += 1
-            wrong.append(
-                WrongGroup(
-                    members=tuple(sorted(members)),
-                    representative=rep,
-                    distinct_pairs=distinct,
-                    hidden_wrongly=tuple(hidden),
-                    top_priority_hidden=max(
-                        (facts[d].candidate.site_priority for d in hidden), default=None
-                    ),
-                )
-            )
-        same_group = {(x.a, x.b) for links in inside.values() for x in links}
-        missed = sum(1 for x in labels if x.positive and (x.a, x.b) not in same_group)
-        grouped_distinct = sum(len(g.distinct_pairs) for g in wrong)
+        n_near = sum(1 for p in kept if score.within(p.score, t))
+        if n_near not in analysed:
+            groups = groups_at(score, t, kept, documents, rule=rule, ranked=ranked)
+            analysed[n_near] = _analyse(groups, labels, facts, policy)
+        a = analysed[n_near]
         pair_fm = sum(1 for x in labels if not x.positive and score.within(x.score, t))
         pair_missed = sum(1 for x in labels if x.positive and not score.within(x.score, t))
-        wrong.sort(
-            key=lambda g: (
-                -len(g.hidden_wrongly),
-                -(g.top_priority_hidden if g.top_priority_hidden is not None else -(10**9)),
-                -g.size,
-                g.members,
-            )
-        )
         rows.append(
             ActionRow(
                 threshold=t,
-                groups=len(groups),
-                wrong_groups=len(wrong),
-                distinct_pairs_grouped=grouped_distinct,
+                groups=a.groups,
+                wrong_groups=len(a.wrong),
+                distinct_pairs_grouped=sum(len(g.distinct_pairs) for g in a.wrong),
                 pair_false_merges=pair_fm,
-                missed_pairs=missed,
+                missed_pairs=a.missed,
                 pair_missed=pair_missed,
-                hidden_wrongly=sum(hidden_counts.values()),
-                hidden_by=[
-                    HiddenCount(doc_type, priority, n)
-                    for (doc_type, priority), n in sorted(
-                        hidden_counts.items(), key=lambda kv: (-kv[0][1], kv[0][0])
-                    )
-                ],
-                largest_wrong_group=max((g.size for g in wrong), default=0),
-                cost_actions=cost_false_merge * len(wrong) + cost_missed * missed,
+                hidden_wrongly=sum(h.documents for h in a.hidden_by),
+                hidden_by=a.hidden_by,
+                largest_wrong_group=max((g.size for g in a.wrong), default=0),
+                cost_actions=cost_false_merge * len(a.wrong) + cost_missed * a.missed,
                 cost_pairs=cost_false_merge * pair_fm + cost_missed * pair_missed,
-                worst=wrong[:worst],
+                worst=a.wrong[:worst],
             )
         )
     return rows
