@@ -30,7 +30,7 @@ from reviews.core.actions import (
     labelled_components,
 )
 from reviews.core.calibration import LabeledPair
-from reviews.core.scores import SIMHASH_DISTANCE, Score
+from reviews.core.scores import SIMHASH_DISTANCE, TOKEN_SET_RATIO, Score
 
 
 @dataclass(frozen=True)
@@ -57,13 +57,25 @@ class ActionReport:
 
 # The scores a candidate pair carries that the action sweep can regroup by: a new
 # channel is one more (score, CandidatePair field) here.
-PAIR_SCORES: tuple[tuple[Score, str], ...] = ((SIMHASH_DISTANCE, "distance"),)
+PAIR_SCORES: tuple[tuple[Score, str], ...] = (
+    (SIMHASH_DISTANCE, "distance"),
+    (TOKEN_SET_RATIO, "token_set_ratio"),
+)
 
 
 def thresholds_for(score: Score) -> list[float]:
-    if score is SIMHASH_DISTANCE:
+    if score.name == SIMHASH_DISTANCE.name:
         return [float(t) for t in range(settings.CALIBRATION_MAX_THRESHOLD + 1)]
     return [score.bin_start(i) for i in range(score.bins)]
+
+
+def configured_threshold(score: Score, doc_type: str) -> float:
+    """The threshold the desk uses today for this score: the candidate threshold for the
+    SimHash distance, the similarity floor (rounded down to a bin) for the token-set ratio."""
+    if score.name == TOKEN_SET_RATIO.name:
+        floor = float(settings.SIMILARITY_FLOORS.get(doc_type, 60.0))
+        return score.bin_start(score.bin_of(floor))
+    return float(threshold_for(doc_type))
 
 
 def _doc_links(ids: set[int]) -> dict[int, DocLink]:
@@ -179,14 +191,15 @@ def action_views(
     *, doc_type: str = "", method: str = "", at: str = ""
 ) -> dict[tuple[str, str], list[ActionView]]:
     """Action reports keyed by (doc type, method). The worst groups are listed at ``at``
-    when it is one of the thresholds, else at the doc type's configured candidate
-    threshold."""
+    when it is one of the thresholds, else at the threshold the desk uses today
+    (``configured_threshold``)."""
     out: dict[tuple[str, str], list[ActionView]] = defaultdict(list)
     for report in action_reports(doc_type=doc_type, method=method):
+        default = configured_threshold(report.score, report.doc_type)
         try:
             wanted = float(at)
         except ValueError:
-            wanted = float(threshold_for(report.doc_type))
-        shown = report.row_at(wanted) or report.row_at(float(threshold_for(report.doc_type)))
+            wanted = default
+        shown = report.row_at(wanted) or report.row_at(default)
         out[(report.doc_type, report.method)].append(ActionView(report, shown))
     return dict(out)

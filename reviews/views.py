@@ -17,7 +17,9 @@ from django.views.decorators.vary import vary_on_headers
 from django_htmx.http import HttpResponseClientRedirect
 from django_htmx.middleware import HtmxDetails
 
-from reviews import roles, selectors, services
+from reviews import prelabel, roles, selectors, services
+from reviews.actions import action_views
+from reviews.core.prelabel import METHOD_NAME
 from reviews.forms import (
     VERDICT_KEYS,
     LabelForm,
@@ -488,10 +490,7 @@ def calibration(request: HttpRequest) -> HttpResponse:
     from django.conf import settings
 
     from reviews import calibration as cal
-    from reviews import prelabel
-    from reviews.actions import action_views
     from reviews.core.calibration import SPLITS
-    from reviews.core.prelabel import METHOD_NAME
 
     doc_type, method = _calibration_filters(request.GET)
     views = cal.report_views(doc_type=doc_type, method=method)

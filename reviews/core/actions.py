@@ -147,8 +147,24 @@ def groups_at(
     if rule == grouping.CONNECTED:
         return grouping.connected_components(documents, edges, ()).groups
     if rule == grouping.CENTRED:
-        flat = [grouping.Edge(e.a, e.b, 0) for e in edges]
-        return grouping.representative_centred(ranked, flat, (), 0).groups
+        # A group is a representative and its neighbours, so it never leaves a connected
+        # component: running the rule per component gives the same groups, without its
+        # quadratic pass over every document of the area.
+        union = _Union()
+        for e in edges:
+            union.join(e.a, e.b)
+        by_root: dict[int, list[grouping.Edge]] = defaultdict(list)
+        for e in edges:
+            by_root[union.find(e.a)].append(grouping.Edge(e.a, e.b, 0))
+        ranked_by_root: dict[int, list[int]] = defaultdict(list)
+        for d in ranked:
+            if d in union.parent:
+                ranked_by_root[union.find(d)].append(d)
+        out: list[set[int]] = []
+        for root, component_edges in by_root.items():
+            result = grouping.representative_centred(ranked_by_root[root], component_edges, (), 0)
+            out.extend(result.groups)
+        return out
     raise ValueError(f"unknown rule {rule!r}; known: {grouping.RULES}")
 
 

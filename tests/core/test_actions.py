@@ -13,6 +13,7 @@ from reviews.core.actions import (
     LabelledLink,
     ScoredPair,
     action_sweep,
+    groups_at,
     labelled_components,
 )
 from reviews.core.scores import SIMHASH_DISTANCE, TOKEN_SET_RATIO, Score
@@ -174,3 +175,23 @@ def test_action_counts_agree_with_the_pairs_for_connected_components(edges, mark
         assert (row.largest_wrong_group >= 2) == (row.wrong_groups > 0)
         assert row.missed_pairs <= row.pair_missed
         assert row.cost_actions <= row.cost_pairs + 10 * row.wrong_groups
+
+
+@settings(max_examples=60, deadline=None)
+@given(
+    edges=st.lists(EDGE, max_size=30),
+    order=st.permutations(list(range(10))),
+    t=st.integers(0, 7),
+)
+def test_the_centred_rule_per_component_groups_as_the_shipped_rule_does(edges, order, t) -> None:  # type: ignore[no-untyped-def]
+    seen: dict[tuple[int, int], int] = {}
+    for a, b, d in edges:
+        seen.setdefault((min(a, b), max(a, b)), d)
+    pairs = [ScoredPair(a, b, d) for (a, b), d in seen.items()]
+    shipped = grouping.representative_centred(
+        order, [grouping.Edge(p.a, p.b, int(p.score)) for p in pairs], (), t
+    ).groups
+    ours = groups_at(
+        SIMHASH_DISTANCE, t, pairs, list(range(10)), rule=grouping.CENTRED, ranked=order
+    )
+    assert sorted(map(sorted, ours)) == sorted(map(sorted, shipped))

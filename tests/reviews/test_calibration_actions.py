@@ -49,8 +49,11 @@ def test_a_chain_is_a_wrong_merge_action_that_the_pair_sweep_does_not_count(
     label(pair_of(a, b), editor, "duplicate")
     payload = calibration_json()
     (report,) = payload["reports"]
-    (actions,) = report["actions"]
+    actions, by_ratio = report["actions"]
     assert actions["score"] == "simhash_distance" and actions["rule"] == settings.GROUP_RULE
+    # The token-set ratio regroups the same pairs by its own score (higher is closer).
+    assert by_ratio["score"] == "token_set_ratio" and by_ratio["closer"] == "higher"
+    assert by_ratio["rows"][0]["wrong_groups"] == 1  # everything joins at ratio ≥ 0
     rows = {r["threshold"]: r for r in actions["rows"]}
     # At 2 bits every pair within the threshold is fine for the pair metric …
     assert rows[2.0]["pair_false_merges"] == 0 and rows[2.0]["cost_pairs"] == 0
