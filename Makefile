@@ -31,6 +31,7 @@ demo-data: install
 	$(PY) manage.py demo_setup --url http://$(HOST):$(PORT)/
 	$(PY) manage.py ingest $(DEMO_WARC) --no-progress
 	$(PY) manage.py rollup_metrics --crawled
+	$(PY) manage.py calibrate --recompute --format json > var/calibration.json
 
 demo: demo-data
 	@echo "Dedup Desk on http://$(HOST):$(PORT)/ (the logins are printed above)"

@@ -429,6 +429,14 @@ CALIBRATION_MAX_THRESHOLD = env_int("CALIBRATION_MAX_THRESHOLD", 16)
 # Policies: "send to review" needs this recall, "merge automatically" this precision.
 CALIBRATION_MIN_RECALL = float(env_str("CALIBRATION_MIN_RECALL", "0.95"))
 CALIBRATION_MIN_PRECISION = float(env_str("CALIBRATION_MIN_PRECISION", "0.99"))
+# Before labels: random document pairs drawn per doc type and method (site-stratified)
+# for the score histograms and the suggested starting threshold, the seed of the draw,
+# and how often the beat task "prelabel-distributions" recomputes them.
+PRELABEL_SAMPLE_PAIRS = env_int("PRELABEL_SAMPLE_PAIRS", 2000)
+PRELABEL_SEED = env_int("PRELABEL_SEED", 1)
+# Fewer indexable documents of a doc type than this: no suggestion (modes from noise).
+PRELABEL_MIN_DOCUMENTS = env_int("PRELABEL_MIN_DOCUMENTS", 10)
+PRELABEL_EVERY_SECONDS = env_int("PRELABEL_EVERY_SECONDS", 21600)
 
 # --- Merge decisions: automatic merging (issue 6) -----------------------------------
 # Per doc type: off | semi (proposals wait for an editor) | auto (applied, logged as
@@ -501,3 +509,7 @@ TASK_DB_RETRY_BACKOFF_MAX = env_int("TASK_DB_RETRY_BACKOFF_MAX", 60)
 DATABASE_APP_ROLE = env_str("DATABASE_APP_ROLE", "dedup_app")
 # Its password, set by `db_app_role --create` (empty: none, e.g. trust or peer auth).
 DATABASE_APP_PASSWORD = env_str("DATABASE_APP_PASSWORD")
+CELERY_BEAT_SCHEDULE["prelabel-distributions"] = {
+    "task": "reviews.tasks.prelabel_compute",
+    "schedule": PRELABEL_EVERY_SECONDS,
+}

@@ -20,8 +20,9 @@ Rules chosen here:
 from __future__ import annotations
 
 from collections import Counter, defaultdict
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from datetime import UTC, datetime
+from typing import Any
 
 from django.conf import settings
 from django.db import transaction
@@ -139,9 +140,12 @@ def labeled_pairs(*, doc_type: str = "", method: str = "") -> list[LabeledPair]:
         labels = labels.filter(pair__method__key=method)
     verdicts: dict[int, list[str]] = defaultdict(list)
     facts: dict[int, tuple[int, str, str, str]] = {}
+    ends: dict[int, tuple[int, int]] = {}
     rows = labels.values_list(
         "pair_id",
         "verdict",
+        "pair__a_id",
+        "pair__b_id",
         "pair__distance",
         "pair__doc_type",
         "pair__method__key",
@@ -152,9 +156,10 @@ def labeled_pairs(*, doc_type: str = "", method: str = "") -> list[LabeledPair]:
         "pair__b__fetched_at",
         "pair__b__raw_sha256",
     ).order_by("pair_id", "id")
-    for pair_id, verdict, distance, dtype, key, *docs in rows.iterator(chunk_size=2000):
+    for pair_id, verdict, a_id, b_id, distance, dtype, key, *docs in rows.iterator(chunk_size=2000):
         verdicts[pair_id].append(verdict)
         if pair_id not in facts:
+            ends[pair_id] = (a_id, b_id)
             a_key = document_key(url=docs[0], fetched_at=docs[1], raw_sha256=docs[2])
             b_key = document_key(url=docs[3], fetched_at=docs[4], raw_sha256=docs[5])
             split = split_for(method_key=key, a_key=a_key, b_key=b_key)
@@ -176,6 +181,9 @@ def labeled_pairs(*, doc_type: str = "", method: str = "") -> list[LabeledPair]:
                 doc_type=dtype,
                 method=key,
                 split=split,
+                pair_id=pair_id,
+                a=ends[pair_id][0],
+                b=ends[pair_id][1],
             )
         )
     return out
@@ -207,6 +215,8 @@ class ReportView:
     report: Report
     histogram: charts.Chart
     pr_curve: charts.Chart
+    # Errors per action (reviews/actions.py), one per pair score; filled by the view.
+    actions: list[Any] = field(default_factory=list)
 
 
 def report_views(*, doc_type: str = "", method: str = "") -> list[ReportView]:

@@ -374,3 +374,36 @@ class Adjudication(models.Model):
     @property
     def verdict_label(self) -> str:
         return Label.Verdict(self.verdict).label
+
+
+class PrelabelDistribution(models.Model):
+    """Score histograms of one doc type, method and score before labels: a stratified
+    random sample of document pairs and the candidate pairs, with the suggested starting
+    threshold (reviews/core/prelabel.py). Recomputed by a beat task; a recompute
+    replaces the rows."""
+
+    method_key = models.CharField(max_length=64)
+    doc_type = models.CharField(max_length=16)
+    score = models.CharField(max_length=32, help_text='Score name, e.g. "simhash_distance".')
+    documents = models.IntegerField(help_text="Documents the random pairs were drawn from.")
+    sites = models.IntegerField()
+    sample_pairs = models.IntegerField(help_text="Random pairs drawn (site-stratified).")
+    candidate_pairs = models.IntegerField()
+    sample_counts = models.JSONField(default=list, help_text="Random pairs per score bin.")
+    candidate_counts = models.JSONField(default=list, help_text="Candidate pairs per bin.")
+    threshold = models.FloatField(null=True, blank=True, help_text="Suggested; None: none.")
+    reason = models.TextField(blank=True)
+    suggestion_method = models.CharField(max_length=100)
+    seed = models.IntegerField()
+    computed_at = models.DateTimeField()
+
+    class Meta:
+        constraints = [
+            models.UniqueConstraint(
+                fields=["method_key", "doc_type", "score"], name="prelabel_one_per_score"
+            )
+        ]
+        ordering = ["method_key", "doc_type", "score"]
+
+    def __str__(self) -> str:
+        return f"{self.doc_type} · {self.method_key} · {self.score}"

@@ -19,7 +19,9 @@ from django.views.decorators.vary import vary_on_headers
 from django_htmx.http import HttpResponseClientRedirect
 from django_htmx.middleware import HtmxDetails
 
-from reviews import decisions, roles, selectors, services
+from reviews import decisions, prelabel, roles, selectors, services
+from reviews.actions import action_views
+from reviews.core.prelabel import METHOD_NAME
 from reviews.forms import (
     VERDICT_KEYS,
     AdjudicationForm,
@@ -536,11 +538,24 @@ def calibration(request: HttpRequest) -> HttpResponse:
     from reviews.core.calibration import SPLITS
 
     doc_type, method = _calibration_filters(request.GET)
+    views = cal.report_views(doc_type=doc_type, method=method)
+    acts = action_views(doc_type=doc_type, method=method, at=request.GET.get("at", ""))
+    for v in views:
+        v.actions = acts.get((v.report.doc_type, v.report.method), [])
     return render(
         request,
         "reviews/calibration.html",
         {
-            "views": cal.report_views(doc_type=doc_type, method=method),
+            "views": views,
+            "prelabel": prelabel.prelabel_views(
+                prelabel.distributions(doc_type=doc_type, method=method),
+                [v.report for v in views],
+            ),
+            "prelabel_method": METHOD_NAME,
+            "prelabel_pairs": settings.PRELABEL_SAMPLE_PAIRS,
+            "prelabel_min_documents": settings.PRELABEL_MIN_DOCUMENTS,
+            "group_rule": settings.GROUP_RULE,
+            "representative_policy": settings.REPRESENTATIVE_POLICY,
             "doc_type": doc_type,
             "method": method,
             "choices": selectors.filter_choices(),

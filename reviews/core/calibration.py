@@ -71,6 +71,10 @@ class LabeledPair:
     doc_type: str = "other"
     method: str = ""
     split: str = CALIBRATION
+    # The pair and its documents, when known (the action metrics regroup documents).
+    pair_id: int | None = None
+    a: int | None = None
+    b: int | None = None
 
 
 @dataclass(frozen=True)

@@ -52,6 +52,8 @@ class Chart:
     title: str
     markers: list[Marker] = field(default_factory=list)
     note: str = ""  # e.g. what was left out of the chart
+    # Vertical guide lines (x, label), e.g. a suggested threshold.
+    guides: list[tuple[float, str]] = field(default_factory=list)
 
     @property
     def empty(self) -> bool:
@@ -236,3 +238,67 @@ def timeline(
     every = max(1, math.ceil(len(points) / 7))
     x_ticks = [(_r(left + (i + 0.5) * slot), points[i][0]) for i in range(0, len(points), every)]
     return Chart(width, height, out_bars, polyline, x_ticks, y_ticks, [], title, markers=markers)
+
+
+def shares(
+    counts_by_series: dict[str, Sequence[int]],
+    *,
+    bin_labels: Sequence[str],
+    title: str,
+    guide: tuple[int, str] | None = None,
+    width: int = 480,
+    height: int = 200,
+) -> Chart:
+    """Grouped bars, one bin per ``bin_labels`` entry: each series as its share of its own
+    total (0–100 %), so a small series (candidate pairs) reads beside a large one (random
+    pairs). ``guide`` = (bin, label) draws a vertical line through that bin's middle.
+    Empty series are left out of the bars but kept in the legend."""
+    n = len(bin_labels)
+    if n == 0:
+        raise ValueError("no bins")
+    for name, counts in counts_by_series.items():
+        if len(counts) != n:
+            raise ValueError(f"series {name!r} has {len(counts)} bins, expected {n}")
+        if any(c < 0 for c in counts):
+            raise ValueError(f"series {name!r} has a negative count")
+    left, top, right, bottom = _plot_area(width, height)
+    series = list(counts_by_series)
+    totals = {s: sum(c) for s, c in counts_by_series.items()}
+    drawn = [s for s in series if totals[s] > 0]
+    if not drawn:
+        return Chart(width, height, [], "", [], [], series, title)
+    peak = max(c / totals[s] for s in drawn for c in counts_by_series[s])
+    y_max = min(1.0, math.ceil(peak * 10) / 10) or 0.1
+    slot = (right - left) / n
+    gap = slot * 0.15
+    bar_w = (slot - gap) / len(drawn)
+    bars: list[Bar] = []
+    for i in range(n):
+        for j, name in enumerate(drawn):
+            count = counts_by_series[name][i]
+            if count == 0:
+                continue
+            share = count / totals[name]
+            h = (bottom - top) * min(share / y_max, 1.0)
+            bars.append(
+                Bar(
+                    x=_r(left + i * slot + gap / 2 + j * bar_w),
+                    y=_r(bottom - h),
+                    width=_r(bar_w),
+                    height=_r(h),
+                    label=f"{bin_labels[i]} · {name}: {count} ({share:.1%})",
+                    value=float(count),
+                    series=name,
+                )
+            )
+    every = max(1, math.ceil(n / 13))
+    x_ticks = [(_r(left + (i + 0.5) * slot), bin_labels[i]) for i in range(0, n, every)]
+    steps = 4
+    y_ticks = [
+        (_r(bottom - (bottom - top) * k / steps), f"{y_max * k / steps:.0%}")
+        for k in range(steps + 1)
+    ]
+    guides = []
+    if guide is not None and 0 <= guide[0] < n:
+        guides.append((_r(left + (guide[0] + 0.5) * slot), guide[1]))
+    return Chart(width, height, bars, "", x_ticks, y_ticks, series, title, guides=guides)

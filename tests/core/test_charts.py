@@ -6,6 +6,7 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
+from reviews.core import charts
 from reviews.core.calibration import Row
 from reviews.core.charts import Chart, histogram, pr_curve, timeline
 
@@ -164,3 +165,35 @@ def test_timeline_line_of_shares_has_a_percent_axis() -> None:
 
 def test_timeline_of_nothing_is_empty() -> None:
     assert timeline([("a", None)], title="x").empty
+
+
+def test_shares_put_a_small_series_beside_a_large_one_with_the_guide_inside() -> None:
+    big = [0, 0, 10, 500, 490]
+    small = [3, 1, 0, 0, 0]
+    chart = charts.shares(
+        {"random": big, "candidates": small},
+        bin_labels=["0", "1", "2", "3", "4"],
+        title="t",
+        guide=(2, "valley"),
+    )
+    by_series = {b.series: [] for b in chart.bars}
+    for b in chart.bars:
+        by_series[b.series].append(b)
+    # Shares, not counts: the 3-of-4 candidate bar is taller than the 500-of-1000 one.
+    tallest_small = max(by_series["candidates"], key=lambda b: b.height)
+    tallest_big = max(by_series["random"], key=lambda b: b.height)
+    assert tallest_small.height > tallest_big.height
+    left, top, right, bottom = chart.plot
+    for b in chart.bars:
+        assert left <= b.x and b.x + b.width <= right + 0.01
+        assert top - 0.01 <= b.y and b.y + b.height <= bottom + 0.01
+    ((x, label),) = chart.guides
+    assert left < x < right and label == "valley"
+    assert chart.y_ticks[-1][1] == "80%"
+
+
+def test_shares_of_nothing_draw_nothing_and_bad_bins_raise() -> None:
+    empty = charts.shares({"random": [0, 0]}, bin_labels=["a", "b"], title="t")
+    assert empty.empty and empty.series == ["random"]
+    with pytest.raises(ValueError):
+        charts.shares({"random": [1]}, bin_labels=["a", "b"], title="t")

@@ -1,7 +1,11 @@
-from django.conf import settings
-from django.core.management.base import BaseCommand, CommandParser
+import json
+from dataclasses import asdict
+from typing import Any
 
-from reviews import calibration
+from django.conf import settings
+from django.core.management.base import BaseCommand, CommandError, CommandParser
+
+from reviews import actions, calibration, prelabel
 from reviews.core.calibration import Report, Row, ScoreRow
 
 
@@ -59,6 +63,138 @@ def containment_text(doc_type: str, rows: list[ScoreRow]) -> list[str]:
     return lines
 
 
+def _t(value: float | None) -> str:
+    return "none" if value is None else f"{value:g}"
+
+
+def actions_text(report: actions.ActionReport) -> list[str]:
+    """The action-level errors as plain text lines."""
+    lines = [
+        f"-- errors per action · {report.score.label} · rule {report.rule}",
+        f"  {'t':>4} {'groups':>6} {'wrong':>5} {'largest':>7} {'hidden':>6} "
+        f"{'pair FP':>7} {'missed':>6} {'cost/action':>11} {'cost/pair':>9}",
+    ]
+    for r in report.rows:
+        lines.append(
+            f"  {r.threshold:>4g} {r.groups:>6} {r.wrong_groups:>5} {r.largest_wrong_group:>7} "
+            f"{r.hidden_wrongly:>6} {r.pair_false_merges:>7} {r.missed_pairs:>6} "
+            f"{r.cost_actions:>11g} {r.cost_pairs:>9g}"
+        )
+    last = next((r for r in reversed(report.rows) if r.worst), None)
+    if last is not None:
+        lines.append(f"worst groups at threshold {last.threshold:g}:")
+
+        def url(d: int) -> str:
+            # URLs, not ids: the same crawl gets other ids in another install.
+            link = report.documents.get(d)
+            return link.url if link else f"document {d}"
+
+        for g in last.worst:
+            lines.append(
+                f"  - {g.size} documents, representative {url(g.representative)}, "
+                f"{len(g.distinct_pairs)} distinct-labelled pairs inside, hidden wrongly: "
+                f"{', '.join(url(d) for d in g.hidden_wrongly) or 'none'}"
+            )
+    return lines
+
+
+def prelabel_text(view: prelabel.PrelabelView) -> list[str]:
+    d, s = view.distribution, view.starting
+    return [
+        f"== before labels · doc type {d.doc_type} · method {d.method_key} · {d.score.label}",
+        f"random pairs: {d.sample_pairs} from {d.documents} documents on {d.sites} sites "
+        f"(site-stratified); candidate pairs: {d.candidate_pairs}",
+        f"starting threshold: {_t(s.threshold)} [{s.source}] ({s.reason})",
+        f"method: {d.suggestion.method}",
+    ]
+
+
+def _action_json(report: actions.ActionReport) -> dict[str, Any]:
+    def doc(d: int) -> dict[str, Any]:
+        link = report.documents.get(d)
+        return asdict(link) if link else {"id": d}
+
+    rows = []
+    for r in report.rows:
+        row = asdict(r)
+        row["worst"] = [
+            {
+                "size": g.size,
+                "representative": doc(g.representative),
+                "members": [doc(m) for m in g.members],
+                "hidden_wrongly": [doc(m) for m in g.hidden_wrongly],
+                "distinct_pairs": [asdict(x) for x in g.distinct_pairs],
+            }
+            for g in r.worst
+        ]
+        rows.append(row)
+    return {
+        "score": report.score.name,
+        "closer": report.score.closer,
+        "rule": report.rule,
+        "rows": rows,
+    }
+
+
+def _prelabel_json(view: prelabel.PrelabelView) -> dict[str, Any]:
+    d, s = view.distribution, view.starting
+    return {
+        "doc_type": d.doc_type,
+        "method": d.method_key,
+        "score": d.score.name,
+        "closer": d.score.closer,
+        "documents": d.documents,
+        "sites": d.sites,
+        "sample_pairs": d.sample_pairs,
+        "candidate_pairs": d.candidate_pairs,
+        "bins": [d.score.bin_label(i) for i in range(d.score.bins)],
+        "sample_counts": d.sample_counts,
+        "candidate_counts": d.candidate_counts,
+        "suggestion": {
+            "threshold": d.suggestion.threshold,
+            "method": d.suggestion.method,
+            "reason": d.suggestion.reason,
+            "label": "unlabelled",
+        },
+        "starting": asdict(s),
+        "computed_at": d.computed_at.isoformat() if d.computed_at else None,
+    }
+
+
+def calibration_json(*, doc_type: str = "", method: str = "") -> dict[str, Any]:
+    """Everything the calibration page shows, as JSON-ready data."""
+    reports = calibration.calibration_reports(doc_type=doc_type, method=method)
+    by_key: dict[tuple[str, str], list[actions.ActionReport]] = {}
+    for a in actions.action_reports(doc_type=doc_type, method=method):
+        by_key.setdefault((a.doc_type, a.method), []).append(a)
+    views = prelabel.prelabel_views(
+        prelabel.distributions(doc_type=doc_type, method=method), reports
+    )
+    return {
+        "settings": {
+            "positive": list(settings.CALIBRATION_POSITIVE),
+            "negative": list(settings.CALIBRATION_NEGATIVE),
+            "cost_false_merge": settings.CALIBRATION_COST_FALSE_MERGE,
+            "cost_missed": settings.CALIBRATION_COST_MISSED,
+            "min_per_class": settings.CALIBRATION_MIN_PER_CLASS,
+            "group_rule": settings.GROUP_RULE,
+            "representative_policy": list(settings.REPRESENTATIVE_POLICY),
+        },
+        "reports": [
+            {
+                **asdict(r),
+                "actions": [_action_json(a) for a in by_key.get((r.doc_type, r.method), [])],
+            }
+            for r in reports
+        ],
+        "prelabel": [_prelabel_json(v) for v in views],
+        "containment": {
+            dt: [asdict(r) for r in rows]
+            for dt, rows in calibration.containment_sweeps(doc_type=doc_type, method=method).items()
+        },
+    }
+
+
 class Command(BaseCommand):
     help = (
         "Threshold sweep per doc type and method from the current labels: the calibration "
@@ -68,10 +204,28 @@ class Command(BaseCommand):
     def add_arguments(self, parser: CommandParser) -> None:
         parser.add_argument("--doc-type", default="")
         parser.add_argument("--method", default="")
+        parser.add_argument("--format", default="text", help="text (default) or json")
+        parser.add_argument(
+            "--recompute",
+            action="store_true",
+            help="first recompute and store the pre-label distributions (as the beat task does)",
+        )
 
     def handle(self, *args: object, **options: object) -> None:
-        reports = calibration.calibration_reports(
-            doc_type=str(options["doc_type"]), method=str(options["method"])
+        doc_type, method = str(options["doc_type"]), str(options["method"])
+        if options["format"] not in {"text", "json"}:
+            raise CommandError("--format: text or json")
+        if options["recompute"]:
+            stored = prelabel.prelabel_compute()
+            if options["format"] == "text":
+                self.stdout.write(f"stored {stored} pre-label distributions")
+        if options["format"] == "json":
+            payload = calibration_json(doc_type=doc_type, method=method)
+            self.stdout.write(json.dumps(payload, indent=2, ensure_ascii=False))
+            return
+        reports = calibration.calibration_reports(doc_type=doc_type, method=method)
+        views = prelabel.prelabel_views(
+            prelabel.distributions(doc_type=doc_type, method=method), reports
         )
         self.stdout.write(
             f"positive: {', '.join(settings.CALIBRATION_POSITIVE)}; negative: "
@@ -79,13 +233,24 @@ class Command(BaseCommand):
             f"{settings.CALIBRATION_COST_FALSE_MERGE:g}, of a missed duplicate "
             f"{settings.CALIBRATION_COST_MISSED:g}"
         )
+        for view in views:
+            self.stdout.write("")
+            for line in prelabel_text(view):
+                self.stdout.write(line)
         if not reports:
+            self.stdout.write("")
             self.stdout.write("No labelled pairs yet: label some pairs in the desk first.")
             return
+        by_key: dict[tuple[str, str], list[actions.ActionReport]] = {}
+        for a in actions.action_reports(doc_type=doc_type, method=method):
+            by_key.setdefault((a.doc_type, a.method), []).append(a)
         for report in reports:
             self.stdout.write("")
             for line in report_text(report):
                 self.stdout.write(line)
+            for a in by_key.get((report.doc_type, report.method), []):
+                for line in actions_text(a):
+                    self.stdout.write(line)
         for doc_type, rows in calibration.containment_sweeps(
             doc_type=str(options["doc_type"]), method=str(options["method"])
         ).items():
