@@ -229,17 +229,19 @@ def _passage_hits(doc: _Doc, ps: list[passages_core.Passage] | None) -> list[int
 def _pairs_wanted(
     method: FingerprintMethod, docs: list[_Doc], hits_by_doc: dict[int, list[index.Hit]]
 ) -> dict[tuple[int, int], int]:
-    """The pairs to store for these documents' hits, the same whatever the order the
-    documents are searched in, and however often (a redelivered task searches again).
+    """The pairs to store for these documents' hits, the same in number, in the family
+    pairs they make and in the groups they give whatever the order the documents are
+    searched in, and however often (a redelivered task searches again).
 
     Exact twins (one normalized text, hence one SimHash) form a family. A login wall
     served at a thousand URLs is one text: pairing every copy with every other is
-    quadratic, so each member is linked to its family's earliest twin (a star, not a
-    clique). Two families within the threshold get one pair, between their earliest
-    members, and only when no pair links them yet: a twin searched after the pair
-    exists (whether it came later or was searched again) adds nothing. Without this, a
-    redelivered twin paired itself with every family indexed since its first search.
-    At most CANDIDATES_PER_DOCUMENT_MAX families per document, the nearest first."""
+    quadratic, so a family of n gets n - 1 links that keep it connected, each to its
+    earliest member at the time (a star, not a clique). Two families within the
+    threshold get one pair, between their earliest members, and only when no pair links
+    them yet: a twin searched after the pair exists (later, or again) adds nothing.
+    Without this, a redelivered twin paired itself with every family indexed since its
+    first search. At most CANDIDATES_PER_DOCUMENT_MAX families per document, nearest
+    first."""
     hit_ids = {h.document_id for hits in hits_by_doc.values() for h in hits}
     ids = hit_ids | {d.id for d in docs}
     if not hit_ids:
@@ -265,16 +267,14 @@ def _pairs_wanted(
             families[shas.get(hit.document_id, f"#{hit.document_id}")].append(hit)
         twins = families.pop(doc.text_sha256, [])
         members = {doc.id} | {h.document_id for h in twins}
+        if twins:
+            for pair in _twin_links(members, [*stored, *wanted], banned):
+                wanted[pair] = 0  # one normalized text: one SimHash
         linked = {
             b if a in members else a
             for a, b in [*stored, *wanted]
             if (a in members) != (b in members)
         }
-        if twins:
-            first = min(twins, key=lambda h: h.document_id)
-            pair = (min(doc.id, first.document_id), max(doc.id, first.document_id))
-            if pair not in banned:
-                wanted[pair] = first.distance
         ranked = sorted(
             families.values(),
             key=lambda hs: (min(h.distance for h in hs), min(h.document_id for h in hs)),
@@ -292,6 +292,32 @@ def _pairs_wanted(
                     wanted[pair] = head.distance
                     break
     return wanted
+
+
+def _twin_links(
+    members: set[int], pairs: list[tuple[int, int]], banned: set[tuple[int, int]]
+) -> list[tuple[int, int]]:
+    """Links that make a family of exact twins one connected piece: each part not yet
+    connected to the earliest member is linked to it through the part's earliest member.
+    n twins get n - 1 links in all, whatever the order they arrive in."""
+    parent = {m: m for m in members}
+
+    def root(x: int) -> int:
+        while parent[x] != x:
+            parent[x] = parent[parent[x]]
+            x = parent[x]
+        return x
+
+    for a, b in pairs:
+        if a in parent and b in parent:
+            parent[root(a)] = root(b)
+    first, *rest = sorted(members)
+    links = []
+    for m in rest:
+        if root(m) != root(first) and (first, m) not in banned:
+            parent[root(m)] = root(first)
+            links.append((first, m))
+    return links
 
 
 def _do_not_match_among(ids: Iterable[int]) -> set[tuple[int, int]]:

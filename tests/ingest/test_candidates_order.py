@@ -110,3 +110,22 @@ def test_any_order_gives_the_same_families_pairs_and_groups() -> None:
         assert _family_pairs() == clean_families, order
         assert len(_pairs()) == len(clean_pairs), order
         assert _groups() == clean_groups, order
+
+
+@pytest.mark.django_db
+@pytest.mark.parametrize(
+    "tasks",
+    [
+        [[5], [0, 2]],  # the latest twin alone first, then the two earlier ones together
+        [[2, 5], [0]],
+        [[5], [2], [0]],
+        [[0, 2, 5]],
+    ],
+)
+def test_a_family_of_twins_stays_one_group_however_it_is_batched(tasks: list[list[int]]) -> None:
+    docs = _corpus()
+    s_family = [docs[0], docs[2], docs[5]]
+    _run([[docs[i] for i in task] for task in tasks])
+    twin_links = [(a, b) for a, b, _ in _pairs() if a in s_family and b in s_family]
+    assert len(twin_links) == 2  # n - 1 links for n twins
+    assert frozenset(s_family) in {g & frozenset(s_family) for g in _groups()}
