@@ -97,6 +97,11 @@ def candidates_find(
     return created
 
 
+# Where a passage-only nomination ranks among a document's hits: after every SimHash hit
+# (their distances are at most 64).
+PASSAGE_HIT_RANK = 65
+
+
 def _candidates_find_for(
     method: FingerprintMethod, document_ids: Sequence[int]
 ) -> set[tuple[int, int]]:
@@ -144,9 +149,16 @@ def _candidates_find_for(
         )
         for doc in docs
     }
+    for doc in docs:
+        # Passage nominations join the SimHash ones, ranked after them, so that families
+        # of exact twins, links already made and the per-document cap treat both alike.
+        known = {h.document_id for h in hits_by_doc[doc.id]}
+        hits_by_doc[doc.id] += [
+            index.Hit(other, 0, PASSAGE_HIT_RANK)
+            for other in _passage_hits(doc, doc_passages.get(doc.id))
+            if other not in known
+        ]
     wanted = _pairs_wanted(method, docs, hits_by_doc)
-    for pair in _passage_pairs_wanted(method, docs, doc_passages):
-        wanted.setdefault(pair, -1)
     if not wanted:
         return set()
     existing = set(
@@ -180,36 +192,6 @@ def _passages_index(
             if out[d.id]
         ]
     )
-    return out
-
-
-def _passage_pairs_wanted(
-    method: FingerprintMethod,
-    docs: Sequence[_Doc],
-    doc_passages: dict[int, list[passages_core.Passage]],
-) -> list[tuple[int, int]]:
-    """The pairs the passage index nominates for these documents.
-
-    An exact twin (same normalized text) is the SimHash channel's at distance 0, and a
-    family of exact twins on the other side is reached through its earliest member, so
-    that exact copies stay a star here too."""
-    hits = {doc.id: _passage_hits(doc, doc_passages.get(doc.id)) for doc in docs}
-    hit_ids = {d for ids in hits.values() for d in ids}
-    if not hit_ids:
-        return []
-    shas = dict(
-        Fingerprint.objects.filter(method=method, document_id__in=hit_ids, branch=MAIN).values_list(
-            "document_id", "text_sha256"
-        )
-    )
-    out: list[tuple[int, int]] = []
-    for doc in docs:
-        first_of: dict[str, int] = {}
-        for other in sorted(hits[doc.id]):
-            sha = shas.get(other, f"#{other}")
-            if sha != doc.text_sha256:
-                first_of.setdefault(sha, other)
-        out.extend((min(doc.id, o), max(doc.id, o)) for o in first_of.values())
     return out
 
 
