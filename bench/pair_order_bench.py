@@ -36,6 +36,7 @@ os.environ.pop("DATABASE_URL", None)
 os.environ.pop("CELERY_BROKER_URL", None)
 os.environ["DATA_DIR"] = tempfile.mkdtemp(prefix="pair-order-")
 os.environ.setdefault("DJANGO_SETTINGS_MODULE", "dedup_site.settings")
+os.environ.setdefault("SECRET_KEY", "bench-only-not-secret")  # settings refuse none with DEBUG off
 
 import django  # noqa: E402
 

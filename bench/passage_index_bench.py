@@ -46,6 +46,7 @@ PG = os.environ.get("BENCH_PG", "postgres://postgres@127.0.0.1:5432")
 DB_NAME = "dedup_w12_passages_bench"
 os.environ["DATABASE_URL"] = f"{PG}/{DB_NAME}"
 os.environ.setdefault("DJANGO_SETTINGS_MODULE", "dedup_site.settings")
+os.environ.setdefault("SECRET_KEY", "bench-only-not-secret")  # settings refuse none with DEBUG off
 
 SITES = 1000
 TEMPLATES_PER_SITE = 4
