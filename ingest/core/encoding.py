@@ -339,14 +339,22 @@ def _fits(body: bytes, codec: str, non_ascii: int, share: float) -> tuple[str, i
     found = _counting(body, codec)
     if found is None:
         return None
-    bad = found[1]
+    text, bad = found
     if bad == 0:
         return found
-    if bad > share * non_ascii:
+    if bad > share * non_ascii and not (codec == "utf-8" and _utf8_outweighs(text, bad)):
         return None
     if codec in _CJK and not _cjk_plausible(found[0]):
         return None  # Latin text that happens to pair up in a CJK charset
     return found
+
+
+def _utf8_outweighs(text: str, bad: int) -> bool:
+    """On a page with few non-ASCII characters, a share of bad bytes says little: UTF-8
+    is still right when its valid multi-byte characters clearly outnumber the bad bytes
+    (text in another charset almost never forms valid UTF-8 sequences at all)."""
+    valid = len(_NON_ASCII_RE.findall(text)) - text.count("\ufffd")
+    return valid >= 2 * bad
 
 
 def _detected(body: bytes, declared: str | None, failed: list[str], non_ascii: int) -> Decoded:
