@@ -45,10 +45,6 @@ SMALL_SHARE = 0.05
 # A multi-byte guess must fit more tightly: single-byte text happens to form valid
 # two-byte pairs in GB18030 or EUC-KR more often than it forms valid UTF-8.
 MULTIBYTE_GUESS_SHARE = 0.01
-# UTF-8 also fits when its valid multi-byte characters outnumber the bad bytes this many
-# times: text in another charset almost never forms valid UTF-8 sequences, so a page with
-# few non-ASCII characters and a few corrupt bytes is still UTF-8.
-UTF8_VALID_PER_BAD = 2
 # Non-ASCII bytes that make a page's validity as UTF-8 evidence enough to overrule its
 # declaration.
 _UTF8_EVIDENCE = 8
@@ -343,21 +339,22 @@ def _fits(body: bytes, codec: str, non_ascii: int, share: float) -> tuple[str, i
     found = _counting(body, codec)
     if found is None:
         return None
-    bad = found[1]
+    text, bad = found
     if bad == 0:
         return found
-    if bad > share * non_ascii and not _utf8_mostly_valid(codec, found[0], bad):
+    if bad > share * non_ascii and not (codec == "utf-8" and _utf8_outweighs(text, bad)):
         return None
     if codec in _CJK and not _cjk_plausible(found[0]):
         return None  # Latin text that happens to pair up in a CJK charset
     return found
 
 
-def _utf8_mostly_valid(codec: str, text: str, bad: int) -> bool:
-    if codec != "utf-8":
-        return False
-    valid = sum(1 for c in text if c > "\x7f" and c != "\ufffd")
-    return valid >= UTF8_VALID_PER_BAD * bad
+def _utf8_outweighs(text: str, bad: int) -> bool:
+    """On a page with few non-ASCII characters, a share of bad bytes says little: UTF-8
+    is still right when its valid multi-byte characters clearly outnumber the bad bytes
+    (text in another charset almost never forms valid UTF-8 sequences at all)."""
+    valid = len(_NON_ASCII_RE.findall(text)) - text.count("\ufffd")
+    return valid >= 2 * bad
 
 
 def _detected(body: bytes, declared: str | None, failed: list[str], non_ascii: int) -> Decoded:

@@ -322,3 +322,16 @@ def test_page_declaring_gb2312_but_saved_as_utf8_is_utf8() -> None:
     assert decoded.used == "utf-8"
     assert decoded.text == html
     assert decoded.warning is not None and "valid UTF-8" in decoded.warning
+
+
+def test_utf8_page_with_few_accents_and_bad_bytes_stays_utf8() -> None:
+    title = "Zürich’s café “Grünau” — naïve résumé"
+    html = f"<html><head><title>{title}</title></head><body>{EN_FILLER}</body></html>"
+    cut = len(html) // 2
+    body = html[:cut].encode() + b"\xe9\x96\xff" + html[cut:].encode()
+
+    decoded = decode_html(body, content_type="text/html; charset=utf-8")
+
+    assert decoded.used == "utf-8"
+    assert decoded.bad_bytes == 3
+    assert f"<title>{title}</title>" in decoded.text
