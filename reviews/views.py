@@ -214,7 +214,9 @@ def _pair_context(
         "progress": selectors.progress_for(
             user=request.user,  # type: ignore[arg-type]
             filters=selectors.QueueFilters(kind="pair"),
-        ),
+        )
+        if roles.can_edit(request.user)
+        else None,
         "diff_view": diff_view,
         "notice": notice,
         "verdict_keys": VERDICT_KEYS,
