@@ -11,6 +11,8 @@ from dataclasses import dataclass, field
 
 from rapidfuzz.distance import Indel
 
+from reviews.core.diff import collapse_runs
+
 EQUAL = "equal"
 DELETE = "delete"
 INSERT = "insert"
@@ -154,25 +156,9 @@ def sentence_align(a: str, b: str, *, max_sentences: int = 2000, context: int = 
 
 
 def _collapse(rows: list[AlignRow], context: int) -> list[AlignRow]:
-    out: list[AlignRow] = []
-    i = 0
-    while i < len(rows):
-        if rows[i].op != EQUAL:
-            out.append(rows[i])
-            i += 1
-            continue
-        j = i
-        while j < len(rows) and rows[j].op == EQUAL:
-            j += 1
-        run = rows[i:j]
-        head = context if i > 0 else 0
-        tail = context if j < len(rows) else 0
-        if len(run) > head + tail + 1:
-            out.extend(run[:head])
-            hidden = len(run) - head - tail
-            out.append(AlignRow(SKIP, str(hidden), None, None, None))
-            out.extend(run[len(run) - tail :])
-        else:
-            out.extend(run)
-        i = j
-    return out
+    return collapse_runs(
+        rows,
+        context,
+        unchanged=lambda row: row.op == EQUAL,
+        skip=lambda hidden: AlignRow(SKIP, str(hidden), None, None, None),
+    )

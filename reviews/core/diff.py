@@ -8,7 +8,7 @@ bounded: each side is cut to a cap and the result says so.
 from __future__ import annotations
 
 import re
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 
 from rapidfuzz.distance import Indel
@@ -245,26 +245,38 @@ def line_diff(
     return LineDiff(rows, len(a.splitlines()), len(b.splitlines()), max_lines, truncated, changes)
 
 
-def _collapse(rows: list[LineRow], context: int) -> list[LineRow]:
-    out: list[LineRow] = []
+def collapse_runs[R](
+    rows: list[R], context: int, *, unchanged: Callable[[R], bool], skip: Callable[[int], R]
+) -> list[R]:
+    """Runs of unchanged rows longer than 2 × context + 1 keep `context` rows on each side
+    of a change and stand for the rest with one `skip(hidden)` row."""
+    out: list[R] = []
     i = 0
     while i < len(rows):
-        if rows[i].op != EQUAL:
+        if not unchanged(rows[i]):
             out.append(rows[i])
             i += 1
             continue
         j = i
-        while j < len(rows) and rows[j].op == EQUAL:
+        while j < len(rows) and unchanged(rows[j]):
             j += 1
         run = rows[i:j]
         head = context if i > 0 else 0
         tail = context if j < len(rows) else 0
         if len(run) > head + tail + 1:
             out.extend(run[:head])
-            hidden = len(run) - head - tail
-            out.append(LineRow(SKIP, f"{hidden} unchanged lines", None, None, None))
+            out.append(skip(len(run) - head - tail))
             out.extend(run[len(run) - tail :])
         else:
             out.extend(run)
         i = j
     return out
+
+
+def _collapse(rows: list[LineRow], context: int) -> list[LineRow]:
+    return collapse_runs(
+        rows,
+        context,
+        unchanged=lambda row: row.op == EQUAL,
+        skip=lambda hidden: LineRow(SKIP, f"{hidden} unchanged lines", None, None, None),
+    )
