@@ -24,7 +24,7 @@ documents), 10 batches of 200 new documents through entries_add (then removed).
 
     .venv/bin/python bench/passage_index_bench.py [--max 1000000] [--json OUT]
 
-Uses (drops and recreates) the database dedup_w12_passages_bench.
+Uses (drops and recreates) the database dedup_passages_bench.
 """
 
 from __future__ import annotations
@@ -43,7 +43,7 @@ import numpy as np
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 PG = os.environ.get("BENCH_PG", "postgres://postgres@127.0.0.1:5432")
-DB_NAME = "dedup_w12_passages_bench"
+DB_NAME = "dedup_passages_bench"
 os.environ["DATABASE_URL"] = f"{PG}/{DB_NAME}"
 os.environ.setdefault("DJANGO_SETTINGS_MODULE", "dedup_site.settings")
 os.environ.setdefault("SECRET_KEY", "bench-only-not-secret")  # settings refuse none with DEBUG off
