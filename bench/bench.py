@@ -7,7 +7,7 @@ the candidate index.
     .venv/bin/python bench/bench.py --candidates-only  # bench/candidates_bench.py
     .venv/bin/python bench/bench.py --rev HEAD         # a commit, not the working tree
 
-Prints the figures with the targets of issues 2 and 3 next to them and writes the same
+Prints the figures with the fingerprint and candidate-index targets next to them and writes the same
 data as JSON to bench/out/bench-<date>.json (the candidates section also to
 bench/out/candidates-<date>.json). Needs PostgreSQL (127.0.0.1:5432, user postgres)
 for the ingest and candidates parts, and Redis (127.0.0.1:6379, db 13 is flushed) for

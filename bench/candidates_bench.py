@@ -1,4 +1,4 @@
-"""Candidate index benchmark (issue 3): the project's own code on PostgreSQL.
+"""Candidate index benchmark: the project's own code on PostgreSQL.
 
 Everything timed goes through the code the service runs: `ingest.index.entries_add`
 (insert), `ingest.index.query` (the band-index lookup: two 32-bit halves, btree
@@ -907,7 +907,7 @@ def report(res: dict) -> list[str]:
     # Targets.
     recall = min(q["recall"] for r in res["runs"] for q in r["queries"])
     q1m = {q["k"]: q for q in big["queries"]}
-    lines += ["", f"Targets (issue 3; at N={big['n']:,})"]
+    lines += ["", f"Targets (at N={big['n']:,})"]
     rows = [("recall (every N, k)", f"{recall:.3f}", "1.000", recall >= TARGETS["recall"])]
     if 3 in q1m:
         p95 = q1m[3]["latency_ms"]["p95"]

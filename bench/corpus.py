@@ -20,7 +20,7 @@ reference method (simhash64-words-sha256-v1, via `simhash64_fast` over `tokens_w
 That is the `default` profile. The `dense` profile is a stress test: 20 sites, 90% of
 pages with templates of 100-400 words, 2-10% topic words, so that unrelated pages
 crowd together much more (closer to the 16% of unrelated documents with a neighbour
-within 3 bits that issue 3 reports from a real 1M crawl; `default` gives about 3%).
+within 3 bits reported from a real 1M crawl; `default` gives about 3%).
 
 Speed: words are generated as vocabulary ids and the SimHash is computed from the bag
 of ids with numpy. Every vocabulary word is a single casefolded `\\w+` token, so

@@ -39,7 +39,7 @@ from ingest.core.simhash import simhash64_fast, simhash64_reference  # noqa: E40
 
 WORD_RE = re.compile(r"\w+")
 
-# Targets from issue 2 (on 300-1,500-word documents).
+# Targets (on 300-1,500-word documents).
 TARGET_REF_OVER_FAST = 20.0
 TARGET_FAST_OVER_FLOOR = 1.5
 LOW_WORDS, HIGH_WORDS = 300, 1500

@@ -1,4 +1,4 @@
-"""Pair view server time on two ~300 KB pages (issue 4: under 200 ms median).
+"""Pair view server time on two ~300 KB pages (target: under 200 ms median).
 
     .venv/bin/python bench/pair_view_bench.py                      # SQLite (in memory)
     DATABASE_URL=postgres://postgres@127.0.0.1:5432/dedup \\

@@ -438,7 +438,7 @@ PRELABEL_SEED = env_int("PRELABEL_SEED", 1)
 PRELABEL_MIN_DOCUMENTS = env_int("PRELABEL_MIN_DOCUMENTS", 10)
 PRELABEL_EVERY_SECONDS = env_int("PRELABEL_EVERY_SECONDS", 21600)
 
-# --- Merge decisions: automatic merging (issue 6) -----------------------------------
+# --- Merge decisions: automatic merging ------------------------------------------
 # Per doc type: off | semi (proposals wait for an editor) | auto (applied, logged as
 # rule:automerge-v1). Off by default; "short" is never merged automatically.
 # AUTO_MERGE="article=auto,product=semi" overrides.
@@ -463,7 +463,7 @@ CELERY_BEAT_SCHEDULE = {
     },
 }
 
-# --- Metrics, drift and method upgrades (issue 7) -----------------------------------
+# --- Metrics, drift and method upgrades ------------------------------------------
 # The beat task recomputes the daily rollups of the last N days (today included) every
 # ROLLUP_EVERY_SECONDS: late documents of a recent crawl day are counted on the next run.
 ROLLUP_DAYS = env_int("ROLLUP_DAYS", 2)

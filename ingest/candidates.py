@@ -1,9 +1,9 @@
 """Candidate services: fingerprints → candidate pairs → candidate groups.
 
-Runs on the workers. The index only nominates (invariant 5); each pair carries its
+Runs on the workers. The index only nominates; each pair carries its
 distances, similarities and guards; pairs under the similarity floor are stored but
 do not join groups. Groups follow a named rule and honour do-not-match constraints and
-human representatives (invariant 7): a worker never overwrites them.
+human representatives: a worker never overwrites them.
 """
 
 import logging

@@ -1,4 +1,4 @@
-"""Crawl data: nothing here is ever deleted by deduplication (invariant 1)."""
+"""Crawl data: nothing here is ever deleted by deduplication."""
 
 import json
 import zlib
@@ -221,7 +221,7 @@ class Fingerprint(models.Model):
     method = models.ForeignKey(FingerprintMethod, on_delete=models.PROTECT)
     branch = models.CharField(max_length=4, choices=Branch.choices)
     status = models.CharField(max_length=24, choices=Status.choices)
-    # Unsigned 64-bit SimHash stored with the same bits as a signed bigint (invariant 9).
+    # Unsigned 64-bit SimHash stored with the same bits as a signed bigint.
     simhash = models.BigIntegerField(null=True)
     text_sha256 = models.CharField(max_length=64)
     token_count = models.IntegerField()
@@ -378,7 +378,7 @@ class DoNotMatch(models.Model):
 
 
 class CandidatePair(models.Model):
-    """A nomination, never a decision (invariant 5)."""
+    """A nomination, never a decision: labels decide."""
 
     method = models.ForeignKey(FingerprintMethod, on_delete=models.PROTECT)
     a = models.ForeignKey(Document, on_delete=models.PROTECT, related_name="pairs_as_a")
@@ -495,7 +495,7 @@ class GroupMember(models.Model):
         return f"{self.document_id} in {self.group_id}"
 
 
-# --- issue 7: metrics, drift and method upgrades -----------------------------------------
+# --- metrics, drift and method upgrades ---------------------------------------------------
 
 
 class DailyRollup(models.Model):

@@ -55,7 +55,8 @@ log = logging.getLogger(__name__)
 # A running ingest writes its counters at least this often (its heartbeat).
 _HEARTBEAT_SECONDS = 30
 
-# Extraction statuses whose main text may enter the candidate index (invariant 4).
+# Extraction statuses whose main text may enter the candidate index: empty text
+# is never a duplicate of empty text.
 INDEXABLE_MAIN = {Extraction.Status.OK, Extraction.Status.BLOCKED}
 
 

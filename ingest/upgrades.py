@@ -1,5 +1,6 @@
-"""Method upgrades (invariant 2): a new method is computed beside the old one, compared
-on the labelled pairs, switched to in one recorded action, and the old one retired.
+"""Method upgrades: a fingerprint means nothing without its method, so a new method is
+computed beside the old one, compared on the labelled pairs, switched to in one recorded
+action, and the old one retired.
 
 - **Register**: a key of ingest/core/methods.py gets its FingerprintMethod row.
 - **Compute** (a RefingerprintRun of kind "fingerprints"): every processed document (one

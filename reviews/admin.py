@@ -1,4 +1,4 @@
-"""Audit: labels and decisions are read-only here too (invariants 6 and 7)."""
+"""Audit: labels and decisions are read-only here too (both are append-only)."""
 
 from typing import Any
 

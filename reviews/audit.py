@@ -1,4 +1,4 @@
-"""Audit selectors: the decision log read for auditors (invariant 7). Reads only."""
+"""Audit selectors: the decision log read for auditors. Reads only."""
 
 from __future__ import annotations
 

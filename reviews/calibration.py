@@ -1,6 +1,6 @@
-"""Calibration from the desk's labels (invariant 5): the stable split, the labelled
-pairs, the reports and the stratified calibration sample. The maths is in
-reviews/core/calibration.py; this module only reads the database and calls it.
+"""Calibration from the desk's labels (thresholds come from labels, per doc type): the
+stable split, the labelled pairs, the reports and the stratified calibration sample. The
+maths is in reviews/core/calibration.py; this module only reads the database and calls it.
 
 Rules chosen here:
 

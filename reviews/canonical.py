@@ -1,4 +1,4 @@
-"""The deduplicated corpus is a view, never a deletion (invariant 1).
+"""The deduplicated corpus is a view, never a deletion: nothing crawled is destroyed.
 
 One record per live group (its representative stands for it) and one per document in
 no group, each with its members' ids and URLs (provenance) and what made it: the

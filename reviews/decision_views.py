@@ -1,4 +1,4 @@
-"""Desk pages for merge decisions, restore, approvals and the audit page (issue 6).
+"""Desk pages for merge decisions, restore, approvals and the audit page.
 Views translate: reviews.decisions owns the rules, reviews.audit reads."""
 
 from typing import Any

@@ -1,4 +1,5 @@
-"""Merge, restore, automatic merging and conflicts: invariants 1 and 7.
+"""Merge, restore, automatic merging and conflicts: a merge deletes nothing and
+every merge is on the record.
 
 Every function here appends a Decision; no decision is ever edited. What the words mean:
 
@@ -52,7 +53,8 @@ from reviews.services import (
 
 A = Decision.Action
 AUTO_RULE = "automerge-v1"
-# Extraction statuses that never merge automatically (invariant 4).
+# Extraction statuses that never merge automatically: empty text is not a
+# duplicate of empty text.
 NEVER_AUTO_STATUSES = ("blocked", "empty", "too_short", "error")
 
 

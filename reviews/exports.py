@@ -1,6 +1,6 @@
 """Labels out and back in: CSV / JSONL export (streamed) and all-or-nothing import.
 
-Invariant 6: labels are append-only, so the export is the whole history: superseded
+Labels are append-only, so the export is the whole history: superseded
 labels and retractions are rows of their own, marked, and a row is "disputed" when
 another editor's current label on the pair has another verdict.
 

@@ -1,4 +1,4 @@
-"""Review desk records. Labels (invariant 6) and decisions (invariant 7) are append-only:
+"""Review desk records. Labels and decisions are append-only:
 a relabel or an undo supersedes, never edits or deletes."""
 
 from django.conf import settings
@@ -160,7 +160,7 @@ class Claim(models.Model):
 
 
 class Decision(models.Model):
-    """Invariant 7: every split, merge and representative change, on the record."""
+    """Every split, merge and representative change, on the record."""
 
     class Action(models.TextChoices):
         SPLIT = "split"

@@ -1,4 +1,4 @@
-"""Operations pages (issue 7): metrics and drift alerts, fingerprint methods (compute,
+"""Operations pages: metrics and drift alerts, fingerprint methods (compute,
 compare, switch, retire), and the Prometheus endpoint. Views translate: the rules are in
 ingest.metrics, ingest.core.drift and ingest.upgrades."""
 

@@ -1,6 +1,7 @@
-"""Review desk services: labels (invariant 6), claims, splits and representatives
-(invariant 7). Every write here appends; nothing is edited in place or deleted except
-group memberships, which are relations recorded before and after in a Decision."""
+"""Review desk services: labels (append-only: a relabel supersedes), claims, splits and
+representatives (each one a recorded decision). Every write here appends; nothing is edited
+in place or deleted except group memberships, which are relations recorded before and after
+in a Decision."""
 
 from __future__ import annotations
 

@@ -24,7 +24,7 @@ urlpatterns = [
         name="group-representative",
     ),
     path("preferences/blind", views.preference_blind, name="preference-blind"),
-    # issue 5: labels out
+    # labels out
     path("calibration/", views.calibration, name="calibration"),
     path("calibration/sample/", views.calibration_sample, name="calibration-sample"),
     path(
@@ -33,7 +33,7 @@ urlpatterns = [
         name="calibration-sample-create",
     ),
     path("labels/export", views.labels_export, name="labels-export"),
-    # issue 6: merge decisions, audit and recovery
+    # merge decisions, audit and recovery
     path("groups/<int:group_id>/merge", decision_views.group_merge, name="group-merge"),
     path("groups/<int:group_id>/accept", decision_views.group_accept, name="group-accept"),
     path(
@@ -43,7 +43,7 @@ urlpatterns = [
     ),
     path("approvals/", decision_views.approvals, name="approvals"),
     path("audit/", decision_views.audit_page, name="audit"),
-    # issue 7: metrics, drift and method upgrades
+    # metrics, drift and method upgrades
     path("metrics/", ops_views.metrics_page, name="metrics"),
     path("methods/", ops_views.methods_page, name="methods"),
     path("methods/compute", ops_views.method_compute, name="method-compute"),

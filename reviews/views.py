@@ -32,7 +32,7 @@ from reviews.forms import (
 )
 from reviews.models import Claim
 
-# Crawled HTML runs under this policy only, inside <iframe sandbox> (invariant 8):
+# Crawled HTML runs under this policy only, inside <iframe sandbox> (crawled HTML is hostile):
 # no script, no network, no same-origin access.
 SOURCE_CSP = {
     "sandbox": True,
@@ -379,7 +379,7 @@ def _group_render(
     template = "reviews/group_detail.html"
     if partial:
         template += f"#{partial}"
-    from reviews.decision_views import group_decision_context  # issue 6
+    from reviews.decision_views import group_decision_context
 
     return render(
         request,
@@ -515,7 +515,7 @@ def group_representative(request: HtmxHttpRequest, group_id: int) -> HttpRespons
     )
 
 
-# --- labels out: export, calibration report, calibration sample (issue 5) ------------
+# --- labels out: export, calibration report, calibration sample --------------------
 
 
 def _calibration_filters(data: Any) -> tuple[str, str]:

@@ -1,8 +1,8 @@
-"""Candidate index maths (DESIGN.md invariant 5): the index only nominates.
+"""Candidate index maths: the index only nominates.
 
-Given the stored 64-bit SimHash values of one method (invariant 2), find every value
-within Hamming distance k of a query, recall 1.000, without scanning them all. A band
-index does it with exact-match lookups followed by the exact Hamming filter.
+Given the stored 64-bit SimHash values of one method (distances only within a method), find
+every value within Hamming distance k of a query, recall 1.000, without scanning them all. A
+band index does it with exact-match lookups followed by the exact Hamming filter.
 
 The pigeonhole, with probes
 ---------------------------
@@ -53,7 +53,7 @@ list (fastupdate on) doubles its p95; the 28 pair keys of `B8X8_PAIRS` (Manku's 
 
 Query cost grows as N x probes / 2^(information in 32 bits). On the `dense` stress
 corpus (47% of unrelated documents with a neighbour within 3 bits, three times the
-real crawl of issue 3) B32X2 gives 5.6 ms and 36.7 ms at p95, with 3,300 true matches
+real 1M-document crawl) B32X2 gives 5.6 ms and 36.7 ms at p95, with 3,300 true matches
 within 6 bits at p95: there the answer itself is large. Keep the searched set small as
 the corpus grows (method in the index, lookback window, doc-type partitions) rather
 than adding probes.
@@ -61,7 +61,7 @@ than adding probes.
 Keys in the database
 --------------------
 A key is a signed int4 (a 32-bit combo value is stored as its two's complement, the
-way the signed bigint stores the 64 bits, invariant 9). `sql_key_functions` emits one
+way the signed bigint stores the 64 bits). `sql_key_functions` emits one
 IMMUTABLE SQL function per combo (inlined by the planner), `sql_indexes` one btree
 per combo on (method, key), and `sql_probe_condition` the matching WHERE clause, whose
 parameters are `probes(value, k)`; the exact filter is

@@ -1,6 +1,6 @@
 """Built-in demo / gold crawl: invented pages whose right answers are known.
 
-Thresholds come from labels (invariant 5), so the desk ships a crawl with a written
+Thresholds come from labels, per doc type, so the desk ships a crawl with a written
 answer key: each case names its pages, the label an editor should give and the
 machine-checkable promises (`checks`) the pipeline must keep. Every promise was
 computed with the project's own extractor settings and fingerprint methods and is
@@ -2128,7 +2128,7 @@ class _Crawl:
             "empty extraction",
             [e1, e2],
             "unsure",
-            "no text: empty text is never a duplicate of empty text (invariant 4)",
+            "no text: empty text is never a duplicate of empty text",
             extraction_status="empty",
             no_fingerprint=True,
         )

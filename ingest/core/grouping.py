@@ -1,4 +1,5 @@
-"""Grouping rules over candidate pairs (invariants 5 and 7): pure, named, versioned.
+"""Grouping rules over candidate pairs (the index nominates, people
+decide, and every decision is on the record): pure, named, versioned.
 
 A rule turns documents and their groupable pairs into groups. Do-not-match
 constraints (a person said two documents differ) are hard: no rule ever puts such

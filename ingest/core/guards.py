@@ -1,4 +1,5 @@
-"""Business guards and similarity scores for candidate pairs (DESIGN.md invariant 5).
+"""Business guards and similarity scores for candidate pairs: they annotate a
+nomination, labels decide.
 
 Guards never change the distance and never decide anything: they are shown to editors,
 exported with labels, and block automatic merges. Two pages with identical SimHash
@@ -21,7 +22,7 @@ as ASCII ones):
 
 `similarity` works on bounded excerpts (the first and last max_chars / 2 characters
 of a longer text), so a 5 MB page costs what a 20,000-character page costs. Empty or
-blank text is similar to nothing (invariant 4: empty is not a duplicate of empty).
+blank text is similar to nothing (empty is not a duplicate of empty).
 """
 
 from __future__ import annotations

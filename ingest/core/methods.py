@@ -1,4 +1,4 @@
-"""Fingerprint methods (invariant 2): a key names every parameter that changes bits.
+"""Fingerprint methods: a key names every parameter that changes bits.
 
 Distances are only ever computed between fingerprints of one method. A new tokenizer,
 normalization or extractor is a new key beside the old ones, never an edit.
@@ -136,7 +136,7 @@ def fingerprint_text(
     """Normalize, hash (exact layer) and SimHash (near layer) one text.
 
     Fewer than `min_tokens` tokens gives `insufficient_features` and no SimHash
-    (invariant 4): empty text is never a duplicate of empty text.
+    : empty text is never a duplicate of empty text.
     """
     return fingerprint_texts([key], text, min_tokens=min_tokens, reference=reference)[key]
 

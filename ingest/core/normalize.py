@@ -1,4 +1,5 @@
-"""Text normalization and tokenizers. Each is part of a method key (invariant 2):
+"""Text normalization and tokenizers. Each is part of a method key (a fingerprint
+means nothing without its method):
 changing one of them is a new method, never an edit of an existing one."""
 
 import re
@@ -10,7 +11,7 @@ from collections.abc import Callable
 _SPACES = re.compile(r"[\s\u00a0\u1680\u2000-\u200a\u2028\u2029\u202f\u205f\u3000\u180e]+")
 _ZERO_WIDTH = re.compile(r"[\u200b\u200c\u200d\u2060\ufeff\u00ad]")
 
-# The locked reference tokenizer (DESIGN.md invariant 3).
+# The locked reference tokenizer: it is locked; changing it is a new method.
 WORD_RE = re.compile(r"\w+")
 
 # Han script (CJK unified ideographs, extension A, compatibility ideographs).

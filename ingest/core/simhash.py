@@ -1,11 +1,11 @@
 """SimHash, method simhash64-words-sha256-v1. Locked: change = new method key.
 
-Reference (DESIGN.md invariant 3): each token's value is the first 8 bytes of its
-UTF-8 SHA-256, big-endian; every occurrence adds +1 to each bit that is set and -1 to
-each bit that is clear; a bit is 1 only when its sum is > 0 (ties are 0).
+Reference (locked; fast implementations must be bit-identical): each token's value is the
+first 8 bytes of its UTF-8 SHA-256, big-endian; every occurrence adds +1 to each bit that is
+set and -1 to each bit that is clear; a bit is 1 only when its sum is > 0 (ties are 0).
 
 `simhash64_fast` must stay bit-identical to `simhash64_reference` (property-tested).
-Fingerprints are unsigned 64-bit values (invariant 9): shown as 16 hex digits, stored
+Fingerprints are unsigned 64-bit values: shown as 16 hex digits, stored
 as a signed bigint via `to_signed64` / `to_unsigned64`.
 """
 

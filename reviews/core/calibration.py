@@ -1,6 +1,6 @@
 """Threshold calibration from labels: split, sweep, recommendation, stratified sample.
 
-Pure: no Django. Invariant 5: thresholds come from labels, per doc type and method, and
+Pure: no Django. Thresholds come from labels, per doc type and method, and
 are checked on data not used to choose them. The rules:
 
 - **Split.** A pair is in "calibration" or "holdout" by a stable hash of its key alone

@@ -1,6 +1,6 @@
 """Chart geometry for server-rendered SVG (no chart CDN). Pure: no Django.
 
-Invariant 8: these functions return *data* for templates, never markup. Labels, titles
+Crawled text is hostile: these functions return *data* for templates, never markup. Labels, titles
 and notes are plain strings the template escapes; every coordinate is a float rounded to
 ``DECIMALS`` places and the polyline is built only from numbers formatted with a fixed
 number of decimals ("12.50,30.00 14.00,28.25"), so both are safe in an SVG attribute.

@@ -1,6 +1,6 @@
 """Word- and line-level diffs for the pair view. Pure: no Django.
 
-Invariant 8: crawled text is hostile. These functions return plain strings in segments;
+Crawled text is hostile. These functions return plain strings in segments;
 the template escapes every one of them (nothing here is ever marked safe). Work is
 bounded: each side is cut to a cap and the result says so.
 """

@@ -1,7 +1,7 @@
 """Smallest set of pair links whose removal separates two documents of a group.
 
-Used when a "distinct" label conflicts with a group (invariant 7: the editor applies the
-suggested cut as a split, on the record). Pure: no Django. Unit-capacity maximum flow
+Used when a "distinct" label conflicts with a group (the editor applies the suggested cut as
+a split, on the record). Pure: no Django. Unit-capacity maximum flow
 (Edmonds–Karp) over the undirected pair graph; by max-flow/min-cut the saturated links
 leaving the source's residual side form a minimum cut.
 """

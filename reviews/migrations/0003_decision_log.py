@@ -55,7 +55,7 @@ class Migration(migrations.Migration):
     ]
 
 
-# Invariant 7 in the database too: on PostgreSQL a row trigger refuses UPDATE and DELETE
+# Decisions are on the record in the database too: on PostgreSQL a row trigger refuses UPDATE and DELETE
 # of decision rows, whatever the code path (raw SQL, another client). TRUNCATE is
 # refused by 0004. SQLite relies on the model layer (its flush deletes rows).
 APPEND_ONLY_SQL = """

@@ -1,4 +1,4 @@
-"""Invariant 8 in a real browser: a hostile crawled page runs no script and fetches
+"""Crawled HTML is hostile, in a real browser: a hostile crawled page runs no script and fetches
 nothing, neither in the pair view nor in its sandboxed frame."""
 
 import pytest

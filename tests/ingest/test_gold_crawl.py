@@ -85,7 +85,7 @@ def check_pair(case: DemoCase, x: int, y: int) -> list[str]:
         if "full_distance_min" in checks:
             expect("full_distance_min", d >= checks["full_distance_min"], d)  # type: ignore[operator]
     if "numbers_differ" in checks:
-        # The guard on the stored candidate pair is the promise (invariant 5's guards).
+        # The guard on the stored candidate pair is the promise (guards annotate, labels decide).
         pair = _stored_pair(x, y, method)
         got = None if pair is None else pair.numbers_differ
         expect("numbers_differ", got == checks["numbers_differ"], got)

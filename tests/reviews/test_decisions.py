@@ -1,4 +1,4 @@
-"""Merge and restore are decisions on the record (invariants 1 and 7); workers honour
+"""Merge and restore are decisions on the record and delete nothing; workers honour
 them; automatic merging is off by default and never touches what a person refused."""
 
 import io

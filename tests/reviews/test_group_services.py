@@ -1,4 +1,4 @@
-"""Splits and representatives are decisions on the record (invariant 7); workers
+"""Splits and representatives are decisions on the record; workers
 honour them."""
 
 import pytest

@@ -1,4 +1,4 @@
-"""Labels are append-only (invariant 6): relabel and undo supersede; disputes show."""
+"""Labels are append-only: relabel and undo supersede; disputes show."""
 
 import pytest
 
