@@ -7,7 +7,7 @@ COPY pyproject.toml ./
 COPY dedup_site dedup_site
 COPY ingest ingest
 COPY reviews reviews
-RUN pip install .
+RUN pip install '.[deploy]'
 COPY . .
 RUN SECRET_KEY=build python manage.py collectstatic --no-input -v 0
 EXPOSE 8000

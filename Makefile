@@ -9,13 +9,13 @@ DEMO_WARC := var/demo.warc.gz
 HOST ?= 127.0.0.1
 PORT ?= 8000
 
-.PHONY: install demo demo-data test lint bench bench-extraction clean
+.PHONY: install demo demo-data test lint bench bench-deps bench-extraction clean
 
 $(STAMP): pyproject.toml
 	@$(PYTHON) -c 'import sys; sys.exit(0 if sys.version_info >= (3, 12) else "Python 3.12+ is needed; found " + sys.version.split()[0])'
 	$(PYTHON) -m venv $(VENV)
 	$(VENV)/bin/pip install --quiet --upgrade pip
-	$(VENV)/bin/pip install --quiet -e '.[dev]'
+	$(VENV)/bin/pip install --quiet -e '.[dev,deploy]'
 	@touch $(STAMP)
 
 install: $(STAMP)
@@ -40,14 +40,20 @@ demo: demo-data
 test: install
 	$(PY) -m pytest $(PYTEST_ARGS)
 
+# The gates CI runs before the tests: style, the import contract (pyproject.toml).
 lint: install
 	$(VENV)/bin/ruff check .
 	$(VENV)/bin/ruff format --check .
+	$(VENV)/bin/lint-imports
 
-bench: install
+# The benchmarks compare against the PyPI `simhash` package (the `bench` extra).
+bench-deps: install
+	$(VENV)/bin/pip install --quiet -e '.[dev,deploy,bench]'
+
+bench: bench-deps
 	$(PY) bench/bench.py $(BENCH_ARGS)
 
-bench-extraction: install
+bench-extraction: bench-deps
 	$(PY) bench/extraction_bench.py $(BENCH_ARGS)
 
 clean:

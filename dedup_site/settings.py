@@ -492,7 +492,7 @@ METRICS_TASK_RUN_DAYS = env_int("METRICS_TASK_RUN_DAYS", 7)
 REFINGERPRINT_CHUNK_SIZE = env_int("REFINGERPRINT_CHUNK_SIZE", 500)
 REFINGERPRINT_TASK_SECONDS = env_int("REFINGERPRINT_TASK_SECONDS", 30)
 CELERY_BEAT_SCHEDULE["rollup-metrics"] = {
-    "task": "ingest.tasks.rollup_metrics",
+    "task": "reviews.tasks.rollup_metrics",
     "schedule": ROLLUP_EVERY_SECONDS,
 }
 

@@ -1,16 +1,16 @@
 from django.contrib import admin
 from django.contrib.auth import views as auth_views
+from django.db import connection
 from django.http import HttpRequest, HttpResponse
 from django.urls import include, path
 
 from ingest.api import api
+from reviews import api as reviews_api  # noqa: F401  (mounts the desk's endpoints)
 from reviews.ops_views import prometheus as prometheus_metrics
 
 
 def healthz(request: HttpRequest) -> HttpResponse:
     """Liveness for the container health check: the app is up and the database answers."""
-    from django.db import connection
-
     with connection.cursor() as cursor:
         cursor.execute("SELECT 1")
     return HttpResponse("ok", content_type="text/plain")

@@ -8,7 +8,7 @@ from typing import Literal
 
 from django.conf import settings
 from django.contrib.auth.views import redirect_to_login
-from django.http import HttpRequest, HttpResponse, StreamingHttpResponse
+from django.http import HttpRequest, HttpResponse
 from ninja import NinjaAPI, Schema, Status
 from ninja.errors import HttpError, ValidationError
 from ninja.security import HttpBearer
@@ -36,7 +36,7 @@ class TokenAuth(HttpBearer):
         )
 
 
-def _require(request: HttpRequest, allowed: Callable[..., bool], what: str) -> None:
+def require(request: HttpRequest, allowed: Callable[..., bool], what: str) -> None:
     token: ApiToken = request.auth  # type: ignore[attr-defined]
     if not allowed(token.user):
         raise HttpError(403, f"the token's user may not {what}")
@@ -181,7 +181,7 @@ def documents_create(
 ) -> Status[dict[str, object]]:
     """Store one document or a list of them (the JSONL object shape); extraction and
     fingerprints are computed by the workers."""
-    _require(request, roles.can_ingest, "store documents (needs the crawler or admin role)")
+    require(request, roles.can_ingest, "store documents (needs the crawler or admin role)")
     docs = payload if isinstance(payload, list) else [payload]
     if not docs:
         return Status(400, {"detail": "no documents", "errors": []})
@@ -258,7 +258,7 @@ class CheckOut(Schema):
 def check(request: HttpRequest, payload: CheckIn) -> dict[str, object]:
     """Is this page a duplicate of something stored? Answers exact, near, new or
     insufficient, with the matches (distance, similarities, guards). Reads only."""
-    _require(request, roles.can_check, "check pages (needs the crawler role or read access)")
+    require(request, roles.can_check, "check pages (needs the crawler role or read access)")
     title, status = payload.title, None
     text = payload.text or ""
     if payload.html is not None:
@@ -270,29 +270,3 @@ def check(request: HttpRequest, payload: CheckIn) -> dict[str, object]:
     if status not in (None, "ok", "blocked"):
         out["verdict"], out["matches"], out["channels"] = "insufficient", [], []
     return out
-
-
-@api.get("/canonical", tags=["canonical"])
-def canonical(
-    request: HttpRequest,
-    format: Literal["jsonl", "csv"] = "jsonl",
-    accepted_only: bool = False,
-    after: str | None = None,
-    limit: int | None = None,
-) -> StreamingHttpResponse:
-    """The deduplicated view, streamed (nothing is deleted): one record per group
-    representative and per singleton, with its members' ids and URLs and the decision
-    that made it. NDJSON (or CSV). Page with `limit` and `after=<last record's id>`."""
-    _require(request, roles.can_view, "read the canonical output (needs read access)")
-    from itertools import islice
-
-    from reviews import canonical as view  # the desk owns decisions
-
-    records = view.canonical_records(accepted_only=accepted_only, after=after)
-    if limit is not None:
-        records = islice(records, max(limit, 0))
-    if format == "csv":
-        return StreamingHttpResponse(view.as_csv(records), content_type="text/csv; charset=utf-8")
-    return StreamingHttpResponse(
-        view.as_jsonl(records), content_type="application/x-ndjson; charset=utf-8"
-    )

@@ -6,7 +6,5 @@ class IngestConfig(AppConfig):
     verbose_name = "Ingest"
 
     def ready(self) -> None:
-        from ingest import metrics
-
-        # Task durations for /metrics (Celery task_prerun / task_postrun).
-        metrics.signals_connect()
+        # The tasks register the work the services hand on after commit.
+        from ingest import tasks  # noqa: F401

@@ -21,8 +21,8 @@ from ingest.core import passages as passages_core
 from ingest.core.bands import nominating_band
 from ingest.core.extract import EXTRACTOR_VERSION
 from ingest.core.guards import Similarity, guards_check, similarity
-from ingest.core.methods import method_get, normalize_for
-from ingest.core.simhash import hamming, to_signed64, to_unsigned64
+from ingest.core.methods import fingerprint_text, method_get, normalize_for
+from ingest.core.simhash import hamming, to_hex, to_signed64, to_unsigned64
 from ingest.models import (
     CandidateGroup,
     CandidatePair,
@@ -62,7 +62,7 @@ class _Doc:
 
 def active_method_key() -> str:
     """The active method: the database's (a switch is recorded there, see
-    ingest.upgrades), settings.ACTIVE_METHOD until a method row exists."""
+    reviews.upgrades), settings.ACTIVE_METHOD until a method row exists."""
     key = FingerprintMethod.objects.filter(is_active=True).values_list("key", flat=True).first()
     return key or settings.ACTIVE_METHOD
 
@@ -782,9 +782,6 @@ def check(
     """Is this text a duplicate of something stored? Reads only. Every channel is
     consulted (SimHash index, exact text, passage index); a stored document at the
     checked URL is the page itself, never its match."""
-    from ingest.core.methods import fingerprint_text
-    from ingest.core.simhash import to_hex
-
     key = active_method_key()
     k = threshold_for(doc_type)
     result = fingerprint_text(key, text, min_tokens=settings.FINGERPRINT_MIN_TOKENS)

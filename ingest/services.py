@@ -25,6 +25,7 @@ from django.db import (
 from django.db.models import F, Q
 from django.utils import timezone
 
+from dedup_site import dispatch
 from ingest.core.encoding import decode_html
 from ingest.core.extract import EXTRACTOR_VERSION, extract
 from ingest.core.methods import METHODS, FingerprintResult, fingerprint_texts, method_get
@@ -46,6 +47,7 @@ from ingest.models import (
     Extraction,
     Fingerprint,
     FingerprintMethod,
+    RefingerprintRun,
     Site,
 )
 
@@ -99,11 +101,9 @@ def methods_ensure() -> dict[str, FingerprintMethod]:
 
 def fingerprint_method_keys(methods: dict[str, FingerprintMethod] | None = None) -> list[str]:
     """Methods computed for every new document: FINGERPRINT_METHODS, the active method,
-    and every method computed in the background since (ingest.upgrades) — a new
+    and every method computed in the background since (reviews.upgrades) — a new
     document must not lack the method it may be switched to. Retired methods are no
     longer computed (the active one always is)."""
-    from ingest.models import RefingerprintRun
-
     methods = methods if methods is not None else methods_ensure()
     upgraded = set(
         RefingerprintRun.objects.filter(kind=RefingerprintRun.Kind.FINGERPRINTS).values_list(
@@ -389,12 +389,10 @@ def _documents_create(documents: list[Document], bodies: list[bytes]) -> list[in
 
 def documents_enqueue(document_ids: Sequence[int]) -> None:
     """Hand documents to the workers once the current transaction commits."""
-    from ingest.tasks import documents_process as documents_process_task
-
     size = settings.PROCESS_TASK_SIZE
     for start in range(0, len(document_ids), size):
         part = list(document_ids[start : start + size])
-        documents_process_task.delay_on_commit(part)
+        dispatch.on_commit("documents_process", part)
 
 
 def documents_process(*, document_ids: Sequence[int]) -> int:
@@ -560,7 +558,5 @@ def fingerprints_compute(
 
 
 def candidates_enqueue(document_ids: Sequence[int]) -> None:
-    from ingest.tasks import candidates_find as candidates_find_task
-
     if document_ids:
-        candidates_find_task.delay_on_commit(list(document_ids))
+        dispatch.on_commit("candidates_find", list(document_ids))

@@ -19,6 +19,7 @@ from itertools import groupby
 
 from django.db.models import OuterRef, Q, Subquery
 
+from ingest.candidates import active_method_key
 from ingest.models import CandidateGroup, Document, FingerprintMethod, GroupMember
 from reviews.models import Decision
 
@@ -52,8 +53,6 @@ def canonical_records(
 ) -> Iterator[dict[str, object]]:
     """Yield canonical records, groups first (by id), then singletons (by id).
     `after` (a record id such as "group:12" or "document:40") resumes a stream."""
-    from ingest.candidates import active_method_key
-
     method = FingerprintMethod.objects.filter(key=method_key or active_method_key()).first()
     after_kind, _, after_id = (after or "").partition(":")
     start = int(after_id) if after_id.isdigit() else 0

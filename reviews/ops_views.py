@@ -1,6 +1,6 @@
 """Operations pages: metrics and drift alerts, fingerprint methods (compute,
 compare, switch, retire), and the Prometheus endpoint. Views translate: the rules are in
-ingest.metrics, ingest.core.drift and ingest.upgrades."""
+reviews.metrics, ingest.core.drift and reviews.upgrades."""
 
 import hmac
 import ipaddress
@@ -19,9 +19,8 @@ from django.views.decorators.cache import never_cache
 from django.views.decorators.http import require_GET, require_POST
 from django.views.decorators.vary import vary_on_headers
 
-from ingest import metrics, upgrades
 from ingest.models import DailyRollup, MethodSwitch, Site
-from reviews import roles
+from reviews import metrics, roles, upgrades
 from reviews.core import charts
 from reviews.views import HtmxHttpRequest, _viewer
 

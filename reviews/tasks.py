@@ -1,16 +1,40 @@
+"""Celery tasks of the desk, the metrics and the method upgrades: thin wrappers over the
+services, registered as the work the services hand on after commit (dedup_site.dispatch)."""
+
+from django.conf import settings
+
+from dedup_site import dispatch
 from dedup_site.task_policy import db_task
+from reviews import decisions, metrics, prelabel, upgrades
 
 
 @db_task()
 def automerge_run(group_ids: list[int] | None = None) -> dict[str, int]:
-    from reviews import decisions  # no import cycle
-
     return decisions.automerge_run(group_ids=group_ids)
 
 
 @db_task()
 def prelabel_compute() -> int:
     """The beat task: recompute the pre-label score histograms and suggestions."""
-    from reviews import prelabel  # no import cycle
-
     return prelabel.prelabel_compute()
+
+
+@db_task()
+def refingerprint_run(run_id: int) -> int:
+    """Work on a background run for a while, then hand the rest to a fresh task (a
+    long run never holds one message; a worker that dies loses at most one chunk)."""
+    run = upgrades.run_work(run_id=run_id)
+    if run.status == run.Status.RUNNING:
+        refingerprint_run.delay(run_id)
+    return run.done
+
+
+@db_task()
+def rollup_metrics(days: int | None = None) -> int:
+    """The beat task: recompute the recent days' rollups (idempotent)."""
+    written = metrics.rollups_compute(days=metrics.recent_days(days or settings.ROLLUP_DAYS))
+    metrics.task_runs_prune()
+    return written
+
+
+dispatch.register("refingerprint_run", refingerprint_run.delay_on_commit)

@@ -6,10 +6,11 @@ from datetime import UTC, date, datetime, timedelta
 
 import pytest
 
-from ingest import candidates, metrics, services
+from ingest import candidates, services
 from ingest.core import drift
 from ingest.core.readers import read_warc
 from ingest.models import DailyRollup
+from reviews import metrics
 from tests import factories
 
 START = date(2026, 5, 1)

@@ -7,7 +7,7 @@ from datetime import UTC, datetime
 import pytest
 from django.core.management import call_command
 
-from ingest import candidates, services, upgrades
+from ingest import candidates, services
 from ingest.core.extract import EXTRACTOR_VERSION
 from ingest.core.methods import (
     CURRENT_REFERENCE_KEY,
@@ -30,7 +30,7 @@ from ingest.models import (
     MethodSwitch,
     RefingerprintRun,
 )
-from reviews import selectors
+from reviews import selectors, upgrades
 from reviews.models import Label
 from tests import factories
 

@@ -6,8 +6,9 @@ from datetime import UTC, datetime, timedelta
 import pytest
 from django.core.management import call_command
 
-from ingest import candidates, metrics, services
+from ingest import candidates, services
 from ingest.models import DailyRollup, Extraction, TaskRun
+from reviews import metrics
 from reviews.models import Label
 from tests import factories
 
@@ -101,7 +102,7 @@ def test_rollup_command_and_beat_task() -> None:
     assert DailyRollup.objects.filter(day=DAY.date() - timedelta(days=1)).count() == 1
     from django.conf import settings
 
-    from ingest.tasks import rollup_metrics
+    from reviews.tasks import rollup_metrics
 
     assert "rollup-metrics" in settings.CELERY_BEAT_SCHEDULE
     rollup_metrics.delay(2)

@@ -11,6 +11,7 @@ from django.db import IntegrityError, InterfaceError, OperationalError, Programm
 from dedup_site.task_policy import TRANSIENT_DB_ERRORS, is_transient_db_error
 from ingest import tasks
 from ingest.models import CandidatePair
+from reviews import tasks as review_tasks
 from tests import factories
 from tests.workers import fault_hooks
 from tests.workers.conftest import wait_until
@@ -30,7 +31,7 @@ from tests.workers.conftest import wait_until
 )
 def test_transient_errors_of_both_layers_are_retried(exc: BaseException) -> None:
     assert is_transient_db_error(exc)
-    for task in (tasks.documents_process, tasks.candidates_find, tasks.rollup_metrics):
+    for task in (tasks.documents_process, tasks.candidates_find, review_tasks.rollup_metrics):
         assert isinstance(exc, task.autoretry_for)
 
 
@@ -114,6 +115,6 @@ def test_the_visibility_timeout_outlasts_the_longest_retry_countdown() -> None:
     assert settings.CELERY_TASK_ACKS_LATE and settings.CELERY_TASK_REJECT_ON_WORKER_LOST
     assert options["visibility_timeout"] > 2 * settings.TASK_DB_RETRY_BACKOFF_MAX
     assert options["visibility_timeout"] > settings.REFINGERPRINT_TASK_SECONDS * 2
-    for task in (tasks.documents_process, tasks.candidates_find, tasks.refingerprint_run):
+    for task in (tasks.documents_process, tasks.candidates_find, review_tasks.refingerprint_run):
         assert task.acks_late
         assert task.retry_backoff_max == settings.TASK_DB_RETRY_BACKOFF_MAX

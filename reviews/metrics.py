@@ -23,6 +23,7 @@ from collections import Counter, defaultdict
 from collections.abc import Iterable
 from datetime import UTC, date, datetime, timedelta
 
+from celery.signals import task_postrun, task_prerun
 from django.conf import settings
 from django.db import DatabaseError, connection
 from django.db.models import Count, Max, Min, Q
@@ -43,6 +44,7 @@ from ingest.models import (
     Site,
     TaskRun,
 )
+from reviews.models import Decision, Label
 
 log = logging.getLogger(__name__)
 
@@ -54,8 +56,8 @@ TIMED_TASKS = frozenset(
     {
         "ingest.tasks.documents_process",
         "ingest.tasks.candidates_find",
-        "ingest.tasks.refingerprint_run",
-        "ingest.tasks.rollup_metrics",
+        "reviews.tasks.refingerprint_run",
+        "reviews.tasks.rollup_metrics",
     }
 )
 
@@ -88,8 +90,6 @@ class _Acc:
 
 def rollup_day(*, day: date) -> list[DailyRollup]:
     """Compute and store the day's rollups (every site with activity, and all sites)."""
-    from reviews.models import Decision, Label  # reviews depends on ingest, not back
-
     start, end = _bounds(day)
     accs: dict[int | None, _Acc] = defaultdict(_Acc)
     overall = accs[None]
@@ -313,8 +313,6 @@ def task_finished(
 
 
 def signals_connect() -> None:
-    from celery.signals import task_postrun, task_prerun
-
     task_prerun.connect(task_started, weak=False, dispatch_uid="dedup-task-started")
     task_postrun.connect(task_finished, weak=False, dispatch_uid="dedup-task-finished")
 
@@ -359,8 +357,6 @@ class _Exposition:
 
 def prometheus_text() -> str:
     """Counts and task durations, every family with HELP and TYPE."""
-    from reviews.models import Decision, Label
-
     out = _Exposition()
     out.family("dedup_documents", "gauge", "Documents by extraction status (current extractor).")
     total = Document.objects.count()

@@ -6,8 +6,8 @@ import sys
 
 from django.core.management.base import BaseCommand, CommandError, CommandParser
 
-from ingest import upgrades
 from ingest.models import RefingerprintRun
+from reviews import upgrades
 
 
 class Command(BaseCommand):

@@ -32,6 +32,7 @@ from django.db import IntegrityError, transaction
 from django.db.models import Exists, OuterRef, QuerySet
 from django.utils import timezone
 
+from dedup_site import dispatch
 from ingest import candidates, services
 from ingest.core.extract import EXTRACTORS
 from ingest.core.methods import METHODS, method_get
@@ -44,6 +45,9 @@ from ingest.models import (
     MethodSwitch,
     RefingerprintRun,
 )
+from reviews import calibration as cal
+from reviews.core.calibration import LabeledPair
+from reviews.models import Label
 
 MAIN = Fingerprint.Branch.MAIN
 Kind = RefingerprintRun.Kind
@@ -100,9 +104,7 @@ def run_start(
             run.message = ""
             run.save(update_fields=["status", "message", "updated_at"])
     if enqueue:
-        from ingest.tasks import refingerprint_run as refingerprint_run_task
-
-        refingerprint_run_task.delay_on_commit(run.pk)
+        dispatch.on_commit("refingerprint_run", run.pk)
     return run
 
 
@@ -276,9 +278,6 @@ def _labelled_document_pairs(
 ) -> list[tuple[int, int, str, str, str, float]]:
     """(a, b, verdict, doc type, split, weight) per labelled document pair. Labels on
     pairs of several methods over the same two documents count together."""
-    from reviews import calibration as cal
-    from reviews.models import Label
-
     labels = Label.objects.filter(superseded_by__isnull=True, retraction=False)
     if doc_type:
         labels = labels.filter(pair__doc_type=doc_type)
@@ -321,9 +320,6 @@ def _labelled_document_pairs(
 def methods_compare(*, keys: list[str], doc_type: str = "") -> list[MethodComparison]:
     """Each method's distances on the labelled document pairs, per verdict, and its
     calibration reports (one per doc type, or one over all when ``doc_type`` is "all")."""
-    from reviews import calibration as cal
-    from reviews.core.calibration import LabeledPair
-
     labelled = _labelled_document_pairs("" if doc_type == "all" else doc_type)
     ids = {d for a, b, *_ in labelled for d in (a, b)}
     out = []

@@ -5,7 +5,7 @@ from datetime import date, timedelta
 from django.core.management.base import BaseCommand, CommandError, CommandParser
 from django.utils import timezone
 
-from ingest import metrics
+from reviews import metrics
 
 
 class Command(BaseCommand):

@@ -1,0 +1,39 @@
+"""The desk's endpoints on the crawler API (/api/v1/): the canonical output. Mounted on
+the API object of ingest.api, which owns the token authentication."""
+
+from itertools import islice
+from typing import Literal
+
+from django.http import HttpRequest, StreamingHttpResponse
+from ninja import Router
+
+from dedup_site import roles
+from ingest.api import api, require
+from reviews import canonical as view
+
+router = Router()
+
+
+@router.get("/canonical", tags=["canonical"])
+def canonical(
+    request: HttpRequest,
+    format: Literal["jsonl", "csv"] = "jsonl",
+    accepted_only: bool = False,
+    after: str | None = None,
+    limit: int | None = None,
+) -> StreamingHttpResponse:
+    """The deduplicated view, streamed (nothing is deleted): one record per group
+    representative and per singleton, with its members' ids and URLs and the decision
+    that made it. NDJSON (or CSV). Page with `limit` and `after=<last record's id>`."""
+    require(request, roles.can_view, "read the canonical output (needs read access)")
+    records = view.canonical_records(accepted_only=accepted_only, after=after)
+    if limit is not None:
+        records = islice(records, max(limit, 0))
+    if format == "csv":
+        return StreamingHttpResponse(view.as_csv(records), content_type="text/csv; charset=utf-8")
+    return StreamingHttpResponse(
+        view.as_jsonl(records), content_type="application/x-ndjson; charset=utf-8"
+    )
+
+
+api.add_router("/", router)
