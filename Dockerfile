@@ -7,6 +7,7 @@ COPY pyproject.toml ./
 COPY dedup_site dedup_site
 COPY ingest ingest
 COPY reviews reviews
+COPY demo demo
 RUN pip install '.[deploy]'
 COPY . .
 RUN SECRET_KEY=build python manage.py collectstatic --no-input -v 0

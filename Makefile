@@ -40,11 +40,12 @@ demo: demo-data
 test: install
 	$(PY) -m pytest $(PYTEST_ARGS)
 
-# The gates CI runs before the tests: style, the import contract (pyproject.toml).
+# The gates CI runs before the tests: style, the import contract, types (pyproject.toml).
 lint: install
 	$(VENV)/bin/ruff check .
 	$(VENV)/bin/ruff format --check .
 	$(VENV)/bin/lint-imports
+	$(VENV)/bin/mypy
 
 # The benchmarks compare against the PyPI `simhash` package (the `bench` extra).
 bench-deps: install

@@ -9,7 +9,7 @@ is made on each request against the user's current state, so a deactivated user 
 every API token of theirs) is refused at once. Both apps use these checks; they depend on
 nothing but django.contrib.auth."""
 
-from django.contrib.auth.models import AbstractBaseUser, AnonymousUser
+from django.contrib.auth.models import AbstractBaseUser, AnonymousUser, PermissionsMixin
 
 EDITOR = "editor"
 AUDITOR = "auditor"
@@ -32,53 +32,62 @@ CRAWLER_PERMISSIONS = ("ingest.add_document",)
 User = AbstractBaseUser | AnonymousUser
 
 
+def _member(user: User) -> PermissionsMixin | None:
+    """The user when signed in and active (a user with groups and permissions), else None."""
+    if user.is_authenticated and user.is_active and isinstance(user, PermissionsMixin):
+        return user
+    return None
+
+
 def _active(user: User) -> bool:
-    return bool(user.is_authenticated and user.is_active)
+    return _member(user) is not None
 
 
-def _groups(user: User) -> set[str]:
-    if not _active(user):
-        return set()
-    cached = getattr(user, "_review_roles", None)
+def _groups(member: PermissionsMixin) -> set[str]:
+    cached: set[str] | None = getattr(member, "_review_roles", None)
     if cached is None:
-        cached = set(user.groups.values_list("name", flat=True))  # type: ignore[union-attr]
-        user._review_roles = cached  # type: ignore[union-attr]
+        cached = set(member.groups.values_list("name", flat=True))
+        setattr(member, "_review_roles", cached)  # noqa: B010  (a per-request cache)
     return cached
 
 
 def can_edit(user: User) -> bool:
     """May label, split and choose representatives."""
-    if not _active(user):
+    member = _member(user)
+    if member is None:
         return False
-    if user.is_superuser or _groups(user) & {EDITOR, ADMIN}:  # type: ignore[union-attr]
+    if member.is_superuser or _groups(member) & {EDITOR, ADMIN}:
         return True
-    return all(user.has_perm(p) for p in ("reviews.add_label", "reviews.add_decision"))
+    return all(member.has_perm(p) for p in ("reviews.add_label", "reviews.add_decision"))
 
 
 def can_view(user: User) -> bool:
     """May read the desk and the crawl: queue, pairs, groups, history, documents, batches,
     the canonical output."""
-    if not _active(user):
+    member = _member(user)
+    if member is None:
         return False
     if can_edit(user):
         return True
-    return bool(_groups(user) & {AUDITOR, ADJUDICATOR}) or user.has_perm("reviews.view_label")
+    return bool(_groups(member) & {AUDITOR, ADJUDICATOR}) or member.has_perm("reviews.view_label")
 
 
 def can_admin(user: User) -> bool:
     """May run operations: compute, switch and retire fingerprint methods."""
-    if not _active(user):
+    member = _member(user)
+    if member is None:
         return False
-    return bool(user.is_superuser or _groups(user) & {ADMIN})  # type: ignore[union-attr]
+    return bool(member.is_superuser or _groups(member) & {ADMIN})
 
 
 def can_ingest(user: User) -> bool:
     """May store crawled pages (POST /api/v1/documents)."""
-    if not _active(user):
+    member = _member(user)
+    if member is None:
         return False
-    if user.is_superuser or _groups(user) & {CRAWLER, ADMIN}:  # type: ignore[union-attr]
+    if member.is_superuser or _groups(member) & {CRAWLER, ADMIN}:
         return True
-    return user.has_perm("ingest.add_document")  # type: ignore[union-attr]
+    return member.has_perm("ingest.add_document")
 
 
 def can_check(user: User) -> bool:
@@ -89,6 +98,7 @@ def can_check(user: User) -> bool:
 
 def can_adjudicate(user: User) -> bool:
     """May give a disputed pair its final label."""
-    if not _active(user):
+    member = _member(user)
+    if member is None:
         return False
-    return bool(user.is_superuser or _groups(user) & {ADJUDICATOR, ADMIN})  # type: ignore[union-attr]
+    return bool(member.is_superuser or _groups(member) & {ADJUDICATOR, ADMIN})

@@ -9,8 +9,9 @@ import os
 import secrets
 from datetime import timedelta
 from pathlib import Path
-from urllib.parse import unquote, urlsplit
+from typing import Any
 
+import dj_database_url
 from django.core.exceptions import ImproperlyConfigured
 from django.utils.csp import CSP
 
@@ -33,6 +34,11 @@ def env_int(name: str, default: int) -> int:
     return int(value) if value not in (None, "") else default
 
 
+def env_float(name: str, default: float) -> float:
+    value = os.environ.get(name)
+    return float(value) if value not in (None, "") else default
+
+
 def env_list(name: str, default: str = "") -> list[str]:
     """A comma-separated list; blanks dropped."""
     return [item.strip() for item in env_str(name, default).split(",") if item.strip()]
@@ -48,23 +54,34 @@ def local_secret_key(path: Path) -> str:
     return path.read_text().strip()
 
 
-def database_from_url(url: str) -> dict[str, object]:
-    parts = urlsplit(url)
-    if parts.scheme not in {"postgres", "postgresql"}:
-        raise ValueError(f"DATABASE_URL: unsupported scheme {parts.scheme!r}")
-    return {
-        "ENGINE": "django.db.backends.postgresql",
-        "NAME": unquote(parts.path.lstrip("/")) or "postgres",
-        "USER": unquote(parts.username or ""),
-        "PASSWORD": unquote(parts.password or ""),
-        "HOST": parts.hostname or "",
-        "PORT": str(parts.port or ""),
-        "CONN_MAX_AGE": env_int("DB_CONN_MAX_AGE", 60),
-        "CONN_HEALTH_CHECKS": True,
+# The embedded default's SQLite settings (also for a sqlite:///path DATABASE_URL).
+SQLITE_OPTIONS = {
+    "transaction_mode": "IMMEDIATE",
+    "timeout": 20,
+    "init_command": "PRAGMA journal_mode=WAL; PRAGMA synchronous=NORMAL;",
+}
+
+
+def database_from_url(url: str) -> dict[str, Any]:
+    """DATABASES["default"] from a URL: postgres://user:password@host:port/name (the
+    real stack) or sqlite:///path (a file; sqlite:////abs/path for an absolute one)."""
+    config: dict[str, Any] = dict(dj_database_url.parse(url))
+    engine = config.get("ENGINE")
+    if engine == "django.db.backends.sqlite3":
+        config["OPTIONS"] = dict(SQLITE_OPTIONS)
+        return config
+    if engine != "django.db.backends.postgresql":
+        raise ValueError(f"DATABASE_URL: unsupported scheme {url.partition(':')[0]!r}")
+    config.update(
+        NAME=config.get("NAME") or "postgres",
+        PORT=str(config.get("PORT") or ""),
+        CONN_MAX_AGE=env_int("DB_CONN_MAX_AGE", 60),
+        CONN_HEALTH_CHECKS=True,
         # Prepared statements (the band index lookup) use one generic plan.
-        "OPTIONS": {"options": "-c plan_cache_mode=force_generic_plan"},
-        "TEST": {"NAME": env_str("TEST_DATABASE_NAME", "") or None},
-    }
+        OPTIONS={"options": "-c plan_cache_mode=force_generic_plan"},
+        TEST={"NAME": env_str("TEST_DATABASE_NAME", "") or None},
+    )
+    return config
 
 
 DEBUG = env_bool("DEBUG", default=False)
@@ -152,11 +169,7 @@ else:
         "default": {
             "ENGINE": "django.db.backends.sqlite3",
             "NAME": DATA_DIR / "dedup.sqlite3",
-            "OPTIONS": {
-                "transaction_mode": "IMMEDIATE",
-                "timeout": 20,
-                "init_command": "PRAGMA journal_mode=WAL; PRAGMA synchronous=NORMAL;",
-            },
+            "OPTIONS": dict(SQLITE_OPTIONS),
         }
     }
 DEFAULT_AUTO_FIELD = "django.db.models.BigAutoField"
@@ -380,7 +393,7 @@ CANDIDATES_PER_DOCUMENT_MAX = env_int("CANDIDATES_PER_DOCUMENT_MAX", 200)
 # PASSAGE_CONTAINMENT_MIN of the other's; passages on PASSAGE_TEMPLATE_DF pages of one
 # site are template passages, never evidence.
 PASSAGE_CHANNEL = env_bool("PASSAGE_CHANNEL", default=True)
-PASSAGE_CONTAINMENT_MIN = float(env_str("PASSAGE_CONTAINMENT_MIN", "0.5"))
+PASSAGE_CONTAINMENT_MIN = env_float("PASSAGE_CONTAINMENT_MIN", 0.5)
 PASSAGE_SHARED_MIN = env_int("PASSAGE_SHARED_MIN", 3)
 PASSAGE_TEMPLATE_DF = env_int("PASSAGE_TEMPLATE_DF", 10)
 # A passage on this many pages (any site) is a stock phrase: the index lookup drops it,
@@ -412,7 +425,7 @@ REVIEW_SOURCE_MAX_LINES = env_int("REVIEW_SOURCE_MAX_LINES", 3000)
 
 # --- Labels out: export and calibration --------------------------------------------
 # Share of pairs in the holdout split (a stable hash of the pair's key decides).
-LABEL_HOLDOUT_SHARE = float(env_str("LABEL_HOLDOUT_SHARE", "0.2"))
+LABEL_HOLDOUT_SHARE = env_float("LABEL_HOLDOUT_SHARE", 0.2)
 # Verdicts counted as "same" and as "not the same"; the rest (unsure, and revision by
 # default) count as neither.
 CALIBRATION_POSITIVE = [
@@ -420,15 +433,15 @@ CALIBRATION_POSITIVE = [
 ]
 CALIBRATION_NEGATIVE = [v for v in env_str("CALIBRATION_NEGATIVE", "distinct").split(",") if v]
 # Cost of one false merge and of one missed duplicate, in the sweep's cost column.
-CALIBRATION_COST_FALSE_MERGE = float(env_str("CALIBRATION_COST_FALSE_MERGE", "10"))
-CALIBRATION_COST_MISSED = float(env_str("CALIBRATION_COST_MISSED", "1"))
+CALIBRATION_COST_FALSE_MERGE = env_float("CALIBRATION_COST_FALSE_MERGE", 10.0)
+CALIBRATION_COST_MISSED = env_float("CALIBRATION_COST_MISSED", 1.0)
 # Fewer labelled pairs than this per class and split: a plain warning on the report.
 CALIBRATION_MIN_PER_CLASS = env_int("CALIBRATION_MIN_PER_CLASS", 30)
 # The sweep covers thresholds 0..this many bits.
 CALIBRATION_MAX_THRESHOLD = env_int("CALIBRATION_MAX_THRESHOLD", 16)
 # Policies: "send to review" needs this recall, "merge automatically" this precision.
-CALIBRATION_MIN_RECALL = float(env_str("CALIBRATION_MIN_RECALL", "0.95"))
-CALIBRATION_MIN_PRECISION = float(env_str("CALIBRATION_MIN_PRECISION", "0.99"))
+CALIBRATION_MIN_RECALL = env_float("CALIBRATION_MIN_RECALL", 0.95)
+CALIBRATION_MIN_PRECISION = env_float("CALIBRATION_MIN_PRECISION", 0.99)
 # Before labels: random document pairs drawn per doc type and method (site-stratified)
 # for the score histograms and the suggested starting threshold, the seed of the draw,
 # and how often the beat task "prelabel-distributions" recomputes them.
@@ -477,12 +490,12 @@ DRIFT_MIN_BASELINE_DAYS = env_int("DRIFT_MIN_BASELINE_DAYS", 3)
 DRIFT_LARGE_GROUP = env_int("DRIFT_LARGE_GROUP", 50)
 # Empty or blocked share: today ≥ baseline + JUMP and ≥ RATIO × baseline, on a day with
 # at least DRIFT_MIN_DOCUMENTS documents of the site.
-DRIFT_SHARE_JUMP = float(env_str("DRIFT_SHARE_JUMP", "0.2"))
-DRIFT_SHARE_RATIO = float(env_str("DRIFT_SHARE_RATIO", "2.0"))
+DRIFT_SHARE_JUMP = env_float("DRIFT_SHARE_JUMP", 0.2)
+DRIFT_SHARE_RATIO = env_float("DRIFT_SHARE_RATIO", 2.0)
 DRIFT_MIN_DOCUMENTS = env_int("DRIFT_MIN_DOCUMENTS", 20)
 # Token count shift: today's median main-text tokens differs from the baseline median
 # of daily medians by more than this fraction of the baseline (0.5 = ±50 %).
-DRIFT_TOKEN_SHIFT = float(env_str("DRIFT_TOKEN_SHIFT", "0.5"))
+DRIFT_TOKEN_SHIFT = env_float("DRIFT_TOKEN_SHIFT", 0.5)
 # The metrics page shows alerts of this many recent days.
 DRIFT_ALERT_DAYS = env_int("DRIFT_ALERT_DAYS", 7)
 # Task durations kept for /metrics (older TaskRun rows are pruned by the rollup task).

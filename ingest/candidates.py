@@ -10,6 +10,8 @@ import logging
 from collections import defaultdict
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
+from datetime import datetime
+from typing import Any
 
 from django.conf import settings
 from django.db import connection, transaction
@@ -56,7 +58,7 @@ class _Doc:
     doc_type: str
     value: int
     text_sha256: str
-    fetched_at: object
+    fetched_at: datetime
     site_id: int = 0
 
 
@@ -144,7 +146,7 @@ def _candidates_find_for(
             value=doc.value,
             k=k,
             exclude_document=doc.id,
-            around=doc.fetched_at,  # type: ignore[arg-type]
+            around=doc.fetched_at,
             lookback_days=settings.CANDIDATE_LOOKBACK_DAYS,
         )
         for doc in docs
@@ -186,11 +188,7 @@ def _passages_index(
     )
     out = {d.id: passages_core.passages(texts.get(d.id, "")) for d in docs}
     passages.entries_add(
-        [
-            passages.Entry(d.id, d.site_id, d.fetched_at, out[d.id])  # type: ignore[arg-type]
-            for d in docs
-            if out[d.id]
-        ]
+        [passages.Entry(d.id, d.site_id, d.fetched_at, out[d.id]) for d in docs if out[d.id]]
     )
     return out
 
@@ -202,7 +200,7 @@ def _passage_hits(doc: _Doc, ps: list[passages_core.Passage] | None) -> list[int
     hits = passages.query(
         passages=ps,
         exclude_document=doc.id,
-        around=doc.fetched_at,  # type: ignore[arg-type]
+        around=doc.fetched_at,
         lookback_days=settings.CANDIDATE_LOOKBACK_DAYS,
     )
     return [h.document_id for h in hits[: settings.CANDIDATES_PER_DOCUMENT_MAX]]
@@ -339,7 +337,7 @@ def _pairs_build(
             "document_id", "branch", "simhash", "text_sha256", "status"
         )
     }
-    texts = {
+    texts: dict[int, Any] = {
         e["document_id"]: e
         for e in Extraction.objects.filter(
             document_id__in=ids, extractor_version=method_get(method.key).extractor_version
@@ -688,7 +686,7 @@ def _group_refresh(
     inner = {i for _, i in containment_relations(members)}
     ordered = sorted(members - inner or members)
     diameter, cut = grouping.diameter(
-        [to_unsigned64(prints[d]) for d in ordered if prints.get(d) is not None],
+        [to_unsigned64(v) for d in ordered if (v := prints.get(d)) is not None],
         settings.GROUP_PAIRWISE_MAX,
     )
     types = Document.objects.filter(pk__in=members).values_list("doc_type", flat=True)
@@ -815,7 +813,7 @@ def check(
         ][:CHECK_MAX_MATCHES]
     nearest = sorted(hits, key=lambda d: (d not in exact_ids, hits[d], d))[:CHECK_MAX_MATCHES]
     nearest += [d for d in by_passages if d not in hits]
-    texts = {
+    texts: dict[int, Any] = {
         e["document_id"]: e
         for e in Extraction.objects.filter(
             document_id__in=nearest, extractor_version=method_get(key).extractor_version

@@ -2,6 +2,7 @@
 
 import json
 import zlib
+from typing import Any
 
 from django.db import models
 from django.urls import reverse
@@ -287,7 +288,7 @@ class IndexEntry(models.Model):
         return f"{self.method}:{self.document_id}"
 
 
-class HashArrayField(models.Field):  # type: ignore[type-arg]
+class HashArrayField(models.Field):
     """A list of signed 64-bit integers: bigint[] on PostgreSQL (GIN-indexable),
     a JSON list in text elsewhere (the embedded SQLite default scans it)."""
 
@@ -654,10 +655,10 @@ class SitePriorityChange(models.Model):
     def __str__(self) -> str:
         return f"{self.site_id}: {self.priority_before} → {self.priority_after} by {self.actor}"
 
-    def save(self, *args: object, **kwargs: object) -> None:
+    def save(self, *args: Any, **kwargs: Any) -> None:
         if not self._state.adding:
             raise ValueError("site priority changes are append-only")
         super().save(*args, **kwargs)
 
-    def delete(self, *args: object, **kwargs: object) -> tuple[int, dict[str, int]]:
+    def delete(self, *args: Any, **kwargs: Any) -> tuple[int, dict[str, int]]:
         raise ValueError("site priority changes are append-only")

@@ -539,7 +539,8 @@ def fingerprints_compute(
             version = version_of[method.key]
             extraction = extractions[version][document.pk]
             result = results[(version, branch)][method.key]
-            status, simhash = result.status, result.simhash
+            status: str = result.status
+            simhash = result.simhash
             if branch == Fingerprint.Branch.MAIN and extraction.status not in INDEXABLE_MAIN:
                 status, simhash = Fingerprint.Status.INSUFFICIENT, None
             rows.append(

@@ -6,8 +6,10 @@ once, a withdrawn label not at all); the formulas are in reviews.core.agreement.
 from __future__ import annotations
 
 from collections import defaultdict
+from collections.abc import Hashable, Mapping
 from dataclasses import dataclass, field
 from itertools import combinations
+from typing import cast
 
 from reviews.core.agreement import agreement_share, cohen_kappa, krippendorff_alpha
 from reviews.models import Adjudication, Label
@@ -91,7 +93,7 @@ def _report(
         doc_type=doc_type,
         pairs=len(units),
         labels=sum(len(r) for r in units.values()),
-        alpha=krippendorff_alpha(units),
+        alpha=krippendorff_alpha(cast(Mapping[Hashable, Mapping[Hashable, str]], units)),
         editors=editors,
         kappas=kappas,
     )

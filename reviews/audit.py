@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import csv
 from collections import defaultdict
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, field
@@ -13,6 +12,7 @@ from django.db.models.functions import TruncDate
 from django.utils import timezone
 
 from ingest.models import Document, GroupMember
+from reviews.core import csvstream
 from reviews.models import Decision
 
 A = Decision.Action
@@ -42,8 +42,8 @@ def audit_summary(*, days: int = 30, restores_max: int = 100) -> AuditSummary:
     ):
         by_day[row["day"]][row["action"]] = row["n"]
     by_actor: dict[str, dict[str, int]] = defaultdict(dict)
-    for row in qs.values("actor", "action").annotate(n=Count("id")).order_by():
-        by_actor[row["actor"]][row["action"]] = row["n"]
+    for actor, action, n in qs.values_list("actor", "action").annotate(n=Count("id")).order_by():
+        by_actor[actor][action] = n
     restores = list(
         Decision.objects.filter(action=A.RESTORE)
         .select_related("reverts")
@@ -126,41 +126,32 @@ CSV_FIELDS = [
 ]
 
 
-class _Echo:
-    def write(self, value: str) -> str:
-        return value
-
-
 def decisions_csv(qs: QuerySet[Decision]) -> Iterator[str]:
     """The rows as CSV lines (streamed). Cells that a spreadsheet would run as a
     formula are prefixed with an apostrophe."""
-    writer = csv.writer(_Echo())
-    yield writer.writerow(CSV_FIELDS)
-    for d in qs.order_by("id").iterator(chunk_size=1000):
-        before = d.membership_before if isinstance(d.membership_before, dict) else {}
-        after = d.membership_after if isinstance(d.membership_after, dict) else {}
-        row = [
-            d.pk,
-            d.created_at.isoformat(),
-            d.action,
-            d.actor,
-            d.group_id,
-            d.new_group_id or "",
-            d.reverts_id or "",
-            " ".join(map(str, d.document_ids or [])),
-            d.method_key,
-            "" if d.distance is None else d.distance,
-            " ".join((d.guards or {}).get("fired", [])),
-            d.reason_code,
-            d.reason,
-            " ".join(map(str, before.get("members") or [])),
-            " ".join(map(str, after.get("members") or [])),
-            d.group_version,
-        ]
-        yield writer.writerow([_cell(v) for v in row])
+    rows = (_csv_row(d) for d in qs.order_by("id").iterator(chunk_size=1000))
+    return csvstream.csv_lines(CSV_FIELDS, rows)
 
 
-def _cell(value: object) -> object:
-    if isinstance(value, str) and value[:1] in ("=", "+", "-", "@", "\t", "\r"):
-        return "'" + value
-    return value
+def _csv_row(d: Decision) -> list[object]:
+    before = d.membership_before if isinstance(d.membership_before, dict) else {}
+    after = d.membership_after if isinstance(d.membership_after, dict) else {}
+    row = [
+        d.pk,
+        d.created_at.isoformat(),
+        d.action,
+        d.actor,
+        d.group_id,
+        d.new_group_id or "",
+        d.reverts_id or "",
+        " ".join(map(str, d.document_ids or [])),
+        d.method_key,
+        "" if d.distance is None else d.distance,
+        " ".join((d.guards or {}).get("fired", [])),
+        d.reason_code,
+        d.reason,
+        " ".join(map(str, before.get("members") or [])),
+        " ".join(map(str, after.get("members") or [])),
+        d.group_version,
+    ]
+    return row

@@ -20,6 +20,7 @@ Rules chosen here:
 from __future__ import annotations
 
 from collections import Counter, defaultdict
+from collections.abc import Iterator
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from typing import Any
@@ -131,17 +132,35 @@ def adjudicated_verdicts(*, pair_ids: set[int]) -> dict[int, str]:
     return final
 
 
-def labeled_pairs(*, doc_type: str = "", method: str = "") -> list[LabeledPair]:
-    """Every pair with a counted verdict, as the core's LabeledPair."""
+def counted_labels(*, doc_type: str = "", method: str = "") -> QuerySet[Label]:
+    """The labels that count: current (not superseded), not retractions; optionally of
+    one doc type and one method."""
     labels = Label.objects.filter(superseded_by__isnull=True, retraction=False)
     if doc_type:
         labels = labels.filter(pair__doc_type=doc_type)
     if method:
         labels = labels.filter(pair__method__key=method)
-    verdicts: dict[int, list[str]] = defaultdict(list)
-    facts: dict[int, tuple[int, str, str, str]] = {}
-    ends: dict[int, tuple[int, int]] = {}
-    rows = labels.values_list(
+    return labels
+
+
+@dataclass(frozen=True)
+class LabelRow:
+    """One counted label with its pair's facts; `split` is the pair's stable split."""
+
+    pair_id: int
+    verdict: str
+    a: int
+    b: int
+    distance: int
+    doc_type: str
+    method: str
+    split: str
+
+
+def label_rows(*, doc_type: str = "", method: str = "") -> Iterator[LabelRow]:
+    """Every counted label, by pair then age, with its pair's facts (the split is
+    computed once per pair, from the documents' stable keys)."""
+    rows = counted_labels(doc_type=doc_type, method=method).values_list(
         "pair_id",
         "verdict",
         "pair__a_id",
@@ -155,15 +174,27 @@ def labeled_pairs(*, doc_type: str = "", method: str = "") -> list[LabeledPair]:
         "pair__b__url",
         "pair__b__fetched_at",
         "pair__b__raw_sha256",
-    ).order_by("pair_id", "id")
-    for pair_id, verdict, a_id, b_id, distance, dtype, key, *docs in rows.iterator(chunk_size=2000):
-        verdicts[pair_id].append(verdict)
-        if pair_id not in facts:
-            ends[pair_id] = (a_id, b_id)
-            a_key = document_key(url=docs[0], fetched_at=docs[1], raw_sha256=docs[2])
-            b_key = document_key(url=docs[3], fetched_at=docs[4], raw_sha256=docs[5])
-            split = split_for(method_key=key, a_key=a_key, b_key=b_key)
-            facts[pair_id] = (distance, dtype, key, split)
+    )
+    last: tuple[int, str] | None = None
+    for row in rows.order_by("pair_id", "id").iterator(chunk_size=2000):
+        pair_id, verdict, a, b, distance, dtype, key, a_url, a_at, a_sha, b_url, b_at, b_sha = row
+        if last is None or last[0] != pair_id:
+            a_key = document_key(url=a_url, fetched_at=a_at, raw_sha256=a_sha)
+            b_key = document_key(url=b_url, fetched_at=b_at, raw_sha256=b_sha)
+            last = (pair_id, split_for(method_key=key, a_key=a_key, b_key=b_key))
+        yield LabelRow(pair_id, verdict, a, b, distance, dtype, key, last[1])
+
+
+def labeled_pairs(*, doc_type: str = "", method: str = "") -> list[LabeledPair]:
+    """Every pair with a counted verdict, as the core's LabeledPair."""
+    verdicts: dict[int, list[str]] = defaultdict(list)
+    facts: dict[int, tuple[int, str, str, str]] = {}
+    ends: dict[int, tuple[int, int]] = {}
+    for r in label_rows(doc_type=doc_type, method=method):
+        verdicts[r.pair_id].append(r.verdict)
+        if r.pair_id not in facts:
+            ends[r.pair_id] = (r.a, r.b)
+            facts[r.pair_id] = (r.distance, r.doc_type, r.method, r.split)
     weights = sample_weights(pair_ids=set(verdicts))
     final = adjudicated_verdicts(pair_ids=set(verdicts))
     out = []
@@ -299,11 +330,7 @@ def calibration_sample_pairs() -> QuerySet[CalibrationSample]:
 def containment_pairs(*, doc_type: str = "", method: str = "") -> list[ScoredPair]:
     """Every pair with a counted verdict, scored by the passage channel's containment
     (the larger direction), whichever channel nominated it."""
-    labels = Label.objects.filter(superseded_by__isnull=True, retraction=False)
-    if doc_type:
-        labels = labels.filter(pair__doc_type=doc_type)
-    if method:
-        labels = labels.filter(pair__method__key=method)
+    labels = counted_labels(doc_type=doc_type, method=method)
     verdicts: dict[int, list[str]] = defaultdict(list)
     for pair_id, verdict in labels.values_list("pair_id", "verdict").order_by("pair_id", "id"):
         verdicts[pair_id].append(verdict)
@@ -312,13 +339,13 @@ def containment_pairs(*, doc_type: str = "", method: str = "") -> list[ScoredPai
     for pair in CandidatePair.objects.filter(pk__in=list(verdicts)).select_related(
         "a", "b", "method"
     ):
-        verdict = pair_verdict(verdicts[pair.pk])
-        if verdict is None:
+        counted = pair_verdict(verdicts[pair.pk])
+        if counted is None:
             continue
         out.append(
             ScoredPair(
                 score=max(pair.a_in_b, pair.b_in_a),
-                verdict=verdict,
+                verdict=counted,
                 weight=weights.get(pair.pk, 1.0),
                 doc_type=pair.doc_type,
                 split=pair_split(pair),

@@ -12,15 +12,16 @@ Streamed: groups and memberships are read with .iterator() and joined in order.
 
 from __future__ import annotations
 
-import csv
 import json
 from collections.abc import Iterator
 from itertools import groupby
+from typing import Any
 
 from django.db.models import OuterRef, Q, Subquery
 
 from ingest.candidates import active_method_key
 from ingest.models import CandidateGroup, Document, FingerprintMethod, GroupMember
+from reviews.core import csvstream
 from reviews.models import Decision
 
 CHUNK = 2000
@@ -210,35 +211,25 @@ def as_jsonl(records: Iterator[dict[str, object]]) -> Iterator[str]:
         yield json.dumps(r, ensure_ascii=False, separators=(",", ":")) + "\n"
 
 
-class _Echo:
-    def write(self, value: str) -> str:
-        return value
+def as_csv(records: Iterator[dict[str, Any]]) -> Iterator[str]:
+    """The records as CSV lines; a crawled URL is data, never a spreadsheet formula."""
+    return csvstream.csv_lines(CSV_FIELDS, (_csv_row(r) for r in records))
 
 
-def _cell(value: object) -> object:
-    # A crawled URL is data, never a spreadsheet formula.
-    if isinstance(value, str) and value[:1] in ("=", "+", "-", "@", "\t", "\r"):
-        return "'" + value
-    return value
-
-
-def as_csv(records: Iterator[dict[str, object]]) -> Iterator[str]:
-    writer = csv.writer(_Echo())
-    yield writer.writerow(CSV_FIELDS)
-    for r in records:
-        rep = r["representative"] or {}
-        made_by = r["made_by"] or {}
-        members: list[dict[str, object]] = r["members"]  # type: ignore[assignment]
-        row = [
-            r["id"],
-            r["kind"],
-            rep.get("document_id", ""),  # type: ignore[union-attr]
-            rep.get("url", ""),  # type: ignore[union-attr]
-            r["size"],
-            " ".join(str(m["document_id"]) for m in members),
-            " ".join(str(m["url"]) for m in members),
-            r["accepted"],
-            made_by.get("actor") or made_by.get("rule") or "",  # type: ignore[union-attr]
-            made_by.get("decision_id") or "",  # type: ignore[union-attr]
-        ]
-        yield writer.writerow([_cell(v) for v in row])
+def _csv_row(r: dict[str, Any]) -> list[object]:
+    rep = r["representative"] or {}
+    made_by = r["made_by"] or {}
+    members: list[dict[str, object]] = r["members"]
+    row = [
+        r["id"],
+        r["kind"],
+        rep.get("document_id", ""),
+        rep.get("url", ""),
+        r["size"],
+        " ".join(str(m["document_id"]) for m in members),
+        " ".join(str(m["url"]) for m in members),
+        r["accepted"],
+        made_by.get("actor") or made_by.get("rule") or "",
+        made_by.get("decision_id") or "",
+    ]
+    return row

@@ -1,8 +1,6 @@
 """Desk pages for merge decisions, restore, approvals and the audit page.
 Views translate: reviews.decisions owns the rules, reviews.audit reads."""
 
-from typing import Any
-
 from django.conf import settings
 from django.core.exceptions import PermissionDenied
 from django.core.paginator import Paginator
@@ -11,44 +9,15 @@ from django.shortcuts import get_object_or_404, redirect, render
 from django.views.decorators.http import require_GET, require_http_methods, require_POST
 
 from ingest.models import CandidateGroup
-from reviews import audit, decisions, roles, selectors, services
+from reviews import audit, decisions, pages, roles, selectors, services
 from reviews.forms import MergeForm, ProposalsForm, RestoreForm
+from reviews.http import DeskRequest, fragment, require_editor, require_viewer, template_for
 from reviews.models import Decision, MergeProposal
-from reviews.views import (
-    HtmxHttpRequest,
-    _conflict,
-    _editor,
-    _expected_version,
-    _group_render,
-    _viewer,
-)
 
 
-def group_decision_context(
-    request: HttpRequest,
-    view: selectors.GroupView,
-    *,
-    merge_form: MergeForm | None = None,
-    restore_errors: dict[int, str] | None = None,
-    conflict: bool = False,
-) -> dict[str, Any]:
-    """What the group page adds for merges and restores: the merge form, which history
-    rows can still be restored, and restore errors by decision."""
-    restored = audit.restored_ids(view.decisions)
-    return {
-        "merge_form": merge_form or MergeForm(),
-        "restorable": {
-            d.pk for d in view.decisions if decisions.restorable(d) and d.pk not in restored
-        },
-        "restored": restored,
-        "restore_errors": restore_errors or {},
-        "conflict": conflict,
-    }
-
-
-@_editor
+@require_editor
 @require_POST
-def group_merge(request: HtmxHttpRequest, group_id: int) -> HttpResponse:
+def group_merge(request: DeskRequest, group_id: int) -> HttpResponse:
     group = selectors.group_get(group_id=group_id)
     form = MergeForm(request.POST)
     if form.is_valid():
@@ -61,39 +30,33 @@ def group_merge(request: HtmxHttpRequest, group_id: int) -> HttpResponse:
             try:
                 decision = decisions.group_merge(
                     group=group,
-                    editor=request.user,  # type: ignore[arg-type]
+                    editor=request.user,
                     other_group=other,
                     document_ids=form.cleaned_data["document_ids"],
                     reason_code=form.cleaned_data["reason_code"],
                     reason=form.cleaned_data["reason"],
-                    expected_version=_expected_version(request),
+                    expected_version=pages.expected_version(request),
                 )
             except services.GroupConflict as e:
-                return _conflict(request, e, "merge", form.cleaned_data["document_ids"], form)
+                return pages.group_conflict(
+                    request, e, "merge", form.cleaned_data["document_ids"], form
+                )
             except services.ReviewError as e:
                 form.add_error(None, str(e))
             else:
-                if not request.htmx:
-                    return redirect("reviews:group-detail", group.pk)
-                group.refresh_from_db()
                 moved = ", ".join(map(str, decision.document_ids))
-                return _group_render(
-                    request,
-                    group,
-                    notice=f"Merged {moved} into group {group.pk}.",
-                    partial="group-review",
-                )
-    return _group_render(
+                return pages.group_done(request, group, f"Merged {moved} into group {group.pk}.")
+    return pages.group_render(
         request,
         group,
-        partial="group-review" if request.htmx else None,
+        partial=fragment(request, "group-review"),
         extra={"merge_form": form},
     )
 
 
-@_editor
+@require_editor
 @require_POST
-def group_accept(request: HtmxHttpRequest, group_id: int) -> HttpResponse:
+def group_accept(request: DeskRequest, group_id: int) -> HttpResponse:
     """Accept the whole group at once (exact copies are decided as one item)."""
     group = selectors.group_get(group_id=group_id)
     form = RestoreForm(request.POST)  # one field: the reason
@@ -101,12 +64,14 @@ def group_accept(request: HtmxHttpRequest, group_id: int) -> HttpResponse:
     try:
         decisions.group_accept(
             group=group,
-            editor=request.user,  # type: ignore[arg-type]
+            editor=request.user,
             reason=reason,
-            expected_version=_expected_version(request),
+            expected_version=pages.expected_version(request),
         )
     except services.GroupConflict as e:
-        return _conflict(request, e, "accept", selectors.group_member_ids(group=group), form)
+        return pages.group_conflict(
+            request, e, "accept", selectors.group_member_ids(group=group), form
+        )
     except services.ReviewError as e:
         notice = f"Not accepted: {e}."
     else:
@@ -114,14 +79,14 @@ def group_accept(request: HtmxHttpRequest, group_id: int) -> HttpResponse:
             return redirect("reviews:group-detail", group.pk)
         notice = f"Accepted group {group.pk}: all {group.size} members, in one decision."
     group.refresh_from_db()
-    return _group_render(
-        request, group, notice=notice, partial="group-review" if request.htmx else None
+    return pages.group_render(
+        request, group, notice=notice, partial=fragment(request, "group-review")
     )
 
 
-@_editor
+@require_editor
 @require_POST
-def decision_restore(request: HtmxHttpRequest, decision_id: int) -> HttpResponse:
+def decision_restore(request: DeskRequest, decision_id: int) -> HttpResponse:
     decision = get_object_or_404(Decision, pk=decision_id)
     group = selectors.group_get(group_id=decision.group_id)
     form = RestoreForm(request.POST)
@@ -130,31 +95,26 @@ def decision_restore(request: HtmxHttpRequest, decision_id: int) -> HttpResponse
         try:
             restore = decisions.decision_restore(
                 decision=decision,
-                editor=request.user,  # type: ignore[arg-type]
+                editor=request.user,
                 reason=form.cleaned_data["reason"],
-                expected_version=_expected_version(request),
+                expected_version=pages.expected_version(request),
             )
         except services.GroupConflict as e:
-            return _conflict(request, e, "restore", decision.document_ids, form)
+            return pages.group_conflict(request, e, "restore", decision.document_ids, form)
         except services.ReviewError as e:
             error = str(e)
         else:
-            if not request.htmx:
-                return redirect("reviews:group-detail", group.pk)
-            group.refresh_from_db()
-            return _group_render(
-                request,
-                group,
-                notice=f"Restored: decision {decision.pk} ({decision.action}) reverted by "
-                f"decision {restore.pk}.",
-                partial="group-review",
+            notice = (
+                f"Restored: decision {decision.pk} ({decision.action}) reverted by "
+                f"decision {restore.pk}."
             )
+            return pages.group_done(request, group, notice)
     else:
         error = "a reason is required"
-    return _group_render(
+    return pages.group_render(
         request,
         group,
-        partial="group-review" if request.htmx else None,
+        partial=fragment(request, "group-review"),
         extra={"restore_errors": {decision.pk: error}},
     )
 
@@ -162,9 +122,9 @@ def decision_restore(request: HtmxHttpRequest, decision_id: int) -> HttpResponse
 # --- approval queue (semi-automatic merging) -------------------------------------------
 
 
-@_viewer
+@require_viewer
 @require_http_methods(["GET", "POST"])
-def approvals(request: HtmxHttpRequest) -> HttpResponse:
+def approvals(request: DeskRequest) -> HttpResponse:
     pending = MergeProposal.objects.filter(status=MergeProposal.Status.PENDING).select_related(
         "group", "group__representative"
     )
@@ -178,7 +138,7 @@ def approvals(request: HtmxHttpRequest) -> HttpResponse:
         if form.is_valid():
             counts = decisions.proposals_decide(
                 proposal_ids=form.cleaned_data["proposal_ids"],
-                editor=request.user,  # type: ignore[arg-type]
+                editor=request.user,
                 approve=form.cleaned_data["verdict"] == "approve",
                 reason=form.cleaned_data["reason"],
             )
@@ -187,9 +147,9 @@ def approvals(request: HtmxHttpRequest) -> HttpResponse:
     recent = MergeProposal.objects.exclude(status=MergeProposal.Status.PENDING).order_by(
         "-decided_at", "-id"
     )[:50]
-    template = "reviews/approvals.html"
-    if request.htmx and not request.htmx.boosted:
-        template += "#approvals-panel"
+    template = template_for(
+        "reviews/approvals.html", fragment(request, "approvals-panel", boosted=False)
+    )
     return render(
         request,
         template,
@@ -207,7 +167,7 @@ def approvals(request: HtmxHttpRequest) -> HttpResponse:
 # --- audit page ----------------------------------------------------------------------
 
 
-@_viewer
+@require_viewer
 @require_GET
 def audit_page(request: HttpRequest) -> HttpResponse:
     raw = request.GET.get("days", "30")

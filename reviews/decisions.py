@@ -21,6 +21,7 @@ from __future__ import annotations
 
 from collections import defaultdict
 from collections.abc import Iterable
+from typing import Any
 
 from django.conf import settings
 from django.contrib.auth.models import User
@@ -251,7 +252,7 @@ def decision_restore(
     note = f"restore of decision {decision.pk} by {actor}"
 
     if decision.action in (A.SPLIT, A.DETACH):
-        target = set(prior["members"])  # type: ignore[arg-type]
+        target = set(prior["members"])
         moved = set(decision.document_ids)
         touched |= _move(target, group, method_id, actor)
         rows = [
@@ -264,7 +265,7 @@ def decision_restore(
             revoked_at=timezone.now(), revoked_by=note
         )
     elif decision.action == A.MERGE:
-        origin: dict[str, int | None] = prior.get("origin", {})  # type: ignore[assignment]
+        origin: dict[str, int | None] = prior.get("origin", {})
         by_dest: dict[int | None, list[int]] = defaultdict(list)
         here = set(GroupMember.objects.filter(group=group).values_list("document_id", flat=True))
         for d in decision.document_ids:
@@ -400,7 +401,7 @@ def auto_threshold(doc_type: str) -> int:
     return int(settings.AUTO_MERGE_THRESHOLDS.get(doc_type, 0))
 
 
-def auto_eligibility(group: CandidateGroup) -> dict[str, object] | None:
+def auto_eligibility(group: CandidateGroup) -> dict[str, Any] | None:
     """Why the rule may accept this group, or None. Only exact groups, or groups whose
     every pair is within the auto threshold (the diameter) with no guard firing and no
     human decision against them; never short texts or blocked/empty/short extractions."""
@@ -409,7 +410,7 @@ def auto_eligibility(group: CandidateGroup) -> dict[str, object] | None:
 
 def auto_eligibility_explained(
     group: CandidateGroup, *, check_mode: bool = True
-) -> tuple[dict[str, object] | None, str]:
+) -> tuple[dict[str, Any] | None, str]:
     """auto_eligibility with the reason when the group is not eligible. With
     `check_mode=False` the doc type's AUTO_MERGE mode is not looked at: a person
     approving a proposal decides, whatever the mode is now."""
@@ -534,7 +535,7 @@ def automerge_run(*, group_ids: Iterable[int] | None = None) -> dict[str, int]:
                 continue
             doc_type = str(why["doc_type"])
             reason = (
-                f"{why['basis']} group of {len(why['ids'])} {doc_type} pages "  # type: ignore[arg-type]
+                f"{why['basis']} group of {len(why['ids'])} {doc_type} pages "
                 f"(diameter {why['distance']}, auto threshold {why['threshold']}); "
                 "no guard fired, no human decision against"
             )
@@ -559,7 +560,7 @@ def automerge_run(*, group_ids: Iterable[int] | None = None) -> dict[str, int]:
                     basis=str(why["basis"]),
                     method_key=group.method.key,
                     distance=group.diameter,
-                    guards=pair_guards(group.method_id, set(why["ids"]), set(why["ids"])),  # type: ignore[arg-type]
+                    guards=pair_guards(group.method_id, set(why["ids"]), set(why["ids"])),
                     decision_reason=reason,
                 )
                 counts["proposed"] += 1

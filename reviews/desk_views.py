@@ -3,9 +3,6 @@ Views translate: reviews.services owns the rules, reviews.agreement and
 reviews.exports read and write."""
 
 import io
-from collections.abc import Callable
-from functools import wraps
-from typing import Any
 
 from django.conf import settings
 from django.contrib import messages
@@ -15,25 +12,14 @@ from django.http import HttpRequest, HttpResponse
 from django.shortcuts import redirect, render
 from django.views.decorators.http import require_http_methods, require_POST
 
-from reviews import agreement, exports, roles, selectors, services
+from reviews import agreement, exports, pages, roles, selectors, services
 from reviews.forms import AdjudicationForm, LabelImportForm
-from reviews.views import HtmxHttpRequest, _pair_render
-
-
-def _admin(view: Callable[..., HttpResponse]) -> Callable[..., HttpResponse]:
-    @login_required
-    @wraps(view)
-    def wrapped(request: HttpRequest, *args: Any, **kwargs: Any) -> HttpResponse:
-        if not roles.can_admin(request.user):
-            raise PermissionDenied("this page needs the admin role")
-        return view(request, *args, **kwargs)
-
-    return wrapped
+from reviews.http import DeskRequest, require_admin
 
 
 @login_required
 @require_POST
-def pair_adjudicate(request: HtmxHttpRequest, pair_id: int) -> HttpResponse:
+def pair_adjudicate(request: DeskRequest, pair_id: int) -> HttpResponse:
     """The final label of a disputed pair (adjudicator or admin)."""
     if not roles.can_adjudicate(request.user):
         raise PermissionDenied("adjudicating needs the adjudicator or admin role")
@@ -44,7 +30,7 @@ def pair_adjudicate(request: HtmxHttpRequest, pair_id: int) -> HttpResponse:
         try:
             services.pair_adjudicate(
                 pair=pair,
-                adjudicator=request.user,  # type: ignore[arg-type]
+                adjudicator=request.user,
                 **form.cleaned_data,
             )
         except services.ReviewError as e:
@@ -54,16 +40,18 @@ def pair_adjudicate(request: HtmxHttpRequest, pair_id: int) -> HttpResponse:
             if not request.htmx:
                 messages.success(request, notice)
                 return redirect("reviews:pair-detail", pair.pk)
-            return _pair_render(request, pair, partial="pair-review", notice=notice)
+            return pages.pair_render(request, pair, partial="pair-review", notice=notice)
     else:
-        error = "; ".join(e for errs in form.errors.values() for e in errs)
+        error = "; ".join(str(e) for errs in form.errors.values() for e in errs)
     if not request.htmx:
         messages.error(request, f"Not adjudicated: {error}")
         return redirect("reviews:pair-detail", pair.pk)
-    return _pair_render(request, pair, partial="pair-review", notice=f"Not adjudicated: {error}")
+    return pages.pair_render(
+        request, pair, partial="pair-review", notice=f"Not adjudicated: {error}"
+    )
 
 
-@_admin
+@require_admin
 @require_http_methods(["GET"])
 def agreement_page(request: HttpRequest) -> HttpResponse:
     """Agreement per editor and doc type: kappa per two editors, alpha overall, and
@@ -75,7 +63,7 @@ def agreement_page(request: HttpRequest) -> HttpResponse:
     )
 
 
-@_admin
+@require_admin
 @require_http_methods(["GET", "POST"])
 def labels_import(request: HttpRequest) -> HttpResponse:
     """Upload a label file: every row is checked first, as by `import_labels`; any bad

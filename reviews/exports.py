@@ -44,6 +44,7 @@ from ingest.core import channels
 from ingest.core.extract import EXTRACTOR_VERSION
 from ingest.models import CandidatePair, DoNotMatch
 from reviews.calibration import band_of, latest_weight_subquery, pair_split, sample_weights
+from reviews.core import csvstream
 from reviews.core.calibration import SPLITS
 from reviews.models import CalibrationSample, Label
 from reviews.pair_states import pair_states_refresh
@@ -94,9 +95,8 @@ COLUMNS = (
 FORMATS = ("csv", "jsonl")
 CHUNK_SIZE = 1000
 IMPORTED_PREFIX = "imported:"
-# Spreadsheets run cells starting with these as formulas: such text is exported with a
-# leading apostrophe (removed again on import).
-_FORMULA_START = ("=", "+", "-", "@", "\t", "\r", "'")
+# Text columns: a cell a spreadsheet would run as a formula gets a leading apostrophe
+# (reviews.core.csvstream), removed again on import.
 _TEXT_COLUMNS = ("a_url", "b_url", "a_site", "b_site", "reason", "annotator")
 
 
@@ -186,29 +186,21 @@ def label_rows(
         }
 
 
-def _csv_cell(key: str, value: Any) -> str:
+def _csv_text(value: Any) -> str:
     if value is None:
         return ""
     if isinstance(value, bool):
         return "true" if value else "false"
-    text = str(value)
-    if key in _TEXT_COLUMNS and text.startswith(_FORMULA_START):
-        return "'" + text
-    return text
-
-
-class _Line:
-    """A write-only buffer: csv.writer writes one line, we hand it on."""
-
-    def write(self, value: str) -> str:
-        return value
+    return str(value)
 
 
 def csv_lines(rows: Iterable[dict[str, Any]]) -> Iterator[str]:
-    writer = csv.writer(_Line(), lineterminator="\n")
-    yield writer.writerow(COLUMNS)  # type: ignore[func-returns-value]
-    for row in rows:
-        yield writer.writerow([_csv_cell(k, row[k]) for k in COLUMNS])  # type: ignore[func-returns-value]
+    return csvstream.csv_lines(
+        COLUMNS,
+        ([_csv_text(row[k]) for k in COLUMNS] for row in rows),
+        lineterminator="\n",
+        text_columns=_TEXT_COLUMNS,
+    )
 
 
 def jsonl_lines(rows: Iterable[dict[str, Any]]) -> Iterator[str]:
@@ -262,9 +254,7 @@ class _Row:
 
 
 def _uncsv(value: str) -> str:
-    if value.startswith("'") and value[1:].startswith(_FORMULA_START):
-        return value[1:]
-    return value
+    return csvstream.cell_text(value)
 
 
 def read_rows(stream: TextIO, fmt: str) -> Iterator[tuple[int, dict[str, Any] | str]]:

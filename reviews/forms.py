@@ -2,6 +2,14 @@ from django import forms
 
 from reviews.models import Label
 
+
+def _choices(form: forms.Form, name: str, document_ids: list[int]) -> None:
+    """Offer exactly these documents in the form's document field."""
+    field = form.fields[name]
+    assert isinstance(field, forms.ChoiceField)
+    field.choices = [(d, str(d)) for d in document_ids]
+
+
 VERDICT_KEYS = {
     Label.Verdict.DUPLICATE: "1",
     Label.Verdict.NEAR_DUPLICATE: "2",
@@ -129,7 +137,7 @@ class SplitForm(forms.Form):
 
     def __init__(self, *args: object, member_ids: list[int], **kwargs: object) -> None:
         super().__init__(*args, **kwargs)  # type: ignore[arg-type]
-        self.fields["document_ids"].choices = [(d, str(d)) for d in member_ids]
+        _choices(self, "document_ids", member_ids)
 
 
 class RepresentativeForm(forms.Form):
@@ -139,7 +147,7 @@ class RepresentativeForm(forms.Form):
 
     def __init__(self, *args: object, member_ids: list[int], **kwargs: object) -> None:
         super().__init__(*args, **kwargs)  # type: ignore[arg-type]
-        self.fields["document_id"].choices = [(d, str(d)) for d in member_ids]
+        _choices(self, "document_id", member_ids)
 
 
 MERGE_REASONS = [
@@ -184,7 +192,7 @@ class ProposalsForm(forms.Form):
 
     def __init__(self, *args: object, proposal_ids: list[int], **kwargs: object) -> None:
         super().__init__(*args, **kwargs)  # type: ignore[arg-type]
-        self.fields["proposal_ids"].choices = [(p, str(p)) for p in proposal_ids]
+        _choices(self, "proposal_ids", proposal_ids)
 
 
 class AdjudicationForm(forms.Form):

@@ -20,7 +20,7 @@ from __future__ import annotations
 import logging
 import time
 from collections import Counter, defaultdict
-from collections.abc import Iterable
+from collections.abc import Iterable, Iterator
 from datetime import UTC, date, datetime, timedelta
 
 from celery.signals import task_postrun, task_prerun
@@ -28,6 +28,9 @@ from django.conf import settings
 from django.db import DatabaseError, connection
 from django.db.models import Count, Max, Min, Q
 from django.utils import timezone
+from prometheus_client import CollectorRegistry, generate_latest
+from prometheus_client.core import Metric
+from prometheus_client.registry import Collector
 
 from ingest.core import drift
 from ingest.core.extract import EXTRACTOR_VERSION
@@ -149,8 +152,8 @@ def rollup_day(*, day: date) -> list[DailyRollup]:
     for action, ids in Decision.objects.filter(
         made, action__in=(*merge_actions, Decision.Action.RESTORE)
     ).values_list("action", "document_ids"):
-        ids_all = tuple(int(i) for i in ids or ())
-        for key in (*sites_of(ids_all), None):
+        decided = tuple(int(i) for i in ids or ())
+        for key in (*sites_of(decided), None):
             if action in merge_actions:
                 accs[key].merges += 1
             else:
@@ -174,8 +177,8 @@ def rollup_day(*, day: date) -> list[DailyRollup]:
         ):
             members[gid].append(document_id)
         for gid in sorted(grown):
-            ids_all = tuple(members[gid])
-            for key in (*sites_of(ids_all), None):
+            group_ids = tuple(members[gid])
+            for key in (*sites_of(group_ids), None):
                 acc = accs[key]
                 if sizes.get(gid, 0) > acc.group_size:
                     acc.group_size, acc.group_id = sizes[gid], gid
@@ -183,11 +186,12 @@ def rollup_day(*, day: date) -> list[DailyRollup]:
 
     now = timezone.now()
     rows = []
-    for site_id, acc in sorted(accs.items(), key=lambda kv: (kv[0] is not None, kv[0] or 0)):
+    for site_key, acc in sorted(accs.items(), key=lambda kv: (kv[0] is not None, kv[0] or 0)):
         p10, p50, p90 = drift.quantiles(acc.tokens)
         row, _ = DailyRollup.objects.update_or_create(
             day=day,
-            site_id=site_id,
+            # site_key None is the all-sites row (site IS NULL).
+            site_id=site_key,  # type: ignore[misc]
             defaults={
                 "documents": acc.documents,
                 **{f"status_{s}": acc.statuses.get(s, 0) for s in STATUSES},
@@ -317,48 +321,50 @@ def signals_connect() -> None:
     task_postrun.connect(task_finished, weak=False, dispatch_uid="dedup-task-finished")
 
 
-# --- Prometheus text exposition (format 0.0.4), written by hand -------------------------
+# --- Prometheus exposition: a custom collector, read on each scrape ----------------------
 
+# The text format prometheus_client writes (0.0.4, as every Prometheus server reads it).
 CONTENT_TYPE = "text/plain; version=0.0.4; charset=utf-8"
 
 
-def escape_label(value: str) -> str:
-    return value.replace("\\", "\\\\").replace("\n", "\\n").replace('"', '\\"')
+class _Family:
+    """One metric family, its samples added with keyword labels."""
+
+    def __init__(self, name: str, kind: str, help_text: str) -> None:
+        self.metric = Metric(
+            name.removesuffix("_total") if kind == "counter" else name, help_text, kind
+        )
+        self.name = name
+
+    def sample(self, value: float, suffix: str = "", **labels: str) -> None:
+        self.metric.add_sample(self.name + suffix, {k: str(v) for k, v in labels.items()}, value)
 
 
-def _fmt(value: float) -> str:
-    if value != value:  # NaN
-        return "NaN"
-    if value in (float("inf"), float("-inf")):
-        return "+Inf" if value > 0 else "-Inf"
-    if float(value).is_integer():
-        return str(int(value))
-    return repr(float(value))
+class DeskCollector(Collector):
+    """Counts and task durations from the database, every family with HELP and TYPE."""
 
-
-class _Exposition:
-    def __init__(self) -> None:
-        self.lines: list[str] = []
-
-    def family(self, name: str, kind: str, help_text: str) -> None:
-        self.lines.append(f"# HELP {name} {help_text.replace(chr(92), chr(92) * 2)}")
-        self.lines.append(f"# TYPE {name} {kind}")
-
-    def sample(self, name: str, value: float, **labels: str) -> None:
-        if labels:
-            inner = ",".join(f'{k}="{escape_label(str(v))}"' for k, v in sorted(labels.items()))
-            self.lines.append(f"{name}{{{inner}}} {_fmt(value)}")
-        else:
-            self.lines.append(f"{name} {_fmt(value)}")
-
-    def text(self) -> str:
-        return "\n".join(self.lines) + "\n"
+    def collect(self) -> Iterator[Metric]:
+        families = _families()
+        for family in families:
+            yield family.metric
 
 
 def prometheus_text() -> str:
-    """Counts and task durations, every family with HELP and TYPE."""
-    out = _Exposition()
-    out.family("dedup_documents", "gauge", "Documents by extraction status (current extractor).")
+    registry = CollectorRegistry(auto_describe=False)
+    registry.register(DeskCollector())
+    return generate_latest(registry).decode("utf-8")
+
+
+def _families() -> list[_Family]:
+    out: list[_Family] = []
+
+    def family(name: str, kind: str, help_text: str) -> _Family:
+        out.append(_Family(name, kind, help_text))
+        return out[-1]
+
+    documents = family(
+        "dedup_documents", "gauge", "Documents by extraction status (current extractor)."
+    )
     total = Document.objects.count()
     by_status = dict(
         Extraction.objects.filter(extractor_version=EXTRACTOR_VERSION)
@@ -367,25 +373,25 @@ def prometheus_text() -> str:
         .values_list("status", "n")
     )
     for status in STATUSES:
-        out.sample("dedup_documents", by_status.get(status, 0), status=status)
-    out.sample("dedup_documents", max(total - sum(by_status.values()), 0), status="unprocessed")
+        documents.sample(by_status.get(status, 0), status=status)
+    documents.sample(max(total - sum(by_status.values()), 0), status="unprocessed")
 
     methods = dict(FingerprintMethod.objects.values_list("pk", "key"))
-    out.family("dedup_fingerprints", "gauge", "Fingerprints by method, branch and status.")
+    prints = family("dedup_fingerprints", "gauge", "Fingerprints by method, branch and status.")
     for method_id, branch, status, n in (
         Fingerprint.objects.values_list("method_id", "branch", "status")
         .annotate(n=Count("pk"))
         .values_list("method_id", "branch", "status", "n")
         .order_by("method_id", "branch", "status")
     ):
-        out.sample("dedup_fingerprints", n, method=methods[method_id], branch=branch, status=status)
-    out.family("dedup_method_active", "gauge", "1 for the active method, else 0.")
-    for key, active, retired in FingerprintMethod.objects.values_list(
+        prints.sample(n, method=methods[method_id], branch=branch, status=status)
+    active = family("dedup_method_active", "gauge", "1 for the active method, else 0.")
+    for key, is_active, retired in FingerprintMethod.objects.values_list(
         "key", "is_active", "retired_at"
     ):
-        out.sample("dedup_method_active", int(active), method=key, retired=str(bool(retired)))
+        active.sample(int(is_active), method=key, retired=str(bool(retired)))
 
-    out.family("dedup_candidate_pairs", "gauge", "Candidate pairs by method and kind.")
+    pairs = family("dedup_candidate_pairs", "gauge", "Candidate pairs by method and kind.")
     for method_id, exact, below, n in (
         CandidatePair.objects.values_list("method_id", "exact", "below_floor")
         .annotate(n=Count("pk"))
@@ -393,8 +399,8 @@ def prometheus_text() -> str:
         .order_by("method_id", "exact", "below_floor")
     ):
         kind = "exact" if exact else ("below_floor" if below else "near")
-        out.sample("dedup_candidate_pairs", n, method=methods[method_id], kind=kind)
-    out.family("dedup_candidate_groups", "gauge", "Current (not dissolved) groups by method.")
+        pairs.sample(n, method=methods[method_id], kind=kind)
+    groups = family("dedup_candidate_groups", "gauge", "Current (not dissolved) groups by method.")
     for method_id, n in (
         CandidateGroup.objects.filter(dissolved=False)
         .values_list("method_id")
@@ -402,9 +408,9 @@ def prometheus_text() -> str:
         .values_list("method_id", "n")
         .order_by("method_id")
     ):
-        out.sample("dedup_candidate_groups", n, method=methods[method_id])
+        groups.sample(n, method=methods[method_id])
 
-    out.family("dedup_labels_total", "counter", "Labels given (append-only), by verdict.")
+    labels = family("dedup_labels_total", "counter", "Labels given (append-only), by verdict.")
     for verdict, n in (
         Label.objects.filter(retraction=False)
         .values_list("verdict")
@@ -412,30 +418,27 @@ def prometheus_text() -> str:
         .values_list("verdict", "n")
         .order_by("verdict")
     ):
-        out.sample("dedup_labels_total", n, verdict=verdict)
-    out.family("dedup_decisions_total", "counter", "Decisions on the log, by action.")
+        labels.sample(n, verdict=verdict)
+    decisions = family("dedup_decisions_total", "counter", "Decisions on the log, by action.")
     for action, n in (
         Decision.objects.values_list("action")
         .annotate(n=Count("pk"))
         .values_list("action", "n")
         .order_by("action")
     ):
-        out.sample("dedup_decisions_total", n, action=action)
+        decisions.sample(n, action=action)
 
-    out.family("dedup_refingerprint_progress", "gauge", "Done share of the latest run per method.")
+    progress = family(
+        "dedup_refingerprint_progress", "gauge", "Done share of the latest run per method."
+    )
     seen: set[tuple[int, str]] = set()
     for run in RefingerprintRun.objects.order_by("-id"):
         if (run.method_id, run.kind) in seen:
             continue
         seen.add((run.method_id, run.kind))
-        out.sample(
-            "dedup_refingerprint_progress",
-            run.percent / 100.0,
-            method=methods[run.method_id],
-            kind=run.kind,
-        )
+        progress.sample(run.percent / 100.0, method=methods[run.method_id], kind=run.kind)
 
-    out.family(
+    tasks = family(
         "dedup_task_duration_seconds",
         "summary",
         f"Task durations over the last {settings.METRICS_TASK_RUN_DAYS} days.",
@@ -445,10 +448,8 @@ def prometheus_text() -> str:
         durations[task].append(duration)
     for task, values in sorted(durations.items()):
         for q in (0.5, 0.9, 0.99):
-            value = drift.quantile(values, q)
-            out.sample("dedup_task_duration_seconds", value or 0.0, task=task, quantile=str(q))
-        out.sample("dedup_task_duration_seconds_sum", sum(values), task=task)
-        out.sample("dedup_task_duration_seconds_count", len(values), task=task)
-    out.family("dedup_sites", "gauge", "Sites seen.")
-    out.sample("dedup_sites", Site.objects.count())
-    return out.text()
+            tasks.sample(drift.quantile(values, q) or 0.0, task=task, quantile=str(q))
+        tasks.sample(sum(values), "_sum", task=task)
+        tasks.sample(len(values), "_count", task=task)
+    family("dedup_sites", "gauge", "Sites seen.").sample(Site.objects.count())
+    return out

@@ -1,6 +1,8 @@
 """Review desk records. Labels and decisions are append-only:
 a relabel or an undo supersedes, never edits or deletes."""
 
+from typing import Any
+
 from django.conf import settings
 from django.db import models
 from django.urls import reverse
@@ -99,7 +101,7 @@ class Label(models.Model):
         what = "undo" if self.retraction else self.verdict
         return f"{what} on {self.pair_id} by {self.editor_id}"
 
-    def save(self, *args: object, **kwargs: object) -> None:
+    def save(self, *args: Any, **kwargs: Any) -> None:
         if not self._state.adding:
             stored = type(self).objects.get(pk=self.pk)
             for f in self._meta.concrete_fields:
@@ -111,7 +113,7 @@ class Label(models.Model):
                 raise AppendOnlyError("a superseded label stays superseded")
         super().save(*args, **kwargs)
 
-    def delete(self, *args: object, **kwargs: object) -> tuple[int, dict[str, int]]:
+    def delete(self, *args: Any, **kwargs: Any) -> tuple[int, dict[str, int]]:
         raise AppendOnlyError("labels are append-only: they are never deleted")
 
     @property
@@ -215,12 +217,12 @@ class Decision(models.Model):
     def __str__(self) -> str:
         return f"{self.action} on group {self.group_id} by {self.actor}"
 
-    def save(self, *args: object, **kwargs: object) -> None:
+    def save(self, *args: Any, **kwargs: Any) -> None:
         if not self._state.adding:
             raise AppendOnlyError("decisions are append-only")
         super().save(*args, **kwargs)
 
-    def delete(self, *args: object, **kwargs: object) -> tuple[int, dict[str, int]]:
+    def delete(self, *args: Any, **kwargs: Any) -> tuple[int, dict[str, int]]:
         raise AppendOnlyError("decisions are append-only")
 
 
@@ -363,12 +365,12 @@ class Adjudication(models.Model):
     def __str__(self) -> str:
         return f"{self.verdict} on {self.pair_id} by {self.adjudicator_id} (adjudicated)"
 
-    def save(self, *args: object, **kwargs: object) -> None:
+    def save(self, *args: Any, **kwargs: Any) -> None:
         if not self._state.adding:
             raise AppendOnlyError("adjudications are append-only")
         super().save(*args, **kwargs)
 
-    def delete(self, *args: object, **kwargs: object) -> tuple[int, dict[str, int]]:
+    def delete(self, *args: Any, **kwargs: Any) -> tuple[int, dict[str, int]]:
         raise AppendOnlyError("adjudications are append-only")
 
     @property

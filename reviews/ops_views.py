@@ -22,7 +22,7 @@ from django.views.decorators.vary import vary_on_headers
 from ingest.models import DailyRollup, MethodSwitch, Site
 from reviews import metrics, roles, upgrades
 from reviews.core import charts
-from reviews.views import HtmxHttpRequest, _viewer
+from reviews.http import DeskRequest, fragment, require_viewer, template_for
 
 METRICS_DAYS = 30
 
@@ -39,7 +39,7 @@ def _actor(request: HttpRequest) -> str:
 # --- metrics page ------------------------------------------------------------------------
 
 
-@_viewer
+@require_viewer
 @require_GET
 def metrics_page(request: HttpRequest) -> HttpResponse:
     """Daily charts for one site (or all sites) and the drift alerts of every site."""
@@ -145,14 +145,16 @@ def _methods_context(request: HttpRequest) -> dict[str, Any]:
     }
 
 
-@_viewer
+@require_viewer
 @require_GET
 @vary_on_headers("HX-Request")
-def methods_page(request: HtmxHttpRequest) -> HttpResponse:
+def methods_page(request: DeskRequest) -> HttpResponse:
     """Every method with its coverage and runs (a progress bar polled while a run goes),
     the comparison on the labelled pairs, and the switch/retire log."""
-    if request.htmx and request.GET.get("part") == "method-runs":
-        return render(request, "reviews/methods.html#method-runs", _methods_context(request))
+    if request.GET.get("part") == "method-runs" and (part := fragment(request, "method-runs")):
+        return render(
+            request, template_for("reviews/methods.html", part), _methods_context(request)
+        )
     doc_type = request.GET.get("doc_type", "all")
     if doc_type not in ("all", *settings.DOC_TYPES):
         doc_type = "all"
@@ -177,7 +179,7 @@ def methods_page(request: HtmxHttpRequest) -> HttpResponse:
 
 
 @require_POST
-@_viewer
+@require_viewer
 def method_compute(request: HttpRequest) -> HttpResponse:
     _admin(request)
     try:
@@ -190,7 +192,7 @@ def method_compute(request: HttpRequest) -> HttpResponse:
 
 
 @require_POST
-@_viewer
+@require_viewer
 def method_switch(request: HttpRequest) -> HttpResponse:
     _admin(request)
     try:
@@ -210,7 +212,7 @@ def method_switch(request: HttpRequest) -> HttpResponse:
 
 
 @require_POST
-@_viewer
+@require_viewer
 def method_retire(request: HttpRequest) -> HttpResponse:
     _admin(request)
     try:

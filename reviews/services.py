@@ -7,11 +7,12 @@ from __future__ import annotations
 
 from datetime import timedelta
 from itertools import combinations
+from typing import Any
 
 from django.conf import settings
 from django.contrib.auth.models import User
 from django.db import transaction
-from django.db.models import Exists, OuterRef, Q
+from django.db.models import Exists, OuterRef, Q, QuerySet
 from django.utils import timezone
 
 from ingest.candidates import policy_candidates, threshold_for
@@ -55,13 +56,13 @@ def _check_version(group: CandidateGroup, expected_version: int | None) -> None:
         raise GroupConflict(group, expected_version)
 
 
-def pair_guards(method_id: int, left: set[int], right: set[int]) -> dict[str, object]:
+def pair_guards(method_id: int, left: set[int], right: set[int]) -> dict[str, Any]:
     """The guards of the pairs between two sets of documents, as they are now (a
     decision stores them: "guards at the time")."""
     rows = CandidatePair.objects.filter(
         Q(a_id__in=left, b_id__in=right) | Q(a_id__in=right, b_id__in=left), method=method_id
     ).order_by("distance", "id")[:50]
-    pairs = [
+    pairs: list[dict[str, Any]] = [
         {"pair": p.pk, "a": p.a_id, "b": p.b_id, "distance": p.distance, "fired": p.guard_flags()}
         for p in rows
     ]
@@ -219,8 +220,8 @@ def _claimed_by_others(editor: User, kind: str) -> Exists:
 def _claim_first(
     editor: User,
     kind: str,
-    qs,
-    skip: set[int],  # type: ignore[no-untyped-def]
+    qs: QuerySet[Any],
+    skip: set[int],
 ) -> Claim | None:
     """Lock the first free item (SKIP LOCKED: another editor's transaction holds its
     candidate), re-check its claims under the lock, then write the claim. Two editors
@@ -294,7 +295,7 @@ def preference_set(*, user: User, blind_mode: bool) -> ReviewerPreference:
 # --- groups -------------------------------------------------------------------------
 
 
-def _membership(group: CandidateGroup) -> dict[str, object]:
+def _membership(group: CandidateGroup) -> dict[str, Any]:
     return {
         "group": group.pk,
         "members": sorted(
@@ -371,7 +372,7 @@ def group_split(
     if group.dissolved:
         raise ReviewError("the group is dissolved")
     before = _membership(group)
-    members: set[int] = set(before["members"])  # type: ignore[arg-type]
+    members: set[int] = set(before["members"])
     moved = set(document_ids) & members
     if set(document_ids) - members:
         raise ReviewError("only members of the group can be split off")

@@ -26,6 +26,7 @@ from __future__ import annotations
 import time
 from collections import defaultdict
 from dataclasses import dataclass, field
+from typing import Any
 
 from django.conf import settings
 from django.db import IntegrityError, transaction
@@ -47,7 +48,6 @@ from ingest.models import (
 )
 from reviews import calibration as cal
 from reviews.core.calibration import LabeledPair
-from reviews.models import Label
 
 MAIN = Fingerprint.Branch.MAIN
 Kind = RefingerprintRun.Kind
@@ -169,7 +169,7 @@ def coverage(*, method: FingerprintMethod) -> dict[str, int]:
     return {"documents": docs.count(), "missing": docs.filter(~Exists(has)).count()}
 
 
-def methods_overview() -> list[dict[str, object]]:
+def methods_overview() -> list[dict[str, Any]]:
     """Every known method with its coverage and its latest runs, for the methods page."""
     methods = services.methods_ensure()
     latest: dict[tuple[int, str], RefingerprintRun] = {}
@@ -278,34 +278,12 @@ def _labelled_document_pairs(
 ) -> list[tuple[int, int, str, str, str, float]]:
     """(a, b, verdict, doc type, split, weight) per labelled document pair. Labels on
     pairs of several methods over the same two documents count together."""
-    labels = Label.objects.filter(superseded_by__isnull=True, retraction=False)
-    if doc_type:
-        labels = labels.filter(pair__doc_type=doc_type)
     verdicts: dict[tuple[int, int], list[str]] = defaultdict(list)
     facts: dict[tuple[int, int], tuple[str, str, int]] = {}
-    rows = labels.values_list(
-        "pair_id",
-        "verdict",
-        "pair__a_id",
-        "pair__b_id",
-        "pair__doc_type",
-        "pair__method__key",
-        "pair__a__url",
-        "pair__a__fetched_at",
-        "pair__a__raw_sha256",
-        "pair__b__url",
-        "pair__b__fetched_at",
-        "pair__b__raw_sha256",
-    ).order_by("pair_id", "id")
-    for pair_id, verdict, a, b, dtype, key, *docs in rows.iterator(chunk_size=2000):
-        verdicts[(a, b)].append(verdict)
-        if (a, b) not in facts:
-            split = cal.split_for(
-                method_key=key,
-                a_key=cal.document_key(url=docs[0], fetched_at=docs[1], raw_sha256=docs[2]),
-                b_key=cal.document_key(url=docs[3], fetched_at=docs[4], raw_sha256=docs[5]),
-            )
-            facts[(a, b)] = (dtype, split, pair_id)
+    for r in cal.label_rows(doc_type=doc_type):
+        verdicts[(r.a, r.b)].append(r.verdict)
+        if (r.a, r.b) not in facts:
+            facts[(r.a, r.b)] = (r.doc_type, r.split, r.pair_id)
     weights = cal.sample_weights(pair_ids={f[2] for f in facts.values()})
     out = []
     for (a, b), vs in sorted(verdicts.items()):
@@ -332,6 +310,7 @@ def methods_compare(*, keys: list[str], doc_type: str = "") -> list[MethodCompar
             for d, v in Fingerprint.objects.filter(
                 method=method, branch=MAIN, status="ok", document_id__in=ids
             ).values_list("document_id", "simhash")
+            if v is not None
         }
         pairs: list[LabeledPair] = []
         within: dict[str, list[bool]] = defaultdict(list)

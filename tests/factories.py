@@ -3,14 +3,33 @@
 import hashlib
 import io
 import secrets
-from collections.abc import Iterable
+import time
+from collections.abc import Callable, Iterable
 from datetime import UTC, datetime
 
+from django.conf import settings
 from django.contrib.auth.models import Group, User
 from warcio.statusandheaders import StatusAndHeaders
 from warcio.warcwriter import WARCWriter
 
-from ingest.models import ApiToken
+from demo.crawl import build_demo_crawl, write_warc
+from ingest import candidates, services
+from ingest.core.extract import EXTRACTOR_VERSION
+from ingest.core.methods import fingerprint_text
+from ingest.core.readers import read_warc
+from ingest.core.simhash import to_signed64
+from ingest.models import (
+    ApiToken,
+    CandidateGroup,
+    CandidatePair,
+    Document,
+    DocumentBody,
+    Extraction,
+    Fingerprint,
+    GroupMember,
+    Site,
+)
+from ingest.services import methods_ensure
 
 WORDS = [
     "river",
@@ -139,14 +158,6 @@ def indexed_document(
 ):  # type: ignore[no-untyped-def]
     """A document with an ok extraction and a main/full fingerprint of the active method,
     the SimHash given rather than computed (to set distances exactly)."""
-    from django.conf import settings
-
-    from ingest.core.extract import EXTRACTOR_VERSION
-    from ingest.core.methods import fingerprint_text
-    from ingest.core.simhash import to_signed64
-    from ingest.models import Document, Extraction, Fingerprint, Site
-    from ingest.services import methods_ensure
-
     method = methods_ensure()[settings.ACTIVE_METHOD]
     digest = fingerprint_text(settings.ACTIVE_METHOD, text).text_sha256
     site_row, _ = Site.objects.get_or_create(host=site, defaults={"priority": priority})
@@ -182,16 +193,50 @@ def indexed_document(
 
 
 def gold_crawl_ingest(seed: int = 7):  # type: ignore[no-untyped-def]
-    """Ingest the demo gold crawl (ingest/core/democrawl.py) as a WARC. Returns (page id →
+    """Ingest the demo gold crawl (demo/crawl.py) as a WARC. Returns (page id →
     document id, case name → DemoCase, page id → DemoPage)."""
-    from ingest import services
-    from ingest.core.democrawl import build_demo_crawl, write_warc
-    from ingest.core.readers import read_warc
-    from ingest.models import Document
-
     pages, cases = build_demo_crawl(seed)
     out = io.BytesIO()
     write_warc(pages, out, seed=seed)
     services.batch_ingest(source="gold", fmt="warc", items=read_warc(io.BytesIO(out.getvalue())))
     ids = {p.id: Document.objects.get(url=p.url, fetched_at=p.fetched_at).pk for p in pages}
     return ids, {c.case: c for c in cases}, {p.id: p for p in pages}
+
+
+# Desk test pages: one text, SimHash distances set by hand from BASE.
+TEXT = article_text(7, words=150)
+BASE = 0x0123456789ABCDEF
+
+
+def reviewed_document(  # type: ignore[no-untyped-def]
+    *, url: str, text: str, flips: int = 0, html: str | None = None, base: int = BASE, **kw
+):
+    """A document whose SimHash is `base` with the `flips` low bits flipped, with a body."""
+    doc = indexed_document(url=url, text=text, simhash=base ^ ((1 << flips) - 1), **kw)
+    body = html if html is not None else article_html("Lamp", text)
+    DocumentBody.objects.create(document=doc, data=DocumentBody.pack(body.encode()))
+    return doc
+
+
+def find(*docs) -> None:  # type: ignore[no-untyped-def]
+    candidates.candidates_find(document_ids=[d.pk for d in docs])
+
+
+def pair_of(a, b) -> CandidatePair:  # type: ignore[no-untyped-def]
+    x, y = sorted((a.pk, b.pk))
+    return CandidatePair.objects.get(a_id=x, b_id=y)
+
+
+def group_of(doc) -> CandidateGroup | None:  # type: ignore[no-untyped-def]
+    m = GroupMember.objects.filter(document=doc).first()
+    return m.group if m else None
+
+
+def wait_until(check: Callable[[], bool], timeout: float, what: str) -> None:
+    """Poll `check` until it holds (a worker in another process does the work)."""
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        if check():
+            return
+        time.sleep(0.05)
+    raise AssertionError(f"timed out after {timeout}s waiting for {what}")

@@ -252,12 +252,12 @@ def _decode(body: bytes, content_type: str | None, forced: str | None) -> Decode
             return _declared_result(found, forced_codec, forced_codec, "forced")
         return _detected(body, forced_codec, [forced_codec], non_ascii)
 
-    for bom, codec in _BOMS:
+    for bom, bom_codec in _BOMS:
         if body.startswith(bom):
-            text = _strict(body, codec)
+            text = _strict(body, bom_codec)
             if text is not None:
-                used = "utf-8" if codec == "utf-8-sig" else codec
-                warning = None
+                used = "utf-8" if bom_codec == "utf-8-sig" else bom_codec
+                warning: str | None = None
                 if declared and declared != used:
                     warning = f"byte order mark says {used!r}; declared {declared!r} ignored"
                 return Decoded(text, declared, used, warning, 0, "bom")

@@ -1,6 +1,7 @@
 import io
 
 import pytest
+from playwright.sync_api import expect
 
 from ingest import services
 from ingest.core.methods import CURRENT_REFERENCE_KEY
@@ -20,9 +21,8 @@ def test_an_editor_logs_in_and_sees_documents_with_fingerprints(logged_in) -> No
 
     page.goto("/")
     row = page.locator("table.documents tbody tr").first
-    assert "https://b.example.com/harbour" in row.inner_text()
-    assert fp.hex in row.inner_text()
-
+    expect(row).to_contain_text("https://b.example.com/harbour")
+    expect(row).to_contain_text(fp.hex)
     # The status filter swaps the table in place (htmx), without a page load.
     page.evaluate("window.__marker = 'still here'")
     page.click("nav.filters a:has-text('blocked')")

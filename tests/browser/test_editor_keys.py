@@ -4,11 +4,12 @@ three keys each, never the same pair twice; the pair page fits a 1440 px window.
 import random
 
 import pytest
+from playwright.sync_api import expect
 
 from ingest.models import CandidatePair
 from reviews.models import Label
 from tests import factories
-from tests.reviews.conftest import find, reviewed_document
+from tests.factories import find, reviewed_document
 
 pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True)]
 
@@ -51,7 +52,7 @@ def test_ten_pairs_from_the_queue_with_at_most_three_keys_each(logged_in, twelve
             " return s && s.dataset.pair !== old; }",
             arg=current,
         )
-        assert "Saved" in page.locator(".notice").first.inner_text()
+        expect(page.locator(".notice").first).to_contain_text("Saved")
     assert max(keys_per_pair) <= 3
     labels = list(Label.objects.order_by("id"))
     assert [str(x.pair_id) for x in labels] == seen
@@ -63,7 +64,7 @@ def test_ten_pairs_from_the_queue_with_at_most_three_keys_each(logged_in, twelve
         "unclear",
     }
     page.goto(f"/review/pairs/{seen[-1]}/")
-    assert page.locator("#progress b").first.inner_text() == "10"
+    expect(page.locator("#progress b").first).to_have_text("10")
 
 
 def test_the_pair_page_fits_a_1440_px_window(browser, live_server) -> None:

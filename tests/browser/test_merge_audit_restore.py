@@ -2,11 +2,12 @@
 sees the merge on the audit page, the editor restores it, and the history shows it."""
 
 import pytest
+from playwright.sync_api import expect
 
 from ingest.models import GroupMember
 from reviews.models import Decision
 from tests import factories
-from tests.reviews.conftest import BASE, TEXT, find, group_of, reviewed_document
+from tests.factories import BASE, TEXT, find, group_of, reviewed_document
 
 pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True)]
 
@@ -48,7 +49,8 @@ def test_merge_audit_and_restore(logged_in, browser, live_server) -> None:
     auditor.wait_for_url(f"{live_server.url}/")
     auditor.goto("/review/audit/")
     row = auditor.locator(f"table.audit-recent tr[data-decision='{merge.pk}']")
-    assert "merge" in row.inner_text() and "person:eve" in row.inner_text()
+    expect(row).to_contain_text("merge")
+    expect(row).to_contain_text("person:eve")
     assert auditor.locator("tr[data-actor='person:eve']").is_visible()
     # Auditors read the group history but get no restore button.
     auditor.goto(f"/review/groups/{ga.pk}/")
@@ -64,9 +66,8 @@ def test_merge_audit_and_restore(logged_in, browser, live_server) -> None:
     restore = Decision.objects.get(action="restore")
     history = page.locator(f"tr[data-decision='{restore.pk}']").inner_text()
     assert f"restore of #{merge.pk}" in history and "two different stories" in history
-    assert "restored" in page.locator(f"tr[data-decision='{merge.pk}']").inner_text()
-
+    expect(page.locator(f"tr[data-decision='{merge.pk}']")).to_contain_text("restored")
     # And the auditor sees the restore with its reason.
     auditor.goto("/review/audit/")
-    assert "two different stories" in auditor.locator("table.audit-restores").inner_text()
+    expect(auditor.locator("table.audit-restores")).to_contain_text("two different stories")
     context.close()

@@ -3,6 +3,7 @@ words and highlights the shared passages on both sides, the same run on each."""
 
 import pytest
 from django.conf import settings
+from playwright.sync_api import expect
 
 from ingest import candidates
 from ingest.core.methods import fingerprint_text
@@ -35,7 +36,8 @@ def test_an_excerpt_pair_shows_its_shared_passages_highlighted(logged_in) -> Non
     page.goto(f"/review/pairs/{pair.pk}/", timeout=30_000)
     panel = page.locator("#passages-panel")
     panel.wait_for()
-    assert "B contains" in panel.inner_text() and "A contains 100% of B" in panel.inner_text()
+    expect(panel).to_contain_text("B contains")
+    expect(panel).to_contain_text("A contains 100% of B")
     side_a = panel.locator(".side-a mark.shared")
     side_b = panel.locator(".side-b mark.shared")
     assert side_a.count() >= 1 and side_b.count() >= 1

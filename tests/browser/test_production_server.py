@@ -19,7 +19,7 @@ from django.conf import settings
 
 from reviews.models import Label
 from tests import factories
-from tests.reviews.conftest import find, pair_of, reviewed_document
+from tests.factories import find, pair_of, reviewed_document
 
 pytestmark = [pytest.mark.browser, pytest.mark.postgres, pytest.mark.django_db(transaction=True)]
 

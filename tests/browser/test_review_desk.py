@@ -3,10 +3,11 @@
 import re
 
 import pytest
+from playwright.sync_api import expect
 
 from reviews.models import Decision, Label
 from tests import factories
-from tests.reviews.conftest import BASE, find, group_of, reviewed_document
+from tests.factories import BASE, find, group_of, reviewed_document
 
 pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True)]
 
@@ -51,14 +52,14 @@ def test_label_from_the_keyboard_leave_the_queue_and_undo(logged_in, three_pairs
     page.wait_for_selector(f"#pair-review[data-pair='{second.pk}']")
     assert page.url.endswith(f"/review/pairs/{second.pk}/")
     assert page.evaluate("window.__marker") == "no reload"
-    assert "Saved" in page.locator(".notice").inner_text()
+    expect(page.locator(".notice")).to_contain_text("Saved")
     label = Label.objects.get()
     assert (label.pair_id, label.verdict, label.reason_code) == (first.pk, "duplicate", "same_text")
 
     # Undo from the keyboard: the label is withdrawn and its pair comes back.
     page.keyboard.press("u")
     page.wait_for_selector(f"#pair-review[data-pair='{first.pk}']")
-    assert "Withdrew" in page.locator(".notice").inner_text()
+    expect(page.locator(".notice")).to_contain_text("Withdrew")
     assert page.evaluate("window.__marker") == "no reload"
     assert Label.objects.filter(retraction=True).count() == 1
 
@@ -95,8 +96,7 @@ def test_split_a_group_and_choose_a_representative(logged_in) -> None:
     assert page.evaluate("window.__marker") == "no reload"
     decision = Decision.objects.get()
     assert decision.document_ids == [c.pk] and decision.actor == "person:eve"
-    assert "c is another story" in page.locator(".history").inner_text()
-
+    expect(page.locator(".history")).to_contain_text("c is another story")
     page.select_option("#representative-form select[name=document_id]", str(b.pk))
     page.select_option("#representative-form select[name=reason_code]", "editorial")
     page.fill("#representative-form input[name=reason]", "the fuller version")
@@ -104,4 +104,4 @@ def test_split_a_group_and_choose_a_representative(logged_in) -> None:
     page.wait_for_selector(".notice:has-text('Representative set')")
     group.refresh_from_db()
     assert group.representative_id == b.pk and group.representative_locked
-    assert "set_representative" in page.locator(".history").inner_text()
+    expect(page.locator(".history")).to_contain_text("set_representative")

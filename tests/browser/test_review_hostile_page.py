@@ -2,8 +2,9 @@
 nothing, neither in the pair view nor in its sandboxed frame."""
 
 import pytest
+from playwright.sync_api import expect
 
-from tests.reviews.conftest import find, pair_of, reviewed_document
+from tests.factories import find, pair_of, reviewed_document
 
 pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True)]
 
@@ -69,8 +70,7 @@ def test_a_hostile_page_runs_nothing_and_fetches_nothing(logged_in, live_server)
 
     page.goto(f"/review/pairs/{pair.pk}/")
     # The hostile text is shown as text.
-    assert "<script>window.__pwned='text'</script>" in page.locator("#diff-panel").inner_text()
-
+    expect(page.locator("#diff-panel")).to_contain_text("<script>window.__pwned='text'</script>")
     page.click("a:has-text('source rendered')")
     page.wait_for_selector("iframe[sandbox]")
     frames = page.locator("iframe[sandbox]")
@@ -86,7 +86,7 @@ def test_a_hostile_page_runs_nothing_and_fetches_nothing(logged_in, live_server)
     assert len(children) == 2
     for frame in children:
         frame.wait_for_load_state()
-        assert "Lamp offer" in frame.locator("h1").inner_text()
+        expect(frame.locator("h1")).to_contain_text("Lamp offer")
         frame.click("#jslink")  # a javascript: link does nothing under the sandbox
     page.wait_for_timeout(1500)  # past the meta refresh
 

@@ -1,3 +1,5 @@
+import hashlib
+
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
@@ -24,15 +26,26 @@ def test_reference_vectors_from_the_design() -> None:
     assert hamming(a, b) == 15
 
 
+def _token_value(token: str) -> int:
+    """A token's 64 bits by the locked rule, computed here independently."""
+    return int.from_bytes(hashlib.sha256(token.encode("utf-8")).digest()[:8], "big")
+
+
+def test_one_token_gives_its_own_bits() -> None:
+    # Every bit sums to +1 (set) or -1 (clear): the fingerprint is the token's value.
+    assert simhash64_reference(["alpha"]) == _token_value("alpha")
+    assert simhash64_fast(["alpha"]) == _token_value("alpha")
+
+
 def test_ties_are_zero() -> None:
-    # One token and its complement-free twin cannot tie, but two occurrences of
-    # tokens whose bits differ give sum 0 on those bits: they must be 0.
-    one = simhash64_reference(["alpha"])
+    # Two tokens: a bit set in both sums to +2 (1), in neither to -2 (0), and in exactly
+    # one of them to 0, a tie, which must give 0. So the result is the bitwise AND.
+    alpha, beta = _token_value("alpha"), _token_value("beta")
+    assert alpha ^ beta  # the two differ, so there are tied bits to check
     two = simhash64_reference(["alpha", "beta"])
-    alpha = simhash64_reference(["alpha"])
-    beta = simhash64_reference(["beta"])
-    assert one == alpha
+    assert two & (alpha ^ beta) == 0
     assert two == alpha & beta
+    assert simhash64_fast(["alpha", "beta"]) == alpha & beta
 
 
 def test_no_tokens_gives_zero() -> None:

@@ -5,8 +5,8 @@ import io
 import pytest
 from django.core.management import call_command
 
+from demo.crawl import build_demo_crawl, write_warc
 from ingest import candidates, services
-from ingest.core.democrawl import build_demo_crawl, write_warc
 from ingest.core.methods import CURRENT_REFERENCE_KEY
 from ingest.core.readers import read_warc
 from ingest.models import CandidateGroup, CandidatePair, Document, GroupMember

@@ -1,15 +1,15 @@
 """The gold crawl through the real pipeline: every promise of every case's answer key
-(`DemoCase.checks`, see ingest/core/democrawl.CHECK_KEYS) holds on what the pipeline
+(`DemoCase.checks`, see demo/crawl.CHECK_KEYS) holds on what the pipeline
 STORED — Document, Extraction, Fingerprint and CandidatePair rows — not on a fresh
-computation. tests/core/test_democrawl.py checks the same promises without a database."""
+computation. tests/demo/test_crawl.py checks the same promises without a database."""
 
 import itertools
 
 import pytest
 from django.core.management import call_command
 
-from ingest.core import democrawl
-from ingest.core.democrawl import CHECK_KEYS, DemoCase
+from demo import crawl as democrawl
+from demo.crawl import CHECK_KEYS, DemoCase
 from ingest.core.extract import EXTRACTOR_VERSION
 from ingest.core.methods import method_key, normalize_for, tokens_for
 from ingest.core.simhash import hamming

@@ -108,7 +108,7 @@ def test_declared_charset_mismatch_is_recorded_and_the_page_still_stored(ingest)
 def test_gbk_and_windows_1258_pages_come_out_as_correct_text(ingest) -> None:
     import unicodedata
 
-    from ingest.core.democrawl import cp1258_form
+    from demo.crawl import cp1258_form
 
     zh = "北京市今天举行了新闻发布会。记者了解到，城市公共交通将在明年全面升级。" * 6
     vi = "Thành phố Hà Nội vừa công bố kế hoạch cải tạo hệ thống giao thông công cộng. " * 6

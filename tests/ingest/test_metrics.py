@@ -165,8 +165,10 @@ def test_prometheus_exposition_is_well_formed(client, committed, settings) -> No
     )
 
 
+@pytest.mark.django_db
 def test_label_values_are_escaped() -> None:
-    assert metrics.escape_label('a"b\\c\nd') == 'a\\"b\\\\c\\nd'
+    TaskRun.objects.create(task='a"b\\c\nd', duration=1.0, finished_at=DAY)
+    assert 'task="a\\"b\\\\c\\nd"' in metrics.prometheus_text()
 
 
 @pytest.mark.django_db

@@ -2,12 +2,9 @@
 
 import pytest
 
-from ingest import candidates
-from ingest.models import CandidateGroup, CandidatePair, DocumentBody, GroupMember
+from ingest.models import CandidatePair
 from tests import factories
-
-TEXT = factories.article_text(7, words=150)
-BASE = 0x0123456789ABCDEF
+from tests.factories import BASE, TEXT, find, group_of, pair_of, reviewed_document
 
 
 @pytest.fixture(autouse=True)
@@ -16,30 +13,6 @@ def _simhash_channel_only(settings) -> None:  # type: ignore[no-untyped-def]
     nearly one text: the passage channel reads the texts and would pair them all.
     Desk tests of passage pairs turn it back on."""
     settings.PASSAGE_CHANNEL = False
-
-
-def reviewed_document(  # type: ignore[no-untyped-def]
-    *, url: str, text: str, flips: int = 0, html: str | None = None, base: int = BASE, **kw
-):
-    """A document whose SimHash is `base` with the `flips` low bits flipped, with a body."""
-    doc = factories.indexed_document(url=url, text=text, simhash=base ^ ((1 << flips) - 1), **kw)
-    body = html if html is not None else factories.article_html("Lamp", text)
-    DocumentBody.objects.create(document=doc, data=DocumentBody.pack(body.encode()))
-    return doc
-
-
-def find(*docs) -> None:  # type: ignore[no-untyped-def]
-    candidates.candidates_find(document_ids=[d.pk for d in docs])
-
-
-def pair_of(a, b) -> CandidatePair:  # type: ignore[no-untyped-def]
-    x, y = sorted((a.pk, b.pk))
-    return CandidatePair.objects.get(a_id=x, b_id=y)
-
-
-def group_of(doc) -> CandidateGroup | None:  # type: ignore[no-untyped-def]
-    m = GroupMember.objects.filter(document=doc).first()
-    return m.group if m else None
 
 
 @pytest.fixture

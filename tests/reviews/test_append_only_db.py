@@ -14,7 +14,7 @@ from django.db import DatabaseError, connection, transaction
 from ingest.models import Site, SitePriorityChange
 from reviews import services
 from reviews.models import Decision, Label
-from tests.reviews.conftest import TEXT, find, group_of, pair_of, reviewed_document
+from tests.factories import TEXT, find, group_of, pair_of, reviewed_document
 
 pytestmark = pytest.mark.postgres
 

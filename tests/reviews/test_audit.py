@@ -6,7 +6,7 @@ from django.contrib.auth.models import User
 
 from reviews import decisions
 from reviews.models import Decision
-from tests.reviews.conftest import group_of
+from tests.factories import group_of
 
 pytestmark = pytest.mark.django_db
 

@@ -14,7 +14,7 @@ from reviews import prelabel, services, tasks
 from reviews.management.commands.calibrate import calibration_json
 from reviews.models import PrelabelDistribution
 from tests import factories
-from tests.reviews.conftest import TEXT, find, pair_of, reviewed_document
+from tests.factories import TEXT, find, pair_of, reviewed_document
 
 pytestmark = pytest.mark.django_db
 

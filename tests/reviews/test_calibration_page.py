@@ -11,7 +11,7 @@ from ingest.models import CandidatePair
 from reviews import calibration, services
 from reviews.models import CalibrationSample
 from tests import factories
-from tests.reviews.conftest import find, reviewed_document
+from tests.factories import find, reviewed_document
 
 pytestmark = pytest.mark.django_db
 

@@ -11,7 +11,7 @@ from django.core.management import call_command
 from ingest.models import Document
 from reviews import canonical, decisions
 from tests import factories
-from tests.reviews.conftest import group_of, reviewed_document
+from tests.factories import group_of, reviewed_document
 
 pytestmark = pytest.mark.django_db
 

@@ -9,7 +9,7 @@ from django.test import Client
 
 from reviews.models import Decision
 from tests import factories
-from tests.reviews.conftest import TEXT, find, group_of, reviewed_document
+from tests.factories import TEXT, find, group_of, reviewed_document
 
 pytestmark = [pytest.mark.postgres, pytest.mark.django_db(transaction=True)]
 

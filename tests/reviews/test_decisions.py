@@ -13,7 +13,7 @@ from ingest.models import CandidateGroup, Document, DoNotMatch, Extraction, Grou
 from reviews import decisions, services
 from reviews.models import AppendOnlyError, Decision, Label, MergeProposal
 from tests import factories
-from tests.reviews.conftest import TEXT, find, group_of, pair_of, reviewed_document
+from tests.factories import TEXT, find, group_of, pair_of, reviewed_document
 
 pytestmark = pytest.mark.django_db
 

@@ -8,7 +8,7 @@ import pytest
 from ingest import candidates
 from reviews import selectors, services
 from tests import factories
-from tests.reviews.conftest import TEXT, find, group_of, pair_of, reviewed_document
+from tests.factories import TEXT, find, group_of, pair_of, reviewed_document
 
 pytestmark = pytest.mark.django_db
 PAIRS = selectors.QueueFilters(kind="pair")

@@ -8,7 +8,7 @@ from django.urls import reverse
 from reviews import decisions, services
 from reviews.models import MergeProposal
 from tests import factories
-from tests.reviews.conftest import TEXT, find, group_of, reviewed_document
+from tests.factories import TEXT, find, group_of, reviewed_document
 
 pytestmark = pytest.mark.django_db
 HX = {"HX-Request": "true"}
@@ -216,7 +216,7 @@ def test_the_aligned_tab_shows_a_reordered_text_as_moved(client, editor) -> None
         url="https://m.example.com/b", text=" ".join(para[6:] + para[:6]), flips=1
     )
     find(a, b)
-    from tests.reviews.conftest import pair_of
+    from tests.factories import pair_of
 
     pair = pair_of(a, b)
     client.force_login(editor)

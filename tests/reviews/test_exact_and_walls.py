@@ -7,7 +7,7 @@ from django.urls import reverse
 from ingest.models import Extraction
 from reviews import decisions, selectors
 from reviews.models import Decision
-from tests.reviews.conftest import TEXT, find, group_of, pair_of, reviewed_document
+from tests.factories import TEXT, find, group_of, pair_of, reviewed_document
 
 pytestmark = pytest.mark.django_db
 ALL = selectors.QueueFilters()

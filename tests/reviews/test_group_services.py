@@ -7,7 +7,7 @@ from ingest import candidates
 from ingest.models import DoNotMatch, GroupMember
 from reviews import selectors, services
 from reviews.models import AppendOnlyError, Decision
-from tests.reviews.conftest import group_of, reviewed_document
+from tests.factories import group_of, reviewed_document
 
 pytestmark = pytest.mark.django_db
 

@@ -7,7 +7,7 @@ from django.test import Client
 from ingest.models import CandidateGroup
 from reviews.models import Decision
 from tests import factories
-from tests.reviews.conftest import TEXT, find, group_of, reviewed_document
+from tests.factories import TEXT, find, group_of, reviewed_document
 from tests.reviews.test_concurrency import _race
 
 

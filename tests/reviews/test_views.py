@@ -6,7 +6,7 @@ from django.urls import reverse
 from ingest.models import CandidatePair
 from reviews.models import Decision, Label
 from tests import factories
-from tests.reviews.conftest import group_of
+from tests.factories import group_of
 
 pytestmark = pytest.mark.django_db
 HX = {"HX-Request": "true"}
@@ -171,7 +171,7 @@ def test_desk_pages_keep_the_site_policy(client, editor, pair) -> None:
 
 
 def test_crawled_text_is_escaped(client, editor) -> None:
-    from tests.reviews.conftest import find, pair_of, reviewed_document
+    from tests.factories import find, pair_of, reviewed_document
 
     evil = "Lamp <script>window.x=1</script> <img src=x onerror=alert(1)> " * 20
     a = reviewed_document(url="https://e.example.com/1", text=evil)
@@ -267,3 +267,20 @@ def test_next_hands_out_a_chained_group_before_pairs(client, editor, chain) -> N
     client.force_login(editor)
     r = client.post(reverse("reviews:queue-next"), headers=HX)
     assert r["HX-Redirect"] == reverse("reviews:group-detail", args=[group_of(chain[0]).pk])
+
+
+@pytest.mark.parametrize(
+    ("asked", "landed"),
+    [
+        ("/review/groups/", "/review/groups/"),
+        ("http://testserver/review/groups/", "http://testserver/review/groups/"),
+        ("//evil.example/review/", "/review/"),
+        ("https://evil.example/", "/review/"),
+        ("javascript:alert(1)", "/review/"),
+        ("", "/review/"),
+    ],
+)
+def test_the_blind_mode_switch_returns_only_to_this_site(client, editor, asked, landed) -> None:
+    client.force_login(editor)
+    r = client.post(reverse("reviews:preference-blind"), {"blind_mode": "on", "next": asked})
+    assert r.status_code == 302 and r["Location"] == landed

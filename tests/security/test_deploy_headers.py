@@ -5,7 +5,7 @@ import pytest
 from django.test import Client
 
 from tests import factories
-from tests.reviews.conftest import reviewed_document
+from tests.factories import reviewed_document
 
 pytestmark = pytest.mark.django_db
 

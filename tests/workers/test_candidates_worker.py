@@ -4,12 +4,12 @@ import io
 
 import pytest
 
+from demo.crawl import build_demo_crawl, write_warc
 from ingest import services
-from ingest.core.democrawl import build_demo_crawl, write_warc
 from ingest.core.methods import CURRENT_REFERENCE_KEY
 from ingest.core.readers import read_warc
 from ingest.models import CandidateGroup, CandidatePair, Document, GroupMember, IndexEntry
-from tests.workers.conftest import wait_until
+from tests.factories import wait_until
 
 pytestmark = [pytest.mark.redis, pytest.mark.postgres]
 

@@ -9,7 +9,7 @@ from ingest import services
 from ingest.core.readers import read_warc
 from ingest.models import Document, Extraction, Fingerprint
 from tests import factories
-from tests.workers.conftest import wait_until
+from tests.factories import wait_until
 
 pytestmark = [pytest.mark.redis, pytest.mark.postgres]
 

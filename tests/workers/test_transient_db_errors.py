@@ -13,8 +13,8 @@ from ingest import tasks
 from ingest.models import CandidatePair
 from reviews import tasks as review_tasks
 from tests import factories
+from tests.factories import wait_until
 from tests.workers import fault_hooks
-from tests.workers.conftest import wait_until
 
 
 @pytest.mark.parametrize(

@@ -1,5 +1,6 @@
 import random
 import time
+from typing import Any
 
 from django.conf import settings
 from django.core.management.base import BaseCommand, CommandError, CommandParser
@@ -24,7 +25,7 @@ class Command(BaseCommand):
         )
         parser.add_argument("--seed", type=int, default=1)
 
-    def handle(self, *args: object, **options: object) -> None:
+    def handle(self, *args: object, **options: Any) -> None:
         method = FingerprintMethod.objects.filter(key=options["method"]).first()
         if method is None:
             raise CommandError(f"no fingerprints for method {options['method']!r}")
@@ -32,7 +33,7 @@ class Command(BaseCommand):
             self._rebuild(method)
         if options["recall_check"]:
             k = options["k"] if options["k"] is not None else candidates.query_k()
-            self._recall(method, int(k), int(options["sample"]), int(options["seed"]))  # type: ignore[arg-type]
+            self._recall(method, int(k), int(options["sample"]), int(options["seed"]))
         if not (options["rebuild"] or options["recall_check"]):
             raise CommandError("say what to do: --recall-check and/or --rebuild")
 

@@ -38,7 +38,7 @@ def _permissions(role: str) -> list[Permission]:
     }.get(role, ())
     if role == "admin":
         names = EDITOR_PERMISSIONS + CRAWLER_PERMISSIONS
-    out = []
+    out: list[Permission] = []
     for name in names:
         app_label, codename = name.split(".")
         out.extend(Permission.objects.filter(content_type__app_label=app_label, codename=codename))

@@ -57,7 +57,7 @@ def jsonl_stream(stream: CountingReader) -> BinaryIO:
     head = stream.read(2)
     stream.seek(0)
     if head == b"\x1f\x8b":
-        return cast(BinaryIO, gzip.GzipFile(fileobj=stream, mode="rb"))  # type: ignore[arg-type]
+        return cast(BinaryIO, gzip.GzipFile(fileobj=stream, mode="rb"))
     return cast(BinaryIO, stream)
 
 

@@ -3,7 +3,7 @@ from pathlib import Path
 
 from django.core.management.base import BaseCommand, CommandError, CommandParser
 
-from ingest.core.democrawl import (
+from demo.crawl import (
     build_demo_crawl,
     expectations,
     expectations_path,

@@ -1,3 +1,5 @@
+from typing import Any
+
 from django.core.management.base import BaseCommand, CommandError, CommandParser
 
 from reviews import calibration
@@ -16,13 +18,13 @@ class Command(BaseCommand):
         parser.add_argument("--doc-type", default="")
         parser.add_argument("--method", default="")
 
-    def handle(self, *args: object, **options: object) -> None:
-        per_band = int(options["per_band"])  # type: ignore[arg-type]
+    def handle(self, *args: object, **options: Any) -> None:
+        per_band = int(options["per_band"])
         if per_band < 1:
             raise CommandError("--per-band must be at least 1")
         drawn = calibration.calibration_sample_make(
             per_band=per_band,
-            seed=int(options["seed"]),  # type: ignore[arg-type]
+            seed=int(options["seed"]),
             doc_type=str(options["doc_type"]),
             method=str(options["method"]),
         )

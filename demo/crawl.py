@@ -1,10 +1,13 @@
 """Built-in demo / gold crawl: invented pages whose right answers are known.
 
+The text banks (topics, sentences, names, menus per language) are data files in
+demo/banks/; this module composes pages from them.
+
 Thresholds come from labels, per doc type, so the desk ships a crawl with a written
 answer key: each case names its pages, the label an editor should give and the
 machine-checkable promises (`checks`) the pipeline must keep. Every promise was
 computed with the project's own extractor settings and fingerprint methods and is
-re-verified by tests/core/test_democrawl.py, for several seeds.
+re-verified by tests/demo/test_crawl.py, for several seeds.
 
 Pure: no Django. Same seed → the same pages and a byte-identical WARC (record ids and
 dates come from the seed, never from the clock). All text is invented here.
@@ -23,11 +26,15 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass, replace
 from datetime import UTC, datetime, timedelta
 from email.utils import format_datetime
+from functools import cache
 from html import escape
 from io import BytesIO
 from pathlib import Path
-from typing import BinaryIO, TextIO
+from typing import Any, BinaryIO, TextIO
 from urllib.parse import quote
+
+from warcio.statusandheaders import StatusAndHeaders
+from warcio.warcwriter import WARCWriter
 
 GENERATOR = "dedup-desk democrawl v1"
 LABELS = ("duplicate", "near-duplicate", "revision", "distinct", "unsure")
@@ -66,6 +73,29 @@ SHINGLE = "simhash64-shingle3-sha256-v1"
 CJK = "simhash64-cjkbigram-sha256-v1"
 
 _BASE_TIME = datetime(2026, 3, 2, 6, 0, tzinfo=UTC)
+_BANKS = Path(__file__).resolve().parent / "banks"
+
+
+@cache
+def _bank_file(group: str) -> dict[str, Any]:
+    data: dict[str, Any] = json.loads((_BANKS / f"{group}.json").read_text(encoding="utf-8"))
+    return data
+
+
+def _frozen(value: Any) -> Any:
+    """JSON lists back to the tuples the generator indexes, topics to _Topic."""
+    if isinstance(value, dict) and "topic" in value:
+        return _Topic(**{k: _frozen(v) for k, v in value["topic"].items()})
+    if isinstance(value, list):
+        return tuple(_frozen(v) for v in value)
+    return value
+
+
+def _bank(group: str, name: str) -> Any:
+    """One text bank of demo/banks/<group>.json."""
+    return _frozen(_bank_file(group)[name])
+
+
 _ID_NAMESPACE = uuid.UUID("6f1c2d0e-5a7b-4c1e-9d3f-2b8a7e4c9d10")
 _REASONS = {200: "OK", 403: "Forbidden", 429: "Too Many Requests"}
 
@@ -113,505 +143,24 @@ class _Topic:
     specific: tuple[str, ...]
 
 
-_EN_TOPICS: tuple[_Topic, ...] = (
-    _Topic(
-        "harbour",
-        "Local",
-        ("the north quay", "Saltmarsh Harbour", "the old fish market", "Pier Seven"),
-        ("the new ferry terminal", "a second breakwater", "the container crane upgrade"),
-        ("harbour master Ines Okafor", "port authority chair Daniel Reyes"),
-        ("fishing crews", "ferry passengers", "dock workers"),
-        (
-            "Ferry terminal plan for {place} wins final approval",
-            "Breakwater works at {place} to begin after years of delay",
-        ),
-        (
-            "The tide tables show that the inner channel silts up twice as fast as it did a "
-            "decade ago.",
-            "Skippers say the evening ferry is often cancelled when the wind turns to the "
-            "north-east.",
-            "The harbour still handles timber, salt and a small amount of frozen fish every week.",
-            "A temporary pontoon will be moored beside the lifeboat station while the piles "
-            "are replaced.",
-            "Divers inspected the foundations in January and found cracks in three of the "
-            "oldest concrete blocks.",
-            "The fish auction will move to a heated hall at the end of the quay during the works.",
-            "Cargo volumes fell last year after a shipping line moved its weekly service to "
-            "a deeper port.",
-            "Seals have been seen resting on the slipway, and a wildlife group has asked for "
-            "quiet hours.",
-            "Night shifts are ruled out because the cranes would light up the bedrooms of "
-            "the houses opposite.",
-            "The ticket office will stay open in a portable cabin near the bus turning circle.",
-        ),
-    ),
-    _Topic(
-        "library",
-        "Education",
-        ("the Eastfield branch library", "the reading room on Mill Street", "Hollow Lane"),
-        ("the longer opening hours", "the new homework club", "the mobile book van"),
-        ("chief librarian Priya Raman", "education councillor Tom Whitaker"),
-        ("parents of primary pupils", "retired readers", "evening students"),
-        (
-            "{place} to stay open until nine on weekdays",
-            "Homework club at {place} doubles its places",
-        ),
-        (
-            "Loans of picture books rose by a quarter after the children's corner was repainted.",
-            "The reading room now lends laptops for up to two weeks to anyone with a library card.",
-            "Volunteers run a Saturday morning session where teenagers help older people "
-            "with their phones.",
-            "The roof over the local history archive leaked during the storms and several "
-            "maps had to be dried.",
-            "A quiet study area with forty desks will replace the old music collection on "
-            "the first floor.",
-            "Late fees were abolished last autumn, and most overdue books came back within "
-            "a month.",
-            "The book van visits six villages that lost their own libraries when the "
-            "schools merged.",
-            "Staff say the busiest hour is now between four and five, when pupils arrive "
-            "from school.",
-            "A language cafe meets on Thursday evenings and has grown from eight to thirty "
-            "regulars.",
-            "Donated board games have become so popular that the library started a waiting list.",
-        ),
-    ),
-    _Topic(
-        "rail",
-        "Transport",
-        ("Cedar Road station", "the western branch line", "the level crossing at Brookfield"),
-        ("the new timetable", "longer platforms", "the electric trains"),
-        ("rail operator spokesperson Lena Fischer", "transport minister Oskar Nyberg"),
-        ("commuters", "cyclists", "season ticket holders"),
-        (
-            "New timetable brings trains every 15 minutes to {place}",
-            "Commuters at {place} face three weekends of closures",
-        ),
-        (
-            "The first train now leaves at ten past five so that hospital staff can reach "
-            "the early shift.",
-            "Bicycle spaces on each carriage will rise from four to ten when the new units arrive.",
-            "Signal failures caused more than half of last winter's delays on the branch line.",
-            "Replacement buses will run every twenty minutes and stop outside each closed station.",
-            "The footbridge at the eastern end will be fitted with lifts and wider stairs.",
-            "Passenger numbers have recovered to about ninety percent of the level seen "
-            "before the closures.",
-            "Ticket machines that accept cards only will be installed at the smaller stations.",
-            "The overhead wires are expected to cut journey times by around six minutes.",
-            "A crossing keeper still lowers the gates by hand at the busiest road junction "
-            "on the line.",
-            "Season tickets will cost slightly less for those who travel three days a week.",
-        ),
-    ),
-    _Topic(
-        "flood",
-        "Weather",
-        ("the riverside estate", "Willow Meadows", "the lower town"),
-        ("the flood barrier", "the new pumping station", "the early warning sirens"),
-        ("environment officer Ruth Adeyemi", "emergency planner Marco Bellini"),
-        ("homeowners", "farmers", "insurance brokers"),
-        (
-            "Flood barrier for {place} tested ahead of spring tides",
-            "Sirens to warn {place} of rising river levels",
-        ),
-        (
-            "The river rose almost two metres in a single night during the February storms.",
-            "Sandbags are stored in a depot behind the fire station and can be collected "
-            "around the clock.",
-            "Several cellars in the lower streets were pumped out three times in one month.",
-            "Farmers lost winter wheat on low fields that stayed under water for almost two weeks.",
-            "The gauge at the old mill sends a reading to the control room every fifteen minutes.",
-            "Insurers have started asking owners for proof of flood doors before renewing "
-            "policies.",
-            "Meteorologists expect wetter winters and shorter, heavier bursts of rain in "
-            "the region.",
-            "Volunteers walked the embankment with torches to look for seepage during the "
-            "last high tide.",
-            "The barrier can be closed in forty minutes by a crew of four trained operators.",
-            "School buses were rerouted twice last week because the ford on the valley road "
-            "was closed.",
-        ),
-    ),
-    _Topic(
-        "market",
-        "Business",
-        ("the covered market", "Baker's Row", "the Saturday square"),
-        ("the night market", "the cheaper stall rents", "the new cold store"),
-        ("market manager Hannah Kowalski", "chamber of commerce head Samuel Osei"),
-        ("stallholders", "bakers", "small grocers"),
-        (
-            "Night market returns to {place} with forty stalls",
-            "Stall rents cut to keep traders at {place}",
-        ),
-        (
-            "Flour prices rose sharply in the autumn, and several bakers shortened their "
-            "opening hours.",
-            "The cheese stall has been run by the same family for three generations.",
-            "Card payments now make up about two thirds of sales on a typical Saturday.",
-            "A shared cold store means traders no longer have to take unsold fish home at night.",
-            "Street food vans will be allowed to park on the square on the first Friday of "
-            "each month.",
-            "Empty stalls were offered free for a month to young people starting their "
-            "first business.",
-            "The roof of the market hall was cleaned and the glass panels were replaced in "
-            "January.",
-            "Traders complained that the new parking charges keep older customers away.",
-            "An apprentice baker won a regional prize for a rye loaf made with local grain.",
-            "The flower seller says tulips from nearby greenhouses have sold out every week "
-            "this spring.",
-        ),
-    ),
-    _Topic(
-        "observatory",
-        "Science",
-        ("the hilltop observatory", "Ravens Hill", "the university campus"),
-        ("the restored telescope", "the planetarium show", "the dark sky reserve"),
-        ("astronomer Keiko Tanaka", "observatory director Felix Aldana"),
-        ("amateur astronomers", "school groups", "night photographers"),
-        (
-            "Restored telescope at {place} opens to the public",
-            "Dark sky status sought for {place}",
-        ),
-        (
-            "The brass telescope was built more than a century ago and had not been used "
-            "since the nineteen-eighties.",
-            "Streetlights on the hill road will be dimmed after midnight to reduce the glow "
-            "on the horizon.",
-            "On clear nights visitors can see the rings of Saturn and the moons of Jupiter.",
-            "The dome had to be repaired by hand because the original gears are no longer made.",
-            "A student measured the brightness of the sky every night for a year as part "
-            "of her thesis.",
-            "Meteor watches in August attract families who bring blankets and flasks of tea.",
-            "The planetarium seats sixty people and shows are given in three languages.",
-            "Amateur observers helped to confirm a variable star that professional surveys "
-            "had missed.",
-            "Cloud cover limits public viewing to about one night in three during the winter.",
-            "The mirror was recoated in a laboratory abroad and returned in a padded crate.",
-        ),
-    ),
-    _Topic(
-        "rowing",
-        "Sport",
-        ("the boathouse on the canal", "Kingfisher Reach", "the regatta course"),
-        ("the spring regatta", "the youth training programme", "the new racing shells"),
-        ("head coach Agnes Moreau", "club captain Viktor Hale"),
-        ("junior rowers", "veteran crews", "coaches"),
-        (
-            "Spring regatta at {place} draws record entry",
-            "Youth rowing programme at {place} expands",
-        ),
-        (
-            "Crews train at dawn because the canal is busy with narrowboats later in the day.",
-            "The women's eight finished second at the national championships last summer.",
-            "Two of the new racing shells were bought with money raised at a winter quiz night.",
-            "Coaches follow the boats on bicycles along the towpath and shout instructions "
-            "through a megaphone.",
-            "The boathouse floor was raised after it flooded twice in three years.",
-            "Juniors must pass a swimming test in cold water before they are allowed in a "
-            "single scull.",
-            "The regatta course is marked with orange buoys that are laid by volunteers the "
-            "night before.",
-            "Veteran crews include a retired surgeon who started rowing at the age of sixty.",
-            "Ergometer sessions replace outings when the wind makes the water too rough.",
-            "The club hopes to host a European junior event within the next five years.",
-        ),
-    ),
-    _Topic(
-        "solar",
-        "Environment",
-        ("the former airfield", "Greystone Farm", "the industrial park"),
-        ("the solar farm", "the community battery", "the rooftop panel scheme"),
-        ("energy cooperative chair Beatrice Lund", "planning officer Arjun Mehta"),
-        ("tenants", "dairy farmers", "local electricians"),
-        (
-            "Solar farm on {place} approved despite objections",
-            "Community battery planned for {place}",
-        ),
-        (
-            "The panels will be mounted high enough for sheep to graze underneath them.",
-            "Members of the cooperative receive a small share of the profits every year.",
-            "The battery can supply about four hundred homes for two hours after sunset.",
-            "Objectors worry about glare for pilots using the small airstrip nearby.",
-            "A hedge of native shrubs will be planted along the road to screen the site.",
-            "Electricians are being trained to install panels on the roofs of council flats.",
-            "On sunny afternoons the village already produces more power than it uses.",
-            "The connection to the grid was delayed by a shortage of transformers.",
-            "Skylarks nest on the old runway, so construction will pause from April to July.",
-            "Tenants in the pilot scheme saw their bills fall by roughly a fifth.",
-        ),
-    ),
-    _Topic(
-        "clinic",
-        "Health",
-        ("the health centre on Station Road", "the district hospital", "Oakwood"),
-        ("the evening clinic", "the walk-in service", "the new ambulance base"),
-        ("practice manager Elif Demir", "senior nurse Patrick Ng"),
-        ("older patients", "young families", "shift workers"),
-        (
-            "Evening clinic opens at {place} to cut waiting times",
-            "Walk-in service for {place} extended to weekends",
-        ),
-        (
-            "Patients can now book blood tests online instead of queuing at the reception desk.",
-            "The waiting time for a routine appointment has fallen from three weeks to nine days.",
-            "Two retired nurses returned part-time to help with the vaccination sessions.",
-            "A pharmacist will sit in the clinic on Mondays to review long-term prescriptions.",
-            "The ambulance base will shorten response times for villages in the hills.",
-            "Parking at the centre is limited, so a shuttle bus will run from the market square.",
-            "Doctors say many evening visits are from people who cannot leave work during the day.",
-            "An interpreter service is available by telephone in more than twenty languages.",
-            "The old dental surgery next door will be turned into three consulting rooms.",
-            "A physiotherapist will run a weekly class for people recovering from hip operations.",
-        ),
-    ),
-    _Topic(
-        "theatre",
-        "Culture",
-        ("the Empire Theatre", "Fountain Street", "the old cinema hall"),
-        ("the restored stage", "the new rehearsal rooms", "the winter season"),
-        ("artistic director Rosa Delgado", "trust chairman Henrik Solberg"),
-        ("amateur actors", "season ticket holders", "local musicians"),
-        (
-            "Curtain rises again at {place} after restoration",
-            "Rehearsal rooms at {place} open to community groups",
-        ),
-        (
-            "The velvet seats were removed one by one and sent to a workshop for new springs.",
-            "Painters uncovered a ceiling mural of dancing figures hidden under layers of "
-            "cream paint.",
-            "The orchestra pit was deepened so that a full string section fits below the stage.",
-            "A youth company rehearses a musical on Tuesday nights and performs it each spring.",
-            "Ticket prices for students stay at five euros for every show this season.",
-            "The fly tower still uses ropes and sandbags, operated by two volunteer stagehands.",
-            "A puppet festival in November will fill the foyer with marionettes from "
-            "twelve countries.",
-            "Costumes from past productions are lent to schools for their end-of-year plays.",
-            "The box office reopened with a queue that stretched past the bakery on the corner.",
-            "Heating the auditorium in winter costs more than the whole lighting budget.",
-        ),
-    ),
-    _Topic(
-        "housing",
-        "Politics",
-        ("the former brewery site", "Linden Park", "the east side estate"),
-        ("the affordable flats", "the tenant cooperative", "the timber-frame housing"),
-        ("housing officer Miriam Achterberg", "mayor Jonas Whitlock"),
-        ("young couples", "private landlords", "families on the waiting list"),
-        (
-            "Two hundred affordable flats planned for {place}",
-            "Tenant cooperative takes over homes at {place}",
-        ),
-        (
-            "Rents in the new blocks will be capped at a third of average local earnings.",
-            "The waiting list for social housing has grown to more than four thousand names.",
-            "The brewery chimney will be kept as a landmark in the middle of a shared courtyard.",
-            "Each flat gets a balcony large enough for a table and two chairs.",
-            "Builders will use timber frames made in a factory, which shortens the time on site.",
-            "Ground floor units are reserved for a nursery, a launderette and a bicycle "
-            "repair shop.",
-            "Landlords argue that the cap will discourage private investment in older streets.",
-            "Tenants in the cooperative elect a committee that decides on repairs and "
-            "garden rules.",
-            "Heat pumps and roof panels should keep energy bills low even in cold winters.",
-            "The first residents are expected to collect their keys in the autumn of next year.",
-        ),
-    ),
-    _Topic(
-        "forest",
-        "Environment",
-        ("Blackwood Forest", "the quarry ridge", "the valley nature reserve"),
-        ("the replanting scheme", "the new walking trail", "the beaver enclosure"),
-        ("forest ranger Oona Kelleher", "reserve warden Ibrahim Castell"),
-        ("hikers", "dog walkers", "landowners"),
-        (
-            "Thirty thousand oaks to be planted at {place}",
-            "Beavers return to {place} after four centuries",
-        ),
-        (
-            "Spruce trees killed by bark beetles are being felled and left to rot as habitat.",
-            "Schoolchildren collected acorns in the autumn and grew seedlings in their classrooms.",
-            "A boardwalk will carry the trail across the wettest part of the bog.",
-            "The beavers built their first dam within a week of being released.",
-            "Deer fences protect the young trees until they are tall enough to survive browsing.",
-            "Rangers count owls at night by playing recorded calls and listening for replies.",
-            "The old quarry has flooded and now attracts dragonflies and nesting kingfishers.",
-            "Dogs must be kept on a lead between March and July while ground birds nest.",
-            "Fallen logs are left across streams to slow the water after heavy rain.",
-            "A small car park with charging points will be built at the forest gate.",
-        ),
-    ),
-)
+_EN_TOPICS: tuple[_Topic, ...] = _bank("en", "en_topics")
 
-_EN_GENERIC = (
-    "{Official} said on {weekday} that {thing} would be ready before the end of {month}.",
-    "The plan was first discussed {num} years ago, but the money was only found this spring.",
-    "Many {group} say they have heard similar promises before and want a firm timetable.",
-    "According to figures released this week, about {big} people pass through {place} every day.",
-    "The council set aside {money} million for the work, roughly {pct} percent more than "
-    "the first estimate.",
-    "Critics argue that {thing} will mostly benefit visitors rather than {group}.",
-    "At a packed public meeting near {place}, residents asked who would pay if costs rose again.",
-    "{Official} admitted that the schedule was tight but insisted the contractors had "
-    "enough staff.",
-    "A survey of {num3} households found that most supported {thing}, although many "
-    "worried about noise.",
-    "Some {group} have already changed their routines and now leave earlier to avoid delays.",
-    "Engineers will spend the next {num} weeks checking the ground around {place}.",
-    "Local businesses hope that {thing} will bring more customers in the quieter months.",
-    "Opposition members called for an independent review of the budget before any "
-    "contract is signed.",
-    "{Official} promised to publish monthly progress reports on the council website.",
-    "In a written statement, the regional office described {thing} as a long overdue investment.",
-    "Similar projects in neighbouring towns took longer than planned, which has made "
-    "{group} cautious.",
-    "Traffic near {place} will be diverted for at least {num} days while materials are delivered.",
-    "The next public consultation is planned for {month}, and written comments can be "
-    "sent until then.",
-    "Several {group} told this newspaper that they welcomed the news but worried about the timing.",
-    "An earlier proposal to move {thing} further away was rejected because of the higher cost.",
-    "Officials expect the finished work to last at least {num4} years with regular maintenance.",
-    "Rain delayed the preparatory survey by almost a week, according to people familiar "
-    "with the schedule.",
-    "A spokesperson for the {group} said they would meet again after the first month.",
-    "{Official} thanked the {group} for their patience and said the worst disruption was over.",
-)
+_EN_GENERIC = _bank("en", "en_generic")
 
-_EN_AUTHORS = (
-    "Ana Petrov",
-    "James Whitfield",
-    "Noor Haddad",
-    "Clara Jensen",
-    "Tomasz Nowak",
-    "Grace Mbeki",
-    "Luis Ortega",
-    "Yuki Sato",
-)
-_EN_COMMENTERS = ("quayside_reader", "M. Turner", "old_town_resident", "Jo", "bellweather")
-_EN_COMMENTS = (
-    "Heard this before. I will believe it when I see it.",
-    "Good news at last, thanks for reporting it.",
-    "Who is going to pay for all of this?",
-    "My street was not even mentioned in the plan.",
-    "Finally some progress after all these years.",
-)
-_WEEKDAYS = ("Monday", "Tuesday", "Wednesday", "Thursday", "Friday")
-_MONTHS = ("April", "May", "June", "September", "October", "November")
+_EN_AUTHORS = _bank("en", "en_authors")
+_EN_COMMENTERS = _bank("en", "en_commenters")
+_EN_COMMENTS = _bank("en", "en_comments")
+_WEEKDAYS = _bank("common", "weekdays")
+_MONTHS = _bank("common", "months")
 
-_NEWS_RELATED = (
-    "Council approves budget for road repairs",
-    "Schools prepare for spring exams",
-    "Bus fares to stay frozen until summer",
-    "Museum reopens after roof repairs",
-    "New bakery opens on the high street",
-    "Park cafe changes hands",
-    "Festival organisers look for volunteers",
-    "Hospital car park to be extended",
-)
-_WIRE_RELATED = (
-    "Markets steady ahead of central bank meeting",
-    "Regional airports report busy winter",
-    "Grain harvest forecast revised upward",
-    "Shipping rates ease after winter peak",
-    "Tourism numbers recover in coastal regions",
-)
+_NEWS_RELATED = _bank("news", "news_related")
+_WIRE_RELATED = _bank("wire", "wire_related")
 
 # Forum posts: first person, one hobby per topic.
-_FORUM_TOPICS: tuple[tuple[str, str, tuple[str, ...]], ...] = (
-    (
-        "sourdough",
-        "Sourdough starter smells of nail varnish after a week, normal?",
-        (
-            "I feed the starter once a day with equal weights of rye flour and water.",
-            "The jar sits on top of the fridge, which is the warmest place in my kitchen.",
-            "After about five days it doubled, but now it has a sharp smell and lots of "
-            "liquid on top.",
-            "My last loaf came out flat and dense even though the dough rose overnight.",
-            "I tried adding a spoon of honey as someone suggested, which made no real difference.",
-            "The crust was fine but the crumb had big holes near the top and was gummy underneath.",
-            "I bake in a cast iron pot with the lid on for the first twenty minutes.",
-            "Next time I want to try a longer cold proof in the fridge.",
-        ),
-    ),
-    (
-        "cycling",
-        "Winter commute by bike: which lights actually last?",
-        (
-            "My commute is eleven kilometres each way, mostly on an unlit path along the canal.",
-            "The front light I bought in October already dies after about forty minutes in "
-            "the cold.",
-            "I charge it every evening, so I suspect the battery rather than my routine.",
-            "Studded tyres made a huge difference on the icy bridge near the lock.",
-            "A colleague swears by a dynamo hub, but rebuilding my wheel sounds expensive.",
-            "Rain trousers help, although my shoes still get soaked on the worst days.",
-            "Drivers seem to notice a flashing rear light sooner than a steady one.",
-            "I carry a spare inner tube and a tiny pump in a bag under the saddle.",
-        ),
-    ),
-    (
-        "tomatoes",
-        "Balcony tomatoes: leaves curling and turning yellow",
-        (
-            "I grow four cherry tomato plants in large pots on a south-facing balcony.",
-            "The lower leaves started to curl upwards last week and some have yellow patches.",
-            "I water every morning, more often when the afternoon sun is strong.",
-            "The compost is a peat-free mix from the garden centre with some added grit.",
-            "I pinch out the side shoots, but maybe I have been too aggressive with it.",
-            "Fruit is setting well, and the first trusses are already turning orange.",
-            "A neighbour suggested a feed high in potassium once the flowers appear.",
-            "Pigeons keep landing on the railing, so I put a net over the top pots.",
-        ),
-    ),
-    (
-        "radio",
-        "Restoring my grandfather's valve radio, hum on every station",
-        (
-            "The set is a wooden table radio from the nineteen-fifties with four valves.",
-            "I replaced the old paper capacitors first, following a guide from the club "
-            "newsletter.",
-            "It now plays loudly, but there is a deep hum on every station and even "
-            "between stations.",
-            "The smoothing capacitor in the power supply looks original and slightly swollen.",
-            "I always discharge everything and work with one hand before touching the chassis.",
-            "The dial cord snapped while I was cleaning, and restringing it took a whole evening.",
-            "Medium wave reception is decent, but long wave is almost silent.",
-            "I would like to keep it looking original, so new parts go under the chassis.",
-        ),
-    ),
-    (
-        "birds",
-        "Counting garden birds for the spring survey, first results",
-        (
-            "I counted birds in my garden for one hour every morning during the survey week.",
-            "Blackbirds and robins turned up every day, usually near the compost heap.",
-            "A pair of long-tailed tits visited the fat balls twice, which was a first for me.",
-            "The feeder by the window attracts greenfinches, but only when the cat is inside.",
-            "I noted the weather too, because fewer birds came on the windy mornings.",
-            "A sparrowhawk swept through on Wednesday and the garden was empty for an hour.",
-            "My children made a chart on the fridge with a tick for every species.",
-            "Next year I want to add a small pond and see whether it changes the counts.",
-        ),
-    ),
-)
-_FORUM_GENERIC = (
-    "I have been at this for about {num} years now, mostly at weekends.",
-    "Has anyone else run into the same thing, and how did you solve it?",
-    "For context, I live in a small flat with very little storage space.",
-    "I read through the older threads here but could not find quite the same problem.",
-    "Any advice is welcome, especially from people who have been doing this for longer.",
-    "I will post an update next week if the change makes a difference.",
-    "Last {weekday} I changed one thing at a time so that I could tell what helped.",
-    "Budget matters a bit, so I would rather fix what I have than buy new gear.",
-    "Thanks in advance, this forum has already saved me a lot of trouble.",
-    "I kept notes in a little book, so I can share more details if that helps.",
-)
-_FORUM_USERS = ("rye_and_shine", "canalcommuter", "balconygrower", "valvehead", "wren_watch")
-_FORUM_REPLIES = (
-    "Same here, it settled down after a couple of weeks.",
-    "Try changing only one thing at a time.",
-    "Photos would help a lot.",
-    "I had exactly this last year, patience is the answer.",
-    "Check the old threads from last winter, there is a long one about this.",
-)
+_FORUM_TOPICS: tuple[tuple[str, str, tuple[str, ...]], ...] = _bank("forum", "forum_topics")
+_FORUM_GENERIC = _bank("forum", "forum_generic")
+_FORUM_USERS = _bank("forum", "forum_users")
+_FORUM_REPLIES = _bank("forum", "forum_replies")
 
 # Products: name, SKU, price in cents, category, specs, description sentences.
 _PRODUCTS: tuple[tuple[str, str, int, str, tuple[tuple[str, str], ...], tuple[str, ...]], ...] = (
@@ -737,309 +286,20 @@ _PRODUCTS: tuple[tuple[str, str, int, str, tuple[tuple[str, str], ...], tuple[st
         ),
     ),
 )
-_PRODUCT_GENERIC = (
-    "The {name} is designed for everyday use and built to last for years.",
-    "It comes with a {num}-year guarantee and free returns within 30 days.",
-    "Customers often pair it with other items from our {category} range.",
-    "Every unit is checked by hand before it leaves our warehouse.",
-    "Packaging is plastic-free and made from recycled cardboard.",
-    "Spare parts remain available for at least {num4} years after purchase.",
-)
-_SHOP_RELATED = (
-    "Ceramic Mug, Blue",
-    "Linen Tea Towel",
-    "Stainless Lunch Box",
-    "Merino Hiking Socks",
-    "Bamboo Desk Organiser",
-    "Travel Adapter",
-)
+_PRODUCT_GENERIC = _bank("product", "product_generic")
+_SHOP_RELATED = _bank("shop", "shop_related")
 
 # Vietnamese (written with full diacritics; stored NFC, one page NFD, one in cp1258).
-_VI_TOPICS: tuple[_Topic, ...] = (
-    _Topic(
-        "metro",
-        "Giao thông",
-        ("phường An Khánh", "nút giao Ngã Tư Mới", "đường Hoa Sữa"),
-        ("tuyến tàu điện số 3", "nhà ga ngầm trung tâm", "bãi đỗ xe trung chuyển"),
-        ("ông Nguyễn Văn Hải, giám đốc ban quản lý dự án", "bà Trần Thị Mai"),
-        ("người đi làm", "tiểu thương", "cư dân ven tuyến"),
-        ("Tuyến tàu điện qua {place} dự kiến chạy thử cuối năm", "Người dân {place} chờ nhà ga"),
-        (
-            "Mỗi đoàn tàu gồm bốn toa và có thể chở hơn một nghìn hành khách vào giờ cao điểm.",
-            "Các nhà ga trên cao đều có thang máy dành cho người khuyết tật và xe đẩy trẻ em.",
-            "Tiếng ồn khi tàu chạy thử được đo ở nhiều điểm dọc tuyến và đều dưới mức cho phép.",
-            "Vé lượt sẽ được bán tại quầy và qua ứng dụng trên điện thoại di động.",
-            "Xe buýt gom khách sẽ nối các khu dân cư với những nhà ga gần nhất.",
-            "Nhiều cửa hàng dọc tuyến đã phải tạm đóng cửa vì hàng rào công trường.",
-        ),
-    ),
-    _Topic(
-        "coffee",
-        "Kinh tế",
-        ("xã Tân Phú", "huyện Ea Lành", "cánh đồng Bàu Sen"),
-        ("vụ cà phê mới", "hệ thống tưới nhỏ giọt", "kho sấy nông sản"),
-        ("ông Phạm Văn Tài, trưởng phòng nông nghiệp huyện", "bà Hoàng Thị Lan"),
-        ("nông dân", "các hợp tác xã", "thương lái"),
-        (
-            "Giá cà phê tăng, nông dân {place} phấn khởi",
-            "Tưới nhỏ giọt giúp {place} tiết kiệm nước",
-        ),
-        (
-            "Năm nay trời mưa muộn nên nhiều vườn cà phê ra hoa không đều.",
-            "Hệ thống tưới nhỏ giọt giúp tiết kiệm gần một nửa lượng nước so với cách tưới cũ.",
-            "Thương lái trả giá cao hơn cho cà phê được hái chín và phơi trên giàn.",
-            "Nhiều hộ đã trồng xen sầu riêng và bơ để giảm rủi ro khi giá xuống thấp.",
-            "Kho sấy mới giúp hạt cà phê không bị ẩm mốc trong những ngày mưa kéo dài.",
-            "Các hợp tác xã đang học cách ghi nhật ký canh tác để xuất khẩu sang châu Âu.",
-        ),
-    ),
-    _Topic(
-        "school",
-        "Giáo dục",
-        ("trường tiểu học Hòa Bình", "phường Phú Mỹ", "khu tập thể Thành Công"),
-        ("dãy phòng học mới", "thư viện điện tử", "chương trình bữa trưa bán trú"),
-        ("cô Đỗ Thu Hà, hiệu trưởng nhà trường", "ông Vũ Đức Thắng"),
-        ("phụ huynh", "giáo viên", "học sinh lớp năm"),
-        ("{place} khánh thành dãy phòng học mới", "Học sinh {place} có thư viện điện tử"),
-        (
-            "Mỗi lớp học mới đều có quạt trần, bảng chống lóa và cửa sổ lớn đón ánh sáng tự nhiên.",
-            "Trước đây nhiều lớp phải học ca ba vì trường thiếu phòng.",
-            "Thư viện điện tử có hơn hai nghìn đầu sách và được mở cửa cả vào cuối tuần.",
-            "Phụ huynh thay nhau trực ở cổng trường vào giờ tan học để giữ trật tự.",
-            "Bữa trưa bán trú được nấu ngay tại trường với rau lấy từ các hợp tác xã gần đó.",
-            "Giáo viên trẻ được tập huấn cách dạy tiếng Anh qua trò chơi và bài hát.",
-        ),
-    ),
-    _Topic(
-        "tourism",
-        "Du lịch",
-        ("bãi biển Cát Vàng", "phố cổ Hội Xuân", "đảo Hòn Mây"),
-        ("lễ hội đèn lồng", "tuyến xe buýt du lịch", "bến thuyền mới"),
-        ("ông Lương Quốc Bảo, giám đốc sở du lịch", "bà Ngô Thị Thanh"),
-        ("du khách", "chủ nhà hàng", "hướng dẫn viên"),
-        ("Lễ hội đèn lồng ở {place} hút khách dịp cuối tuần", "{place} mở tuyến xe buýt du lịch"),
-        (
-            "Vào đêm rằm, cả khu phố tắt đèn điện và chỉ thắp đèn lồng giấy nhiều màu.",
-            "Các hộ dân mở nhà cổ cho khách tham quan và kể chuyện về nghề làm gốm.",
-            "Giá phòng nghỉ tăng gần gấp đôi vào những ngày cuối tuần trong mùa hè.",
-            "Bến thuyền mới giúp du khách ra đảo an toàn hơn khi biển động.",
-            "Nhiều nhà hàng đã in thực đơn bằng ba thứ tiếng và niêm yết giá rõ ràng.",
-            "Rác thải nhựa trên bãi biển giảm hẳn sau khi các quầy nước ngừng phát ống hút.",
-        ),
-    ),
-    _Topic(
-        "health",
-        "Sức khỏe",
-        ("trạm y tế phường Tân Định", "bệnh viện đa khoa khu vực", "xã Phước Lộc"),
-        ("phòng khám ngoài giờ", "đợt tiêm chủng mở rộng", "xe cấp cứu mới"),
-        ("bác sĩ Trịnh Văn Khoa", "bà Đinh Thị Hồng, giám đốc trung tâm y tế"),
-        ("người cao tuổi", "các gia đình có con nhỏ", "điều dưỡng"),
-        ("{place} mở phòng khám ngoài giờ", "Người cao tuổi ở {place} được khám miễn phí"),
-        (
-            "Phòng khám ngoài giờ mở cửa đến chín giờ tối từ thứ hai đến thứ sáu.",
-            "Người bệnh có thể đặt lịch hẹn qua điện thoại để không phải xếp hàng từ sáng sớm.",
-            "Nhiều người cao tuổi được phát hiện tăng huyết áp trong đợt khám sàng lọc.",
-            "Xe cấp cứu mới được trang bị máy thở và có thể đến các xã vùng sâu nhanh hơn.",
-            "Điều dưỡng đến tận nhà để hướng dẫn chăm sóc người bệnh nằm lâu.",
-            "Trạm y tế đã có thêm tủ lạnh chuyên dụng để bảo quản vắc xin.",
-        ),
-    ),
-    _Topic(
-        "canal",
-        "Môi trường",
-        ("kênh Nhiêu Lộc Mới", "công viên Bờ Hồ", "khu phố Bình Minh"),
-        ("dự án nạo vét kênh", "chương trình phân loại rác tại nguồn", "hàng cây xanh mới"),
-        ("ông Bùi Quang Huy, phó giám đốc công ty môi trường", "bà Cao Thị Yến"),
-        ("tình nguyện viên", "hộ dân ven kênh", "sinh viên"),
-        ("Nạo vét {place}, nước kênh trong trở lại", "{place} thí điểm phân loại rác tại nguồn"),
-        (
-            "Trước khi nạo vét, mùi hôi từ con kênh khiến nhiều hộ phải đóng cửa cả ngày.",
-            "Mỗi sáng chủ nhật, hàng trăm tình nguyện viên nhặt rác dọc bờ kênh.",
-            "Các hộ dân được phát hai thùng rác màu xanh và màu cam để phân loại.",
-            "Cá đã quay trở lại ở nhiều đoạn kênh sau khi nước được làm sạch.",
-            "Hàng cây xanh mới được tưới nước bằng xe bồn vào những tháng nắng nóng.",
-            "Rác hữu cơ được ủ thành phân bón cho các vườn rau trong khu phố.",
-        ),
-    ),
-    _Topic(
-        "football",
-        "Thể thao",
-        ("sân vận động Phú Thọ Mới", "xã Long Hòa", "nhà văn hóa thiếu nhi"),
-        ("giải bóng đá thiếu niên", "sân cỏ nhân tạo mới", "lớp bơi miễn phí mùa hè"),
-        ("huấn luyện viên Lê Hoàng Nam", "ông Tạ Minh Đức"),
-        ("các cầu thủ nhí", "phụ huynh", "cổ động viên"),
-        ("Giải bóng đá thiếu niên khởi tranh tại {place}", "{place} có sân cỏ nhân tạo mới"),
-        (
-            "Ba mươi hai đội bóng đến từ các xã trong huyện đã đăng ký tham gia giải.",
-            "Các trận đấu diễn ra vào chiều thứ bảy để học sinh không phải nghỉ học.",
-            "Sân cỏ nhân tạo mới có hệ thống đèn chiếu sáng để tập luyện buổi tối.",
-            "Nhiều em nhỏ lần đầu được mặc áo đấu có in tên và số của mình.",
-            "Lớp bơi miễn phí giúp trẻ em vùng sông nước biết cách tự cứu mình.",
-            "Cổ động viên mang trống và cờ đến sân, tạo không khí như một ngày hội.",
-        ),
-    ),
-)
-_VI_GENERIC = (
-    "Theo {official}, {thing} sẽ được hoàn thành trước cuối tháng {m}.",
-    "Nhiều {group} cho biết họ đã chờ đợi {thing} trong suốt {num} năm qua.",
-    "Tổng kinh phí dự kiến khoảng {money} tỷ đồng, cao hơn {pct}% so với ước tính ban đầu.",
-    "Tại buổi họp với người dân ở {place}, nhiều ý kiến đề nghị công khai tiến độ hằng tháng.",
-    "Một số {group} bày tỏ lo ngại về tiếng ồn và bụi trong thời gian thi công.",
-    "Giai đoạn đầu tập trung vào khu vực {place}, giai đoạn hai chưa được phê duyệt.",
-    "Các kỹ sư sẽ mất khoảng {num} tuần để khảo sát nền đất quanh {place}.",
-    "Chính quyền địa phương hứa sẽ đăng báo cáo tiến độ trên cổng thông tin điện tử.",
-    "Một khảo sát với {num3} hộ gia đình cho thấy phần lớn người dân ủng hộ {thing}.",
-    "Trước đó, phương án di dời {thing} ra xa khu dân cư đã bị bác bỏ vì chi phí quá cao.",
-    "Các tuyến đường quanh {place} sẽ được phân luồng trong ít nhất {num} ngày.",
-    "Đợt lấy ý kiến tiếp theo dự kiến diễn ra vào tháng {m2}, người dân có thể gửi góp ý "
-    "bằng văn bản.",
-    "Nhiều hộ kinh doanh gần {place} hy vọng lượng khách sẽ tăng khi {thing} hoàn thành.",
-    "Mưa lớn trong tuần qua khiến công tác chuẩn bị chậm gần một tuần so với kế hoạch.",
-    "{Official} cảm ơn {group} đã kiên nhẫn và cho biết giai đoạn khó khăn nhất đã qua.",
-    "Các chuyên gia khuyến nghị cần có kế hoạch bảo trì định kỳ để {thing} sử dụng lâu dài.",
-)
-_VI_AUTHORS = ("Minh Anh", "Quốc Việt", "Thu Trang", "Hoàng Long", "Ngọc Hân")
-_VI_RELATED = (
-    "Giá xăng giảm nhẹ từ chiều nay",
-    "Học sinh cả nước bước vào kỳ thi học kỳ",
-    "Thời tiết miền Bắc chuyển lạnh về đêm",
-    "Chợ hoa xuân mở cửa đến nửa đêm",
-    "Nhiều tuyến xe buýt điều chỉnh lộ trình",
-    "Bảo tàng thành phố mở cửa miễn phí cuối tuần",
-)
+_VI_TOPICS: tuple[_Topic, ...] = _bank("vi", "vi_topics")
+_VI_GENERIC = _bank("vi", "vi_generic")
+_VI_AUTHORS = _bank("vi", "vi_authors")
+_VI_RELATED = _bank("vi", "vi_related")
 
 # Chinese (simplified; every character is in GBK).
-_ZH_TOPICS: tuple[_Topic, ...] = (
-    _Topic(
-        "metro",
-        "社会",
-        ("东湖区", "新港路口", "滨江站"),
-        ("地铁五号线", "换乘枢纽", "地下停车场"),
-        ("市轨道交通公司负责人王建平", "区交通局副局长李红"),
-        ("上班族", "沿线居民", "周边商户"),
-        ("地铁五号线{place}段预计年底试运行", "{place}换乘枢纽开工建设"),
-        (
-            "每列地铁由六节车厢组成，高峰时段可运送两千多名乘客。",
-            "所有高架车站都配备了无障碍电梯，方便老人和推婴儿车的家长出行。",
-            "试运行期间，工作人员在沿线多个地点测量了噪音，结果均低于国家标准。",
-            "乘客可以在售票窗口购票，也可以使用手机扫码进站。",
-            "接驳公交将把周边小区和最近的车站连接起来。",
-            "围挡施工期间，沿线部分小店不得不暂停营业。",
-        ),
-    ),
-    _Topic(
-        "tea",
-        "财经",
-        ("青山镇", "云溪村", "南坡茶园"),
-        ("今年的春茶", "冷链仓库", "滴灌系统"),
-        ("镇农业服务中心主任张国强", "茶叶合作社理事长陈秀兰"),
-        ("茶农", "合作社社员", "收购商"),
-        ("{place}春茶开采，茶农喜迎丰收", "{place}建成冷链仓库"),
-        (
-            "今年春天气温回升较快，茶树发芽比往年提前了大约一周。",
-            "滴灌系统比传统浇灌方式节约了将近一半的用水。",
-            "收购商对手工采摘、及时摊晾的鲜叶给出了更高的价格。",
-            "不少农户在茶园里套种了果树，以降低价格波动带来的风险。",
-            "新建的冷链仓库让茶叶在梅雨季节也不容易受潮发霉。",
-            "合作社正在学习记录种植日志，为出口欧洲市场做准备。",
-        ),
-    ),
-    _Topic(
-        "school",
-        "教育",
-        ("实验小学", "北苑社区", "城西新区"),
-        ("新教学楼", "课后托管服务", "校园图书馆"),
-        ("校长刘慧敏", "区教育局局长赵明"),
-        ("家长", "老师", "五年级学生"),
-        ("{place}新教学楼正式启用", "{place}推出课后托管服务"),
-        (
-            "新教室都安装了护眼灯和防眩光黑板，窗户宽大，采光良好。",
-            "过去由于教室不足，一些班级只能在临时板房里上课。",
-            "校园图书馆藏书超过两万册，周末也向社区居民开放。",
-            "放学时段，家长志愿者轮流在校门口维持秩序。",
-            "学校食堂使用附近合作社提供的新鲜蔬菜。",
-            "年轻教师参加了培训，学习用游戏和歌曲教授英语。",
-        ),
-    ),
-    _Topic(
-        "oldtown",
-        "文化",
-        ("古镇老街", "白沙湾", "月亮岛"),
-        ("元宵灯会", "观光巴士线路", "游客服务中心"),
-        ("文旅局负责人孙立新", "民宿经营者周小燕"),
-        ("游客", "餐馆老板", "导游"),
-        ("{place}灯会吸引大批游客", "{place}开通观光巴士线路"),
-        (
-            "灯会期间，整条老街关闭路灯，只点亮各式各样的纸灯笼。",
-            "一些老宅向游客开放，主人会讲述当地制陶手艺的故事。",
-            "暑期周末，民宿价格几乎翻了一倍。",
-            "新码头投入使用后，游客在风浪较大时上岛也更加安全。",
-            "许多餐馆推出了三种语言的菜单，并明码标价。",
-            "海滩上的塑料垃圾明显减少，因为饮品店已经停止提供吸管。",
-        ),
-    ),
-    _Topic(
-        "clinic",
-        "健康",
-        ("社区卫生服务中心", "城南医院", "河西街道"),
-        ("家庭医生签约服务", "夜间门诊", "新救护车"),
-        ("院长吴振华", "街道卫生办主任郑丽"),
-        ("老年人", "有小孩的家庭", "护士"),
-        ("{place}开设夜间门诊", "{place}老年人免费体检"),
-        (
-            "夜间门诊周一至周五开放到晚上九点。",
-            "患者可以通过电话预约，不必一大早就来排队挂号。",
-            "在这次免费体检中，不少老年人被查出患有高血压。",
-            "新救护车配备了呼吸机，能够更快到达偏远村庄。",
-            "护士上门指导家属如何照顾长期卧床的病人。",
-            "卫生服务中心新添了专门保存疫苗的医用冰箱。",
-        ),
-    ),
-    _Topic(
-        "river",
-        "环境",
-        ("清水河", "滨湖公园", "东郊"),
-        ("河道清淤工程", "垃圾分类试点", "新种植的行道树"),
-        ("环保局副局长黄志刚", "社区网格员何静"),
-        ("志愿者", "沿河居民", "大学生"),
-        ("{place}清淤完成，河水重现清澈", "{place}开展垃圾分类试点"),
-        (
-            "清淤之前，河道散发的臭味让不少住户整天不敢开窗。",
-            "每个周日早上，数百名志愿者沿着河岸捡拾垃圾。",
-            "居民家中领到了绿色和橙色两个垃圾桶，用于分类投放。",
-            "河水变清以后，多段河道里又能看到小鱼了。",
-            "炎热的月份里，洒水车每天为新种的行道树浇水。",
-            "厨余垃圾被制成有机肥，用于社区里的小菜园。",
-        ),
-    ),
-)
-_ZH_GENERIC = (
-    "据{official}介绍，{thing}预计将在{m}月底前完成。",
-    "不少{group}表示，他们已经等待{thing}长达{num}年。",
-    "项目总投资约{money}亿元，比最初的估算高出百分之{pct}。",
-    "在{place}举行的居民座谈会上，许多人希望每月公开工程进度。",
-    "{official}表示，施工单位已经安排了足够的人员和设备。",
-    "部分{group}担心施工期间的噪音和扬尘问题。",
-    "第一阶段工程主要集中在{place}，第二阶段尚未获得批准。",
-    "工程师们将用大约{num}周时间勘察{place}一带的地基。",
-    "有关部门承诺将在官方网站上定期发布进度报告。",
-    "一项针对{num3}户家庭的调查显示，大多数居民支持{thing}。",
-    "此前，将{thing}迁往郊区的方案因成本过高而被否决。",
-    "施工期间，{place}周边道路将实行交通管制，时间至少{num}天。",
-    "下一轮公众意见征集预计在{m2}月进行，市民可以提交书面意见。",
-    "{place}附近的商户希望{thing}完成后客流量能够明显增加。",
-    "上周的持续降雨使前期准备工作推迟了将近一周。",
-    "专家建议制定定期维护计划，让{thing}长期发挥作用。",
-)
-_ZH_AUTHORS = ("记者 林晓", "记者 马俊", "通讯员 杨帆", "记者 徐静")
-_ZH_RELATED = (
-    "本市公交线路优化调整",
-    "春季招聘会本周六举行",
-    "气象台发布大风蓝色预警",
-    "博物馆推出周末免费开放日",
-    "老旧小区改造进入新阶段",
-    "全民健身活动周启动",
-)
+_ZH_TOPICS: tuple[_Topic, ...] = _bank("zh", "zh_topics")
+_ZH_GENERIC = _bank("zh", "zh_generic")
+_ZH_AUTHORS = _bank("zh", "zh_authors")
+_ZH_RELATED = _bank("zh", "zh_related")
 
 
 # --------------------------------------------------------------------------------------
@@ -1201,36 +461,16 @@ _NEWS_MENU: dict[str, tuple[str, ...]] = {
     "Culture": ("Theatre", "Music", "Books", "Listings"),
     "Opinion": ("Editorials", "Letters", "Columnists"),
 }
-_NEWS_UTILITY = ("Subscribe", "Sign in", "Newsletters", "Today's paper", "Puzzles", "Jobs")
-_NEWS_MOST_READ = (
-    "Man rescued after car rolls into harbour at low tide",
-    "Ten walks to try before the clocks go forward",
-    "Why the number 4 bus keeps running late",
-    "Readers' photos: frost on the allotments",
-    "Letters: the market square needs more benches",
-    "Quiz of the week: how well do you know the old town?",
-)
-_NEWS_FOOTER = (
-    "About us",
-    "Contact",
-    "Advertise",
-    "Privacy",
-    "Cookie settings",
-    "Terms",
-    "Corrections",
-    "Careers",
-    "Accessibility",
-    "Archive",
-    "RSS feeds",
-    "Complaints",
-)
+_NEWS_UTILITY = _bank("news", "news_utility")
+_NEWS_MOST_READ = _bank("news", "news_most_read")
+_NEWS_FOOTER = _bank("news", "news_footer")
 _NEWS_LEGAL = (
     "The Example Courier is an invented newspaper used to test duplicate detection. "
     "Registered office: 1 Example Street, Example Town. Registered in England No. 0000000. "
     "We follow the editors' code of practice and publish corrections on the corrections "
     "page. Reproduction of any material without permission is prohibited."
 )
-_NEWS_MENU_V2 = ("Home", "Latest", "Your area", "Money", "Sport", "Life", "Puzzles", "Podcasts")
+_NEWS_MENU_V2 = _bank("news", "news_menu_v2")
 
 
 def _mega_menu(depth: int) -> _Lines:
@@ -1444,7 +684,7 @@ def _talk_html(
     return _render(lines)
 
 
-_SHOP_MENU = ("Kitchen", "Outdoor", "Home office", "Audio", "Clothing", "Sale")
+_SHOP_MENU = _bank("shop", "shop_menu")
 
 
 def _price(cents: int) -> str:
@@ -1514,8 +754,8 @@ def _stub_html(name: str, url: str) -> str:
     return _render(lines)
 
 
-_VI_MENU = ("Thời sự", "Thế giới", "Kinh tế", "Giáo dục", "Sức khỏe", "Du lịch", "Thể thao")
-_VI_WEEKDAYS = ("Thứ hai", "Thứ ba", "Thứ tư", "Thứ năm", "Thứ sáu", "Thứ bảy", "Chủ nhật")
+_VI_MENU = _bank("vi", "vi_menu")
+_VI_WEEKDAYS = _bank("vi", "vi_weekdays")
 
 
 def _vi_html(art: _Article, url: str, charset: str) -> str:
@@ -1556,7 +796,7 @@ def _vi_html(art: _Article, url: str, charset: str) -> str:
     return _render(lines)
 
 
-_ZH_MENU = ("首页", "国内", "国际", "财经", "科技", "体育", "文化", "社会")
+_ZH_MENU = _bank("zh", "zh_menu")
 
 
 def _zh_html(art: _Article, url: str) -> str:
@@ -2508,9 +1748,6 @@ def write_warc(pages: list[DemoPage], out: BinaryIO, *, seed: int = 7) -> int:
     """Gzipped WARC: one warcinfo, one request (before the first response), a response
     per page, and one revisit (an identical re-fetch of the first page) at the end.
     Returns the number of records written."""
-    from warcio.statusandheaders import StatusAndHeaders
-    from warcio.warcwriter import WARCWriter
-
     if not pages:
         raise ValueError("no pages to write")
     writer = WARCWriter(out, gzip=True)

@@ -17,8 +17,7 @@ from hypothesis import given
 from hypothesis import strategies as st
 from warcio.archiveiterator import ArchiveIterator
 
-from ingest.core import passages
-from ingest.core.democrawl import (
+from demo.crawl import (
     CHECK_KEYS,
     EXTRACTION_EXPECTATIONS,
     LABELS,
@@ -34,6 +33,7 @@ from ingest.core.democrawl import (
     write_jsonl,
     write_warc,
 )
+from ingest.core import passages
 from ingest.core.methods import fingerprint_text, normalize_for, tokens_for
 from ingest.core.readers import DOC_TYPES, RawRecord, record_from_json
 from ingest.core.simhash import hamming

@@ -1,0 +1,76 @@
+"""The desk's HTTP conventions, shared by all its views: the request type, the role
+checks, how a view picks the fragment to render, and how a refused form answers.
+
+- `DeskRequest`: a request that went through a role check, so its user is signed in
+  (`request.user` is a `User`), and that carries django-htmx's `request.htmx`.
+- `require_viewer` / `require_editor` / `require_admin`: login, then the role, on every
+  request (a deactivated user is refused at once).
+- `fragment(request, name)`: the template fragment an htmx request swaps in, or None for
+  a whole page. Every view picks its fragment this way.
+"""
+
+from collections.abc import Callable
+from functools import wraps
+from typing import Any
+
+from django.contrib.auth.decorators import login_required
+from django.contrib.auth.models import User
+from django.core.exceptions import PermissionDenied
+from django.http import HttpRequest
+from django.http.response import HttpResponseBase
+from django_htmx.middleware import HtmxDetails
+
+from reviews import roles
+
+View = Callable[..., HttpResponseBase]
+
+
+class HtmxHttpRequest(HttpRequest):
+    htmx: HtmxDetails
+
+
+class DeskRequest(HtmxHttpRequest):
+    """A request the role decorators let through: the user is signed in."""
+
+    user: User
+
+
+def role_required(allowed: Callable[..., bool], refusal: str) -> Callable[[View], View]:
+    """Login first, then `allowed(user)` on every request; PermissionDenied otherwise."""
+
+    def decorate(view: View) -> View:
+        @login_required
+        @wraps(view)
+        def wrapped(request: HttpRequest, *args: Any, **kwargs: Any) -> HttpResponseBase:
+            if not allowed(request.user):
+                raise PermissionDenied(refusal)
+            return view(request, *args, **kwargs)
+
+        return wrapped
+
+    return decorate
+
+
+require_viewer = role_required(
+    roles.can_view, "the review desk needs the editor, auditor or admin role"
+)
+require_editor = role_required(roles.can_edit, "this needs the editor role")
+require_admin = role_required(roles.can_admin, "this page needs the admin role")
+
+
+def fragment(
+    request: HtmxHttpRequest, name: str, *, target: str | None = None, boosted: bool = True
+) -> str | None:
+    """The fragment `name` when this is an htmx request (aimed at `target` when one is
+    given; a boosted navigation counts only when `boosted`), else None (a whole page)."""
+    htmx = request.htmx
+    if not htmx or (htmx.boosted and not boosted):
+        return None
+    if target is not None and htmx.target != target:
+        return None
+    return name
+
+
+def template_for(template: str, part: str | None) -> str:
+    """`template#part` (a django-template-partials fragment), or the whole template."""
+    return f"{template}#{part}" if part else template

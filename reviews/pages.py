@@ -1,0 +1,198 @@
+"""The desk's two review pages, rendered whole or as the fragment an htmx request swaps
+in: the pair page (label form, diffs, SimHash panel) and the group page (split,
+representative, merge and restore forms, history), and the group page's answer when an
+editor lost a race (the conflict goes on the record). Every view that shows a pair or a
+group renders it through here."""
+
+from typing import Any
+
+from django.http import HttpRequest, HttpResponse
+from django.shortcuts import redirect, render
+
+from ingest.models import CandidateGroup
+from reviews import audit, decisions, roles, selectors, services
+from reviews.forms import (
+    VERDICT_KEYS,
+    AdjudicationForm,
+    LabelForm,
+    MergeForm,
+    RepresentativeForm,
+    SplitForm,
+)
+from reviews.http import DeskRequest, fragment, template_for
+
+DIFF_TABS = (
+    ("main", "main text diff"),
+    ("aligned", "aligned sentences"),
+    ("full", "full-page text diff"),
+    ("source", "source rendered"),
+    ("html", "HTML source diff"),
+)
+DIFF_VIEWS = tuple(key for key, _ in DIFF_TABS)
+
+
+def pair_context(
+    request: DeskRequest,
+    pair: Any,
+    *,
+    form: LabelForm | None = None,
+    diff_view: str = "main",
+    notice: str = "",
+) -> dict[str, Any]:
+    view = selectors.pair_view(pair=pair, user=request.user)
+    context: dict[str, Any] = {
+        "view": view,
+        "pair": pair,
+        "form": form or LabelForm(initial=selectors.label_defaults(user=request.user)),
+        "progress": selectors.progress_for(
+            user=request.user,
+            filters=selectors.QueueFilters(kind="pair"),
+        )
+        if roles.can_edit(request.user)
+        else None,
+        "diff_view": diff_view,
+        "notice": notice,
+        "verdict_keys": VERDICT_KEYS,
+        "can_edit": roles.can_edit(request.user),
+        "diff_tabs": DIFF_TABS,
+        "can_adjudicate": roles.can_adjudicate(request.user),
+        "simhash": selectors.simhash_view(pair=pair),
+        "adjudication_form": AdjudicationForm(),
+        "previous_pair": selectors.previous_pair_id(user=request.user, pair=pair),
+    }
+    context.update(diff_context(view, diff_view))
+    return context
+
+
+def diff_context(view: selectors.PairView, diff_view: str) -> dict[str, Any]:
+    if diff_view in ("main", "full"):
+        return {"word_diff": selectors.pair_text_diff(view=view, branch=diff_view)}
+    if diff_view == "aligned":
+        return {"alignment": selectors.pair_alignment(view=view)}
+    if diff_view == "html":
+        return {"line_diff": selectors.pair_source_diff(pair=view.pair)}
+    return {}
+
+
+def pair_render(
+    request: DeskRequest,
+    pair: Any,
+    *,
+    partial: str | None = None,
+    form: LabelForm | None = None,
+    notice: str = "",
+    diff_view: str = "main",
+) -> HttpResponse:
+    template = template_for("reviews/pair_detail.html", partial)
+    return render(
+        request,
+        template,
+        pair_context(request, pair, form=form, diff_view=diff_view, notice=notice),
+    )
+
+
+def group_decision_context(
+    request: DeskRequest,
+    view: selectors.GroupView,
+    *,
+    merge_form: MergeForm | None = None,
+    restore_errors: dict[int, str] | None = None,
+    conflict: bool = False,
+) -> dict[str, Any]:
+    """What the group page adds for merges and restores: the merge form, which history
+    rows can still be restored, and restore errors by decision."""
+    restored = audit.restored_ids(view.decisions)
+    return {
+        "merge_form": merge_form or MergeForm(),
+        "restorable": {
+            d.pk for d in view.decisions if decisions.restorable(d) and d.pk not in restored
+        },
+        "restored": restored,
+        "restore_errors": restore_errors or {},
+        "conflict": conflict,
+    }
+
+
+def group_render(
+    request: DeskRequest,
+    group: Any,
+    *,
+    split_form: SplitForm | None = None,
+    rep_form: RepresentativeForm | None = None,
+    notice: str = "",
+    partial: str | None = None,
+    extra: dict[str, Any] | None = None,
+) -> HttpResponse:
+    view = selectors.group_view(group=group)
+    ids = [m.document.pk for m in view.members]
+    template = template_for("reviews/group_detail.html", partial)
+    return render(
+        request,
+        template,
+        {
+            **group_decision_context(request, view, **(extra or {})),
+            "view": view,
+            "group": group,
+            "split_form": split_form or SplitForm(member_ids=ids),
+            "rep_form": rep_form
+            or RepresentativeForm(member_ids=ids, initial={"document_id": group.representative_id}),
+            "notice": notice,
+            "can_edit": roles.can_edit(request.user),
+            # A dissolved group has nothing left to decide (a restore still works).
+            "live": roles.can_edit(request.user) and not group.dissolved,
+            "is_decided": decisions.deciding(group) is not None,
+            "blind": selectors.blind_mode_for(user=request.user),
+        },
+    )
+
+
+def expected_version(request: HttpRequest) -> int:
+    """The group version the editor's form was rendered at (optimistic versioning).
+    Required: without it two editors' changes could both apply, so a form without it
+    is refused like any invalid form."""
+    raw = request.POST.get("version", "")
+    if not raw.isdigit():
+        raise services.ReviewError(
+            "This form lacks the group's version, so a concurrent change could not be "
+            "detected: nothing was applied. Reload the page and try again."
+        )
+    return int(raw)
+
+
+def group_conflict(
+    request: DeskRequest,
+    conflict: services.GroupConflict,
+    action: str,
+    document_ids: list[int],
+    form: Any,
+) -> HttpResponse:
+    """The losing editor: the attempt goes on the record, the page shows the current
+    state (the form is not re-filled: it was decided on a stale view)."""
+    decisions.conflict_record(
+        conflict=conflict,
+        editor=request.user,
+        action=action,
+        document_ids=document_ids,
+        reason_code=form.cleaned_data.get("reason_code", ""),
+        reason=form.cleaned_data.get("reason", ""),
+    )
+    group = selectors.group_get(group_id=conflict.group.pk)
+    response = group_render(
+        request,
+        group,
+        notice=str(conflict),
+        partial=fragment(request, "group-review"),
+        extra={"conflict": True},
+    )
+    if not request.htmx:
+        response.status_code = 409
+    return response
+
+
+def group_done(request: DeskRequest, group: CandidateGroup, notice: str) -> HttpResponse:
+    """A group action that went through: the group page again (without htmx), or the
+    refreshed review fragment with the notice."""
+    if not request.htmx:
+        return redirect("reviews:group-detail", group.pk)
+    group.refresh_from_db()
+    return group_render(request, group, notice=notice, partial="group-review")
