@@ -16,6 +16,7 @@ from django.db import connection
 APPEND_ONLY: dict[str, list[str]] = {
     "reviews_label": ["superseded_by_id"],
     "reviews_decision": [],
+    "reviews_adjudication": [],
     "ingest_siteprioritychange": [],
 }
 # Tables only migrations write.

@@ -3,6 +3,8 @@
 import django.db.models.deletion
 from django.db import migrations, models
 
+from dedup_site.appendonly import append_only
+
 
 class Migration(migrations.Migration):
 
@@ -31,35 +33,4 @@ class Migration(migrations.Migration):
 
 # On PostgreSQL the record is append-only whatever the client: a row trigger refuses
 # UPDATE and DELETE, a statement trigger refuses TRUNCATE (CASCADE included).
-APPEND_ONLY_SQL = """
-CREATE OR REPLACE FUNCTION ingest_sitepriority_append_only() RETURNS trigger AS $$
-BEGIN
-    RAISE EXCEPTION '% is append-only: % refused', TG_TABLE_NAME, TG_OP
-        USING ERRCODE = 'insufficient_privilege';
-END;
-$$ LANGUAGE plpgsql;
-CREATE TRIGGER ingest_sitepriority_append_only
-    BEFORE UPDATE OR DELETE ON ingest_siteprioritychange
-    FOR EACH ROW EXECUTE FUNCTION ingest_sitepriority_append_only();
-CREATE TRIGGER ingest_sitepriority_no_truncate
-    BEFORE TRUNCATE ON ingest_siteprioritychange
-    FOR EACH STATEMENT EXECUTE FUNCTION ingest_sitepriority_append_only();
-"""
-DROP_SQL = """
-DROP TRIGGER IF EXISTS ingest_sitepriority_append_only ON ingest_siteprioritychange;
-DROP TRIGGER IF EXISTS ingest_sitepriority_no_truncate ON ingest_siteprioritychange;
-DROP FUNCTION IF EXISTS ingest_sitepriority_append_only();
-"""
-
-
-def _on_postgresql(sql: str):  # type: ignore[no-untyped-def]
-    def run(apps, schema_editor) -> None:  # type: ignore[no-untyped-def]
-        if schema_editor.connection.vendor == "postgresql":
-            schema_editor.execute(sql, None)  # no params: "%" is plpgsql here
-
-    return run
-
-
-Migration.operations.append(
-    migrations.RunPython(_on_postgresql(APPEND_ONLY_SQL), _on_postgresql(DROP_SQL))
-)
+Migration.operations.append(append_only("ingest_siteprioritychange", "ingest_sitepriority"))

@@ -1,5 +1,8 @@
 """Labels and decisions are append-only in PostgreSQL itself, whatever the client.
 
+The label trigger is the one special case (it allows setting superseded_by once), so
+its SQL is written out here; plain append-only tables use dedup_site.appendonly.
+
 - reviews_label: a row trigger refuses DELETE, and every UPDATE except the one edit the
   desk makes: setting superseded_by on a label that has none, nothing else changing.
 - reviews_decision: the row trigger of 0003 refuses UPDATE and DELETE.
@@ -13,6 +16,8 @@ db_app_role`). SQLite has no such triggers here: there the model layer alone ref
 """
 
 from django.db import migrations
+
+from dedup_site.appendonly import on_postgresql
 
 APPEND_ONLY_SQL = """
 CREATE OR REPLACE FUNCTION reviews_refuse_truncate() RETURNS trigger AS $$
@@ -52,17 +57,9 @@ DROP FUNCTION IF EXISTS reviews_refuse_truncate();
 """
 
 
-def _on_postgresql(sql: str):  # type: ignore[no-untyped-def]
-    def run(apps, schema_editor) -> None:  # type: ignore[no-untyped-def]
-        if schema_editor.connection.vendor == "postgresql":
-            schema_editor.execute(sql, None)  # no params: "%" is plpgsql here
-
-    return run
-
-
 class Migration(migrations.Migration):
     dependencies = [("reviews", "0003_decision_log")]
 
     operations = [
-        migrations.RunPython(_on_postgresql(APPEND_ONLY_SQL), _on_postgresql(DROP_SQL)),
+        on_postgresql(APPEND_ONLY_SQL, DROP_SQL),
     ]

@@ -13,7 +13,8 @@ from django.db import DatabaseError, connection, transaction
 
 from ingest.models import Site, SitePriorityChange
 from reviews import services
-from reviews.models import Decision, Label
+from reviews.models import Adjudication, Decision, Label
+from tests import factories
 from tests.factories import TEXT, find, group_of, pair_of, reviewed_document
 
 pytestmark = pytest.mark.postgres
@@ -95,6 +96,7 @@ def test_superseding_is_the_one_update_and_it_happens_once(pair, editor, other_e
         "TRUNCATE ingest_candidatepair CASCADE",  # reaches the labels by cascade
         "TRUNCATE ingest_candidategroup CASCADE",  # reaches the decisions by cascade
         "TRUNCATE ingest_siteprioritychange",
+        "TRUNCATE reviews_adjudication",
     ],
 )
 def test_truncate_is_refused_even_by_cascade(pair, editor, sql: str) -> None:
@@ -113,6 +115,37 @@ def test_the_owner_cannot_update_delete_or_truncate_a_decision(editor) -> None:
     )
     assert "append-only" in _refused("DELETE FROM reviews_decision")
     assert Decision.objects.get().reason == "b is the original"
+
+
+@pytest.mark.django_db
+def test_the_owner_cannot_update_or_delete_an_adjudication(
+    pair, editor, other_editor
+) -> None:
+    adjudicator = factories.user_create(username="ada", role="adjudicator")
+    services.label_record(
+        pair=pair,
+        editor=editor,
+        verdict="duplicate",
+        reason_code="same_text",
+        reason="a",
+        region="body",
+    )
+    services.label_record(
+        pair=pair,
+        editor=other_editor,
+        verdict="distinct",
+        reason_code="different_item",
+        reason="b",
+        region="body",
+    )
+    adjudication = services.pair_adjudicate(
+        pair=pair, adjudicator=adjudicator, verdict="duplicate", reason_code="same_text", reason="c"
+    )
+    assert "append-only" in _refused(
+        "UPDATE reviews_adjudication SET verdict = 'distinct' WHERE id = %s", [adjudication.pk]
+    )
+    assert "append-only" in _refused("DELETE FROM reviews_adjudication")
+    assert Adjudication.objects.get().verdict == "duplicate"
 
 
 # --- the application's role -------------------------------------------------------
