@@ -32,8 +32,10 @@ from __future__ import annotations
 import hashlib
 import math
 from collections import defaultdict
-from collections.abc import Sequence
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
+
+from reviews.core.scores import PASSAGE_CONTAINMENT, SIMHASH_DISTANCE, Score
 
 VERDICTS = ("duplicate", "near_duplicate", "revision", "distinct", "unsure")
 
@@ -151,21 +153,48 @@ def sweep(
         raise ValueError(f"max_threshold must be >= 0, got {max_threshold}")
     if cost_false_merge < 0 or cost_missed < 0:
         raise ValueError("costs must be >= 0")
-    pos: list[tuple[int, float]] = []
-    neg: list[tuple[int, float]] = []
     for p in pairs:
         _check_pair(p)
-        if p.verdict in positive:
-            pos.append((p.distance, p.weight))
-        elif p.verdict in negative:
-            neg.append((p.distance, p.weight))
-    rows: list[Row] = []
-    for t in range(max_threshold + 1):
+    counts = _confusion(
+        SIMHASH_DISTANCE,
+        [(p.distance, p.weight, p.verdict) for p in pairs],
+        range(max_threshold + 1),
+        positive=positive,
+        negative=negative,
+        cost_false_merge=cost_false_merge,
+        cost_missed=cost_missed,
+    )
+    return [
+        Row(int(t), tp, fp, fn, tn, pr, rc, f1, cost)
+        for t, tp, fp, fn, tn, pr, rc, f1, cost in counts
+    ]
+
+
+Counts = tuple[float, float, float, float, float, float | None, float | None, float | None, float]
+
+
+def _confusion(
+    score: Score,
+    scored: Sequence[tuple[float, float, str]],
+    thresholds: Iterable[float],
+    *,
+    positive: frozenset[str],
+    negative: frozenset[str],
+    cost_false_merge: float,
+    cost_missed: float,
+) -> list[Counts]:
+    """The one sweep: for each threshold t, the weighted confusion counts of the
+    (score value, weight, verdict) triples, a pair predicted "same" when
+    `score.within(value, t)`; then precision, recall, F1 and the cost."""
+    pos = [(v, w) for v, w, verdict in scored if verdict in positive]
+    neg = [(v, w) for v, w, verdict in scored if verdict in negative]
+    rows: list[Counts] = []
+    for t in thresholds:
         # fsum is correctly rounded, so the counts are monotone in t despite floats.
-        tp = math.fsum(w for d, w in pos if d <= t)
-        fn = math.fsum(w for d, w in pos if d > t)
-        fp = math.fsum(w for d, w in neg if d <= t)
-        tn = math.fsum(w for d, w in neg if d > t)
+        tp = math.fsum(w for v, w in pos if score.within(v, t))
+        fn = math.fsum(w for v, w in pos if not score.within(v, t))
+        fp = math.fsum(w for v, w in neg if score.within(v, t))
+        tn = math.fsum(w for v, w in neg if not score.within(v, t))
         precision = _ratio(tp, tp + fp)
         recall = _ratio(tp, tp + fn)
         f1 = (
@@ -174,7 +203,7 @@ def sweep(
             else None
         )
         cost = cost_false_merge * fp + cost_missed * fn
-        rows.append(Row(t, tp, fp, fn, tn, precision, recall, f1, cost))
+        rows.append((t, tp, fp, fn, tn, precision, recall, f1, cost))
     return rows
 
 
@@ -366,36 +395,21 @@ def score_sweep(
     _check_classes(positive, negative)
     if cost_false_merge < 0 or cost_missed < 0:
         raise ValueError("costs must be >= 0")
-    pos: list[tuple[float, float]] = []
-    neg: list[tuple[float, float]] = []
     for p in pairs:
         if not (math.isfinite(p.weight) and p.weight > 0):
             raise ValueError(f"weight must be a positive finite number, got {p.weight!r}")
         if not math.isfinite(p.score):
             raise ValueError(f"score must be finite, got {p.score!r}")
-        if p.verdict in positive:
-            pos.append((p.score, p.weight))
-        elif p.verdict in negative:
-            neg.append((p.score, p.weight))
-    rows: list[ScoreRow] = []
-    for t in sorted(thresholds):
-        tp = math.fsum(w for s, w in pos if s >= t)
-        fn = math.fsum(w for s, w in pos if s < t)
-        fp = math.fsum(w for s, w in neg if s >= t)
-        tn = math.fsum(w for s, w in neg if s < t)
-        precision = _ratio(tp, tp + fp)
-        recall = _ratio(tp, tp + fn)
-        f1 = (
-            2 * precision * recall / (precision + recall)
-            if precision is not None and recall is not None and precision + recall > 0
-            else None
-        )
-        rows.append(
-            ScoreRow(
-                t, tp, fp, fn, tn, precision, recall, f1, cost_false_merge * fp + cost_missed * fn
-            )
-        )
-    return rows
+    counts = _confusion(
+        PASSAGE_CONTAINMENT,
+        [(p.score, p.weight, p.verdict) for p in pairs],
+        sorted(thresholds),
+        positive=positive,
+        negative=negative,
+        cost_false_merge=cost_false_merge,
+        cost_missed=cost_missed,
+    )
+    return [ScoreRow(*row) for row in counts]
 
 
 def score_sweeps_by_doc_type(

@@ -94,3 +94,11 @@ TOKEN_SET_RATIO = Score(
     hi=100,
     bin_width=5,
 )
+PASSAGE_CONTAINMENT = Score(
+    name="passage_containment",
+    label="passage containment, the larger direction (0–1)",
+    closer=HIGHER,
+    lo=0,
+    hi=1,
+    bin_width=0.05,
+)

@@ -118,9 +118,7 @@ def test_the_owner_cannot_update_delete_or_truncate_a_decision(editor) -> None:
 
 
 @pytest.mark.django_db
-def test_the_owner_cannot_update_or_delete_an_adjudication(
-    pair, editor, other_editor
-) -> None:
+def test_the_owner_cannot_update_or_delete_an_adjudication(pair, editor, other_editor) -> None:
     adjudicator = factories.user_create(username="ada", role="adjudicator")
     services.label_record(
         pair=pair,

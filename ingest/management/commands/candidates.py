@@ -1,5 +1,6 @@
 import random
 import time
+from collections.abc import Callable, Iterable
 from typing import Any
 
 from django.conf import settings
@@ -54,29 +55,13 @@ class Command(BaseCommand):
         )
         if not entries:
             raise CommandError("the index is empty for this method")
-        queries = (
-            entries
-            if not sample or sample >= len(entries)
-            else random.Random(seed).sample(entries, sample)
+        queries = _sample(entries, sample, seed)
+        run = _compare(
+            [(d, simhash & MASK64) for d, simhash in queries],
+            lambda d, v: index.query(method_id=method.pk, value=v, k=k, exclude_document=d),
+            lambda v: index.brute_force(method_id=method.pk, value=v, k=k),
         )
-        index_pairs: set[tuple[int, int]] = set()
-        brute_pairs: set[tuple[int, int]] = set()
-        t_index = t_brute = 0.0
-        for document_id, simhash in queries:
-            value = simhash & ((1 << 64) - 1)
-            t0 = time.perf_counter()
-            hits = index.query(method_id=method.pk, value=value, k=k, exclude_document=document_id)
-            t1 = time.perf_counter()
-            brute = index.brute_force(method_id=method.pk, value=value, k=k)
-            t2 = time.perf_counter()
-            t_index += t1 - t0
-            t_brute += t2 - t1
-            index_pairs |= {_pair(document_id, h.document_id) for h in hits}
-            brute_pairs |= {
-                _pair(document_id, h.document_id) for h in brute if h.document_id != document_id
-            }
-        found = len(index_pairs & brute_pairs)
-        recall = found / len(brute_pairs) if brute_pairs else 1.0
+        index_pairs, brute_pairs, t_index, t_brute, recall = run
         mode = (
             "band index (GIN)"
             if index.uses_band_index()
@@ -112,29 +97,13 @@ class Command(BaseCommand):
         if not entries:
             self.stdout.write("passages: the passage index is empty")
             return 1.0
-        queries = (
-            entries
-            if not sample or sample >= len(entries)
-            else random.Random(seed).sample(entries, sample)
+        queries = _sample(entries, sample, seed)
+        run = _compare(
+            [(d, [h & MASK64 for h in stored]) for d, stored in queries],
+            lambda d, hashes: passages.lookup(hashes=hashes, exclude_document=d),
+            lambda hashes: passages.brute_force(hashes=hashes),
         )
-        index_pairs: set[tuple[int, int]] = set()
-        brute_pairs: set[tuple[int, int]] = set()
-        t_index = t_brute = 0.0
-        for document_id, stored in queries:
-            hashes = [h & ((1 << 64) - 1) for h in stored]
-            t0 = time.perf_counter()
-            hits = passages.lookup(hashes=hashes, exclude_document=document_id)
-            t1 = time.perf_counter()
-            brute = passages.brute_force(hashes=hashes)
-            t2 = time.perf_counter()
-            t_index += t1 - t0
-            t_brute += t2 - t1
-            index_pairs |= {_pair(document_id, h.document_id) for h in hits}
-            brute_pairs |= {
-                _pair(document_id, h.document_id) for h in brute if h.document_id != document_id
-            }
-        found = len(index_pairs & brute_pairs)
-        recall = found / len(brute_pairs) if brute_pairs else 1.0
+        index_pairs, brute_pairs, t_index, t_brute, recall = run
         mode = "GIN over bigint[]" if passages.uses_gin() else "scan (no GIN on this database)"
         self.stdout.write(
             "\n".join(
@@ -153,5 +122,43 @@ class Command(BaseCommand):
         return recall
 
 
+MASK64 = (1 << 64) - 1
+Pairs = set[tuple[int, int]]
+
+
 def _pair(a: int, b: int) -> tuple[int, int]:
     return (a, b) if a < b else (b, a)
+
+
+def _sample[T](entries: list[T], sample: int, seed: int) -> list[T]:
+    """Every entry, or a seeded sample of `sample` of them."""
+    if not sample or sample >= len(entries):
+        return entries
+    return random.Random(seed).sample(entries, sample)
+
+
+def _compare[Q](
+    queries: list[tuple[int, Q]],
+    lookup: Callable[[int, Q], Iterable[Any]],
+    brute_force: Callable[[Q], Iterable[Any]],
+) -> tuple[Pairs, Pairs, float, float, float]:
+    """Each query through the index and through brute force: the pairs each finds, the
+    time each took, and the index's recall against brute force (a pair counts once)."""
+    index_pairs: Pairs = set()
+    brute_pairs: Pairs = set()
+    t_index = t_brute = 0.0
+    for document_id, query in queries:
+        t0 = time.perf_counter()
+        hits = lookup(document_id, query)
+        t1 = time.perf_counter()
+        brute = brute_force(query)
+        t2 = time.perf_counter()
+        t_index += t1 - t0
+        t_brute += t2 - t1
+        index_pairs |= {_pair(document_id, h.document_id) for h in hits}
+        brute_pairs |= {
+            _pair(document_id, h.document_id) for h in brute if h.document_id != document_id
+        }
+    found = len(index_pairs & brute_pairs)
+    recall = found / len(brute_pairs) if brute_pairs else 1.0
+    return index_pairs, brute_pairs, t_index, t_brute, recall
