@@ -8,7 +8,7 @@ human representatives: a worker never overwrites them.
 
 import logging
 from collections import defaultdict
-from collections.abc import Iterable, Sequence
+from collections.abc import Collection, Iterable, Sequence
 from dataclasses import dataclass
 from datetime import datetime
 from typing import Any
@@ -666,6 +666,40 @@ def _rule_params() -> dict[str, object]:
     }
 
 
+def group_facts_set(group: CandidateGroup, members: Collection[int]) -> None:
+    """Size, kind, diameter, the chained and oversized flags of a group's members: the
+    one rule, for the workers' groups and for the desk's splits and merges alike."""
+    rows = list(
+        Fingerprint.objects.filter(
+            method=group.method_id, branch=MAIN, document_id__in=members
+        ).values_list("document_id", "simhash", "text_sha256")
+    )
+    prints = {d: value for d, value, _ in rows}
+    shas = {sha for _, _, sha in rows}
+    # An excerpt is far from its article in bits by nature: the diameter measures the
+    # whole versions, so a group is chained only when those drift apart.
+    inner = {i for _, i in containment_relations(members)}
+    ordered = sorted(set(members) - inner or members)
+    diameter, cut = grouping.diameter(
+        [to_unsigned64(v) for d in ordered if (v := prints.get(d)) is not None],
+        settings.GROUP_PAIRWISE_MAX,
+    )
+    types = Document.objects.filter(pk__in=members).values_list("doc_type", flat=True)
+    group.size = len(members)
+    group.kind = CandidateGroup.Kind.EXACT if len(shas) == 1 else CandidateGroup.Kind.NEAR
+    group.diameter = diameter
+    group.chained = diameter > max((threshold_for(t) for t in types), default=0)
+    group.oversized = cut or len(members) > settings.GROUP_LARGE
+
+
+def representative_by_rule(group: CandidateGroup, candidates: list[grouping.Candidate]) -> None:
+    """The representative the configured policy picks among these documents."""
+    rep, reason = grouping.choose_representative(candidates, settings.REPRESENTATIVE_POLICY)
+    group.representative_id = rep
+    group.representative_reason = reason
+    group.representative_by = f"rule:{'>'.join(settings.REPRESENTATIVE_POLICY)}"
+
+
 def _group_refresh(
     group: CandidateGroup,
     members: set[int],
@@ -674,23 +708,6 @@ def _group_refresh(
     conflicts_by_doc: dict[int, list[tuple[int, int]]],
 ) -> bool:
     """Recompute a group's facts; True when anything an editor sees changed."""
-    rows = list(
-        Fingerprint.objects.filter(method=method, branch=MAIN, document_id__in=members).values_list(
-            "document_id", "simhash", "text_sha256"
-        )
-    )
-    prints = {d: value for d, value, _ in rows}
-    shas = {sha for _, _, sha in rows}
-    # An excerpt is far from its article in bits by nature: the diameter measures the
-    # whole versions, so a group is chained only when those drift apart.
-    inner = {i for _, i in containment_relations(members)}
-    ordered = sorted(members - inner or members)
-    diameter, cut = grouping.diameter(
-        [to_unsigned64(v) for d in ordered if (v := prints.get(d)) is not None],
-        settings.GROUP_PAIRWISE_MAX,
-    )
-    types = Document.objects.filter(pk__in=members).values_list("doc_type", flat=True)
-    limit = max(threshold_for(t) for t in types)
     before = (
         group.size,
         group.representative_id,
@@ -700,11 +717,7 @@ def _group_refresh(
         group.needs_review,
         group.dissolved,
     )
-    group.size = len(members)
-    group.kind = CandidateGroup.Kind.EXACT if len(shas) == 1 else CandidateGroup.Kind.NEAR
-    group.diameter = diameter
-    group.chained = diameter > limit
-    group.oversized = cut or len(members) > settings.GROUP_LARGE
+    group_facts_set(group, members)
     group.dissolved = False
     if not (group.representative_locked and group.representative_id in members):
         if group.representative_locked:
@@ -714,12 +727,7 @@ def _group_refresh(
                 "left the group with new evidence"
             )
             group.representative_locked = False
-        rep, reason = grouping.choose_representative(
-            [by_doc[d] for d in members], settings.REPRESENTATIVE_POLICY
-        )
-        group.representative_id = rep
-        group.representative_reason = reason
-        group.representative_by = f"rule:{'>'.join(settings.REPRESENTATIVE_POLICY)}"
+        representative_by_rule(group, [by_doc[d] for d in members])
     conflicts = sorted({c for d in members for c in conflicts_by_doc.get(d, [])})
     if conflicts:
         group.needs_review = True

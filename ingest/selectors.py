@@ -43,3 +43,8 @@ def document_fingerprints(*, document: Document) -> QuerySet[Fingerprint]:
 
 def batches_list() -> QuerySet[CrawlBatch]:
     return CrawlBatch.objects.prefetch_related("errors").order_by("-started_at")
+
+
+def extraction_current(*, document: Document) -> Extraction | None:
+    """The document's extraction by the current extractor, if it has one yet."""
+    return document.extractions.filter(extractor_version=EXTRACTOR_VERSION).first()

@@ -12,7 +12,6 @@ from django_htmx.middleware import HtmxDetails
 
 from dedup_site import roles
 from ingest import selectors
-from ingest.core.extract import EXTRACTOR_VERSION
 from ingest.models import Extraction
 
 
@@ -61,7 +60,7 @@ def document_list(request: HtmxHttpRequest) -> HttpResponse:
 @require_GET
 def document_detail(request: HttpRequest, document_id: int) -> HttpResponse:
     document = selectors.document_get(document_id=document_id)
-    extraction = document.extractions.filter(extractor_version=EXTRACTOR_VERSION).first()
+    extraction = selectors.extraction_current(document=document)
     return render(
         request,
         "ingest/document_detail.html",

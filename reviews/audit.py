@@ -9,11 +9,12 @@ from datetime import date, timedelta
 
 from django.db.models import Count, Q, QuerySet
 from django.db.models.functions import TruncDate
+from django.shortcuts import get_object_or_404
 from django.utils import timezone
 
-from ingest.models import Document, GroupMember
+from ingest.models import CandidateGroup, Document, GroupMember
 from reviews.core import csvstream
-from reviews.models import Decision
+from reviews.models import Decision, MergeProposal
 
 A = Decision.Action
 
@@ -155,3 +156,30 @@ def _csv_row(d: Decision) -> list[object]:
         d.group_version,
     ]
     return row
+
+
+# --- reads for the decision pages ------------------------------------------------------
+
+
+def decision_get(*, decision_id: int) -> Decision:
+    return get_object_or_404(Decision, pk=decision_id)
+
+
+def group_find(*, group_id: int) -> CandidateGroup | None:
+    return CandidateGroup.objects.filter(pk=group_id).first()
+
+
+def decisions_recent(*, limit: int = 50) -> QuerySet[Decision]:
+    return Decision.objects.select_related("reverts").order_by("-created_at", "-id")[:limit]
+
+
+def proposals_pending() -> QuerySet[MergeProposal]:
+    return MergeProposal.objects.filter(status=MergeProposal.Status.PENDING).select_related(
+        "group", "group__representative"
+    )
+
+
+def proposals_decided(*, limit: int = 50) -> QuerySet[MergeProposal]:
+    return MergeProposal.objects.exclude(status=MergeProposal.Status.PENDING).order_by(
+        "-decided_at", "-id"
+    )[:limit]

@@ -5,14 +5,12 @@ from django.conf import settings
 from django.core.exceptions import PermissionDenied
 from django.core.paginator import Paginator
 from django.http import HttpRequest, HttpResponse
-from django.shortcuts import get_object_or_404, redirect, render
+from django.shortcuts import redirect, render
 from django.views.decorators.http import require_GET, require_http_methods, require_POST
 
-from ingest.models import CandidateGroup
 from reviews import audit, decisions, pages, roles, selectors, services
 from reviews.forms import MergeForm, ProposalsForm, RestoreForm
 from reviews.http import DeskRequest, fragment, require_editor, require_viewer, template_for
-from reviews.models import Decision, MergeProposal
 
 
 @require_editor
@@ -23,7 +21,7 @@ def group_merge(request: DeskRequest, group_id: int) -> HttpResponse:
     if form.is_valid():
         other = None
         if form.cleaned_data["other_group"]:
-            other = CandidateGroup.objects.filter(pk=form.cleaned_data["other_group"]).first()
+            other = audit.group_find(group_id=form.cleaned_data["other_group"])
             if other is None:
                 form.add_error("other_group", "no such group")
         if form.is_valid():
@@ -87,7 +85,7 @@ def group_accept(request: DeskRequest, group_id: int) -> HttpResponse:
 @require_editor
 @require_POST
 def decision_restore(request: DeskRequest, decision_id: int) -> HttpResponse:
-    decision = get_object_or_404(Decision, pk=decision_id)
+    decision = audit.decision_get(decision_id=decision_id)
     group = selectors.group_get(group_id=decision.group_id)
     form = RestoreForm(request.POST)
     error = ""
@@ -125,9 +123,7 @@ def decision_restore(request: DeskRequest, decision_id: int) -> HttpResponse:
 @require_viewer
 @require_http_methods(["GET", "POST"])
 def approvals(request: DeskRequest) -> HttpResponse:
-    pending = MergeProposal.objects.filter(status=MergeProposal.Status.PENDING).select_related(
-        "group", "group__representative"
-    )
+    pending = audit.proposals_pending()
     notice = ""
     form = ProposalsForm(
         request.POST or None, proposal_ids=list(pending.values_list("pk", flat=True))
@@ -144,9 +140,7 @@ def approvals(request: DeskRequest) -> HttpResponse:
             )
             notice = ", ".join(f"{v} {k}" for k, v in counts.items() if v) or "Nothing changed."
             form = ProposalsForm(proposal_ids=list(pending.values_list("pk", flat=True)))
-    recent = MergeProposal.objects.exclude(status=MergeProposal.Status.PENDING).order_by(
-        "-decided_at", "-id"
-    )[:50]
+    recent = audit.proposals_decided(limit=50)
     template = template_for(
         "reviews/approvals.html", fragment(request, "approvals-panel", boosted=False)
     )
@@ -178,8 +172,6 @@ def audit_page(request: HttpRequest) -> HttpResponse:
         {
             "summary": audit.audit_summary(days=days),
             "days": days,
-            "recent": Decision.objects.select_related("reverts").order_by("-created_at", "-id")[
-                :50
-            ],
+            "recent": audit.decisions_recent(limit=50),
         },
     )

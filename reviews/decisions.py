@@ -43,13 +43,14 @@ from reviews.models import Decision, Label, MergeProposal
 from reviews.services import (
     GroupConflict,
     ReviewError,
-    _check_version,
-    _group_facts,
-    _max_distance,
-    _membership,
-    _suggest_representative,
     actor_for,
+    check_version,
+    decision_record,
+    group_facts,
+    group_membership,
+    max_distance,
     pair_guards,
+    representative_suggest,
 )
 
 A = Decision.Action
@@ -79,7 +80,7 @@ def is_accepted(group: CandidateGroup) -> bool:
 
 
 def group_state(group: CandidateGroup) -> dict[str, object]:
-    return {**_membership(group), "accepted": is_accepted(group)}
+    return {**group_membership(group), "accepted": is_accepted(group)}
 
 
 def _refresh(group: CandidateGroup, *, representative: int | None = None) -> None:
@@ -93,11 +94,11 @@ def _refresh(group: CandidateGroup, *, representative: int | None = None) -> Non
         group.size = 0
     else:
         group.dissolved = False
-        _group_facts(group, ids)
+        group_facts(group, ids)
         if representative is not None and representative in ids:
             group.representative_id = representative
         else:
-            _suggest_representative(group, ids)
+            representative_suggest(group, ids)
     group.version += 1
     group.save()
 
@@ -150,7 +151,7 @@ def group_merge(
     if not reason.strip():
         raise ReviewError("a reason is required")
     group = CandidateGroup.objects.select_for_update().get(pk=group.pk)
-    _check_version(group, expected_version)
+    check_version(group, expected_version)
     if group.dissolved:
         raise ReviewError("the group is dissolved: merge into a live group")
     method_id = group.method_id
@@ -198,23 +199,23 @@ def group_merge(
     after = {
         **group_state(group),
         "accepted": True,
-        "sources": {str(g.pk): _membership(g) for g in CandidateGroup.objects.filter(pk__in=left)},
+        "sources": {
+            str(g.pk): group_membership(g) for g in CandidateGroup.objects.filter(pk__in=left)
+        },
         "revoked_do_not_match": [r.pk for r in revoked],
     }
-    return Decision.objects.create(
-        action=A.MERGE,
-        group=group,
+    return decision_record(
+        A.MERGE,
+        group,
         new_group=other_group,
         document_ids=sorted(docs),
-        method_key=group.method.key,
-        distance=_max_distance(method_id, members, docs),
+        distance=max_distance(method_id, members, docs),
         guards=pair_guards(method_id, members, docs),
         reason_code=reason_code,
         reason=reason.strip(),
         actor=actor,
-        membership_before=before,
-        membership_after=after,
-        group_version=group.version,
+        before=before,
+        after=after,
     )
 
 
@@ -240,7 +241,7 @@ def decision_restore(
     if not restorable(decision):
         raise ReviewError(f"a {decision.action} decision cannot be restored")
     group = CandidateGroup.objects.select_for_update().get(pk=decision.group_id)
-    _check_version(group, expected_version)
+    check_version(group, expected_version)
     if Decision.objects.filter(reverts=decision).exists():
         raise ReviewError(f"decision {decision.pk} is already restored")
     actor = actor_for(editor)
@@ -313,14 +314,14 @@ def decision_restore(
     group.review_note = note
     group.save()
     after = {
-        **_membership(group),
+        **group_membership(group),
         "accepted": decision.action != A.AUTO_MERGE,
         "touched": sorted(touched - {group.pk}),
     }
-    return Decision.objects.create(
-        action=A.RESTORE,
+    return decision_record(
+        A.RESTORE,
+        group,
         reverts=decision,
-        group=group,
         new_group=decision.new_group,
         document_ids=decision.document_ids,
         method_key=decision.method_key,
@@ -329,9 +330,8 @@ def decision_restore(
         reason_code=f"restore_{decision.action}",
         reason=reason.strip(),
         actor=actor,
-        membership_before=before,
-        membership_after=after,
-        group_version=group.version,
+        before=before,
+        after=after,
     )
 
 
@@ -370,20 +370,18 @@ def conflict_record(
     and the state it lost to. Nothing is applied."""
     group = CandidateGroup.objects.select_related("method").get(pk=conflict.group.pk)
     state = group_state(group)
-    return Decision.objects.create(
-        action=A.CONFLICT,
-        group=group,
+    return decision_record(
+        A.CONFLICT,
+        group,
         document_ids=sorted(document_ids),
-        method_key=group.method.key,
         reason_code=reason_code,
         reason=reason.strip() or "(no reason given)",
         actor=actor_for(editor),
-        membership_before={
+        before={
             "attempted": action,
             "expected_version": conflict.expected_version,
         },
-        membership_after=state,
-        group_version=group.version,
+        after=state,
     )
 
 
@@ -480,7 +478,7 @@ def group_accept(
     if not reason.strip():
         raise ReviewError("a reason is required")
     group = CandidateGroup.objects.select_for_update().select_related("method").get(pk=group.pk)
-    _check_version(group, expected_version)
+    check_version(group, expected_version)
     if group.dissolved:
         raise ReviewError("the group is dissolved")
     if deciding(group) is not None:
@@ -501,19 +499,17 @@ def _auto_decision(
 ) -> Decision:
     ids: list[int] = why["ids"]  # type: ignore[assignment]
     state = group_state(group)
-    return Decision.objects.create(
-        action=A.AUTO_MERGE,
-        group=group,
+    return decision_record(
+        A.AUTO_MERGE,
+        group,
         document_ids=ids,
-        method_key=group.method.key,
         distance=group.diameter,
         guards=pair_guards(group.method_id, set(ids), set(ids)),
         reason_code=reason_code,
         reason=reason,
         actor=actor,
-        membership_before=state,
-        membership_after={**state, "accepted": True},
-        group_version=group.version,
+        before=state,
+        after={**state, "accepted": True},
     )
 
 

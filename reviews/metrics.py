@@ -26,7 +26,7 @@ from datetime import UTC, date, datetime, timedelta
 from celery.signals import task_postrun, task_prerun
 from django.conf import settings
 from django.db import DatabaseError, connection
-from django.db.models import Count, Max, Min, Q
+from django.db.models import Count, Max, Min, Q, QuerySet
 from django.utils import timezone
 from prometheus_client import CollectorRegistry, generate_latest
 from prometheus_client.core import Metric
@@ -319,6 +319,41 @@ def task_finished(
 def signals_connect() -> None:
     task_prerun.connect(task_started, weak=False, dispatch_uid="dedup-task-started")
     task_postrun.connect(task_finished, weak=False, dispatch_uid="dedup-task-finished")
+
+
+# --- reads for the metrics page ---------------------------------------------------------
+
+
+def site_find(*, host: str) -> Site | None:
+    return Site.objects.filter(host=host).first() if host else None
+
+
+def sites_with_rollups() -> QuerySet[Site]:
+    return Site.objects.filter(rollups__isnull=False).distinct().order_by("host")
+
+
+def rollup_last_day() -> date | None:
+    day: date | None = DailyRollup.objects.aggregate(day=Max("day"))["day"]
+    return day
+
+
+def rollups_by_day(*, site: Site | None, first: date, last: date) -> dict[date, DailyRollup]:
+    """The rollups of one site (or the all-sites rows, site None) between two days."""
+    rows = {
+        r.day: r
+        for r in DailyRollup.objects.filter(
+            site=site, day__gte=first, day__lte=last
+        ).select_related("site")
+    }
+    if site is None:
+        rows = {d: r for d, r in rows.items() if r.site_id is None}
+    return rows
+
+
+def rollups_computed_at() -> datetime | None:
+    return (
+        DailyRollup.objects.order_by("-computed_at").values_list("computed_at", flat=True).first()
+    )
 
 
 # --- Prometheus exposition: a custom collector, read on each scrape ----------------------

@@ -11,7 +11,6 @@ from typing import Any
 from django.conf import settings
 from django.contrib import messages
 from django.core.exceptions import PermissionDenied
-from django.db.models import Max
 from django.http import HttpRequest, HttpResponse
 from django.shortcuts import redirect, render
 from django.utils import timezone
@@ -19,7 +18,7 @@ from django.views.decorators.cache import never_cache
 from django.views.decorators.http import require_GET, require_POST
 from django.views.decorators.vary import vary_on_headers
 
-from ingest.models import DailyRollup, MethodSwitch, Site
+from ingest.models import DailyRollup
 from reviews import metrics, roles, upgrades
 from reviews.core import charts
 from reviews.http import DeskRequest, fragment, require_viewer, template_for
@@ -44,22 +43,15 @@ def _actor(request: HttpRequest) -> str:
 def metrics_page(request: HttpRequest) -> HttpResponse:
     """Daily charts for one site (or all sites) and the drift alerts of every site."""
     host = request.GET.get("site", "")
-    site = Site.objects.filter(host=host).first() if host else None
+    site = metrics.site_find(host=host)
     today = timezone.now().date()
     # With nothing in the last window (a demo crawl of past dates, a paused crawler) the
     # window ends on the last day with data rather than showing empty charts.
-    latest = DailyRollup.objects.aggregate(day=Max("day"))["day"]
+    latest = metrics.rollup_last_day()
     if latest is not None and latest < today - timedelta(days=METRICS_DAYS - 1):
         today = latest
     days = [today - timedelta(days=i) for i in range(METRICS_DAYS - 1, -1, -1)]
-    rows = {
-        r.day: r
-        for r in DailyRollup.objects.filter(
-            site=site, day__gte=days[0], day__lte=today
-        ).select_related("site")
-    }
-    if site is None:
-        rows = {d: r for d, r in rows.items() if r.site_id is None}
+    rows = metrics.rollups_by_day(site=site, first=days[0], last=today)
 
     def point(day: Any, value: Any) -> tuple[str, float | None]:
         return day.strftime("%m-%d"), value
@@ -79,7 +71,7 @@ def metrics_page(request: HttpRequest) -> HttpResponse:
         "reviews/metrics.html",
         {
             "site": site,
-            "sites": Site.objects.filter(rollups__isnull=False).distinct().order_by("host"),
+            "sites": metrics.sites_with_rollups(),
             "charts": [
                 charts.timeline(series["documents"], title="Documents fetched per day"),
                 charts.timeline(
@@ -94,9 +86,7 @@ def metrics_page(request: HttpRequest) -> HttpResponse:
             "alerts": metrics.alerts(today=today),
             "thresholds": metrics.thresholds(),
             "alert_days": settings.DRIFT_ALERT_DAYS,
-            "last_computed": DailyRollup.objects.order_by("-computed_at")
-            .values_list("computed_at", flat=True)
-            .first(),
+            "last_computed": metrics.rollups_computed_at(),
         },
     )
 
@@ -172,7 +162,7 @@ def methods_page(request: DeskRequest) -> HttpResponse:
             "chosen": chosen,
             "doc_type": doc_type,
             "doc_types": settings.DOC_TYPES,
-            "switches": MethodSwitch.objects.select_related("from_method", "to_method")[:50],
+            "switches": upgrades.switches_recent(limit=50),
         }
     )
     return render(request, "reviews/methods.html", context)

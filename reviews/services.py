@@ -15,16 +15,16 @@ from django.db import transaction
 from django.db.models import Exists, OuterRef, Q, QuerySet
 from django.utils import timezone
 
-from ingest.candidates import policy_candidates, threshold_for
-from ingest.core import grouping
+from ingest.candidates import (
+    group_facts_set,
+    policy_candidates,
+    representative_by_rule,
+)
 from ingest.core.extract import EXTRACTOR_VERSION
-from ingest.core.simhash import to_unsigned64
 from ingest.models import (
     CandidateGroup,
     CandidatePair,
-    Document,
     DoNotMatch,
-    Fingerprint,
     GroupMember,
 )
 from reviews import selectors
@@ -50,7 +50,7 @@ class GroupConflict(ReviewError):
         )
 
 
-def _check_version(group: CandidateGroup, expected_version: int | None) -> None:
+def check_version(group: CandidateGroup, expected_version: int | None) -> None:
     # Called under select_for_update: the row read is the latest committed one.
     if expected_version is not None and group.version != expected_version:
         raise GroupConflict(group, expected_version)
@@ -295,7 +295,44 @@ def preference_set(*, user: User, blind_mode: bool) -> ReviewerPreference:
 # --- groups -------------------------------------------------------------------------
 
 
-def _membership(group: CandidateGroup) -> dict[str, Any]:
+def decision_record(
+    action: str,
+    group: CandidateGroup,
+    *,
+    document_ids: list[int],
+    actor: str,
+    reason_code: str,
+    reason: str,
+    before: dict[str, Any],
+    after: dict[str, Any],
+    distance: int | None = None,
+    guards: dict[str, Any] | None = None,
+    new_group: CandidateGroup | None = None,
+    reverts: Decision | None = None,
+    method_key: str | None = None,
+) -> Decision:
+    """The one way a decision goes on the record: what was done to which documents of
+    which group, by whom and why, the group's state before and after, and the version it
+    left the group at. `method_key` defaults to the group's method."""
+    return Decision.objects.create(
+        action=action,
+        group=group,
+        new_group=new_group,
+        reverts=reverts,
+        document_ids=document_ids,
+        method_key=method_key or group.method.key,
+        distance=distance,
+        guards=guards if guards is not None else {},
+        reason_code=reason_code,
+        reason=reason,
+        actor=actor,
+        membership_before=before,
+        membership_after=after,
+        group_version=group.version,
+    )
+
+
+def group_membership(group: CandidateGroup) -> dict[str, Any]:
     return {
         "group": group.pk,
         "members": sorted(
@@ -309,41 +346,20 @@ def _membership(group: CandidateGroup) -> dict[str, Any]:
     }
 
 
-def _group_facts(group: CandidateGroup, ids: list[int]) -> None:
-    """Size, kind, diameter and the chained flag of a group's current members."""
-    prints = list(
-        Fingerprint.objects.filter(
-            method=group.method_id, branch=Fingerprint.Branch.MAIN, document_id__in=ids
-        ).values_list("simhash", "text_sha256")
-    )
-    diameter, cut = grouping.diameter(
-        [to_unsigned64(v) for v, _ in prints if v is not None], settings.GROUP_PAIRWISE_MAX
-    )
-    types = set(Document.objects.filter(pk__in=ids).values_list("doc_type", flat=True))
-    group.size = len(ids)
-    group.diameter = diameter
-    group.chained = diameter > max((threshold_for(t) for t in types), default=0)
-    group.oversized = cut or len(ids) > settings.GROUP_LARGE
-    group.kind = (
-        CandidateGroup.Kind.EXACT
-        if len({sha for _, sha in prints}) == 1
-        else CandidateGroup.Kind.NEAR
-    )
+def group_facts(group: CandidateGroup, ids: list[int]) -> None:
+    """The group's facts after a person's change (ingest.candidates.group_facts_set)."""
+    group_facts_set(group, ids)
 
 
-def _suggest_representative(group: CandidateGroup, ids: list[int]) -> None:
+def representative_suggest(group: CandidateGroup, ids: list[int]) -> None:
+    """The rule's representative, unless a person's choice is still a member."""
     if group.representative_locked and group.representative_id in ids:
         return
-    rep, reason = grouping.choose_representative(
-        policy_candidates(ids), settings.REPRESENTATIVE_POLICY
-    )
-    group.representative_id = rep
-    group.representative_reason = reason
-    group.representative_by = f"rule:{'>'.join(settings.REPRESENTATIVE_POLICY)}"
+    representative_by_rule(group, policy_candidates(ids))
     group.representative_locked = False
 
 
-def _max_distance(method_id: int, left: set[int], right: set[int]) -> int | None:
+def max_distance(method_id: int, left: set[int], right: set[int]) -> int | None:
     distances = CandidatePair.objects.filter(
         Q(a_id__in=left, b_id__in=right) | Q(a_id__in=right, b_id__in=left), method=method_id
     ).values_list("distance", flat=True)
@@ -368,10 +384,10 @@ def group_split(
     if not reason.strip():
         raise ReviewError("a reason is required")
     group = CandidateGroup.objects.select_for_update().get(pk=group.pk)
-    _check_version(group, expected_version)
+    check_version(group, expected_version)
     if group.dissolved:
         raise ReviewError("the group is dissolved")
-    before = _membership(group)
+    before = group_membership(group)
     members: set[int] = set(before["members"])
     moved = set(document_ids) & members
     if set(document_ids) - members:
@@ -396,8 +412,8 @@ def group_split(
             group=new_group, added_by=actor
         )
         ids = sorted(moved)
-        _group_facts(new_group, ids)
-        _suggest_representative(new_group, ids)
+        group_facts(new_group, ids)
+        representative_suggest(new_group, ids)
         new_group.save()
 
     constraints = {(min(x, y), max(x, y)) for x in moved for y in remaining}
@@ -417,32 +433,30 @@ def group_split(
         group.dissolved = True
         group.size = 0
     else:
-        _group_facts(group, left)
-        _suggest_representative(group, left)
+        group_facts(group, left)
+        representative_suggest(group, left)
     group.needs_review = False
     group.review_note = f"split by {actor}"
     group.version += 1
     group.save()
 
-    after = _membership(group)
+    after = group_membership(group)
     if new_group is not None:
-        after["new_group"] = _membership(new_group)
+        after["new_group"] = group_membership(new_group)
     else:
         after["detached"] = sorted(moved)
-    return Decision.objects.create(
-        action=Decision.Action.DETACH if detach else Decision.Action.SPLIT,
-        group=group,
+    return decision_record(
+        Decision.Action.DETACH if detach else Decision.Action.SPLIT,
+        group,
         new_group=new_group,
         document_ids=sorted(moved),
-        method_key=group.method.key,
-        distance=_max_distance(group.method_id, moved, remaining),
+        distance=max_distance(group.method_id, moved, remaining),
         guards=pair_guards(group.method_id, moved, remaining),
         reason_code=reason_code,
         reason=reason.strip(),
         actor=actor,
-        membership_before=before,
-        membership_after=after,
-        group_version=group.version,
+        before=before,
+        after=after,
     )
 
 
@@ -461,10 +475,10 @@ def group_representative_set(
     if not reason.strip():
         raise ReviewError("a reason is required")
     group = CandidateGroup.objects.select_for_update().get(pk=group.pk)
-    _check_version(group, expected_version)
+    check_version(group, expected_version)
     if not GroupMember.objects.filter(group=group, document_id=document_id).exists():
         raise ReviewError("the representative must be a member of the group")
-    before = _membership(group)
+    before = group_membership(group)
     old = group.representative_id
     group.representative_id = document_id
     group.representative_locked = True
@@ -476,17 +490,15 @@ def group_representative_set(
     group.save()
     distance = None
     if old and old != document_id:
-        distance = _max_distance(group.method_id, {old}, {document_id})
-    return Decision.objects.create(
-        action=Decision.Action.SET_REPRESENTATIVE,
-        group=group,
+        distance = max_distance(group.method_id, {old}, {document_id})
+    return decision_record(
+        Decision.Action.SET_REPRESENTATIVE,
+        group,
         document_ids=[document_id],
-        method_key=group.method.key,
         distance=distance,
         reason_code=reason_code,
         reason=reason.strip(),
         actor=actor_for(editor),
-        membership_before=before,
-        membership_after=_membership(group),
-        group_version=group.version,
+        before=before,
+        after=group_membership(group),
     )

@@ -191,6 +191,10 @@ def methods_overview() -> list[dict[str, Any]]:
     return rows
 
 
+def switches_recent(*, limit: int = 50) -> QuerySet[MethodSwitch]:
+    return MethodSwitch.objects.select_related("from_method", "to_method")[:limit]
+
+
 def runs_active() -> list[RefingerprintRun]:
     return list(RefingerprintRun.objects.filter(status=Status.RUNNING).select_related("method"))
 
