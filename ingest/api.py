@@ -3,8 +3,9 @@
 import hashlib
 from collections.abc import Callable
 from dataclasses import asdict
+from dataclasses import fields as dataclass_fields
 from datetime import UTC, datetime
-from typing import Literal
+from typing import Any, Literal, get_type_hints
 
 from django.conf import settings
 from django.contrib.auth.views import redirect_to_login
@@ -12,7 +13,7 @@ from django.http import HttpRequest, HttpResponse
 from ninja import NinjaAPI, Schema, Status
 from ninja.errors import HttpError, ValidationError
 from ninja.security import HttpBearer
-from pydantic import Field, ValidationInfo, field_validator, model_validator
+from pydantic import Field, ValidationInfo, create_model, field_validator, model_validator
 
 from dedup_site import roles
 from ingest import candidates, services
@@ -226,32 +227,45 @@ class CheckIn(Schema):
         return self
 
 
-class MatchOut(Schema):
-    document_id: int
-    url: str
-    distance: int
-    exact: bool
-    ratio: float
-    token_set_ratio: float
-    containment: float
-    guards: list[str]
-    below_floor: bool
-    channels: list[str] = Field(description="Channels that nominate this match.")
-    checked_in_match: float = Field(description="Share of the checked text's passages in it.")
-    match_in_checked: float = Field(description="Share of its passages in the checked text.")
+# The answer's shape is the service's (ingest.candidates.CheckMatch / CheckResult): the
+# schemas below are made from those dataclasses, with the API's descriptions added.
+def _schema(
+    name: str,
+    source: type,
+    descriptions: dict[str, str],
+    override: dict[str, tuple[Any, Any]] | None = None,
+) -> type[Schema]:
+    fields: dict[str, Any] = {
+        f.name: (hint, Field(description=descriptions.get(f.name)))
+        for f, hint in ((f, get_type_hints(source)[f.name]) for f in dataclass_fields(source))
+    }
+    fields.update(override or {})
+    model: type[Schema] = create_model(name, __base__=Schema, **fields)
+    return model
 
 
-class CheckOut(Schema):
-    verdict: Literal["exact", "near", "new", "insufficient"]
-    method: str
-    simhash: str | None = Field(description="16 hex digits, or null when insufficient")
-    token_count: int
-    threshold: int
-    extraction_status: str | None = None
-    matches: list[MatchOut]
-    channels: list[str] = Field(
-        description="Channels behind the verdict: exact, simhash, passages."
-    )
+MatchOut = _schema(
+    "MatchOut",
+    candidates.CheckMatch,
+    {
+        "channels": "Channels that nominate this match.",
+        "checked_in_match": "Share of the checked text's passages in it.",
+        "match_in_checked": "Share of its passages in the checked text.",
+    },
+)
+CheckOut = _schema(
+    "CheckOut",
+    candidates.CheckResult,
+    {
+        "simhash": "16 hex digits, or null when insufficient",
+        "channels": "Channels behind the verdict: exact, simhash, passages.",
+    },
+    {
+        "verdict": (Literal["exact", "near", "new", "insufficient"], ...),
+        "matches": (list[MatchOut], ...),  # type: ignore[valid-type]
+        "extraction_status": (str | None, None),
+    },
+)
 
 
 @api.post("/check", response={200: CheckOut, 400: ErrorOut, 403: ErrorOut}, tags=["check"])
