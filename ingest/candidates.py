@@ -700,15 +700,9 @@ def representative_by_rule(group: CandidateGroup, candidates: list[grouping.Cand
     group.representative_by = f"rule:{'>'.join(settings.REPRESENTATIVE_POLICY)}"
 
 
-def _group_refresh(
-    group: CandidateGroup,
-    members: set[int],
-    by_doc: dict[int, grouping.Candidate],
-    method: FingerprintMethod,
-    conflicts_by_doc: dict[int, list[tuple[int, int]]],
-) -> bool:
-    """Recompute a group's facts; True when anything an editor sees changed."""
-    before = (
+def _seen(group: CandidateGroup) -> tuple[object, ...]:
+    """What an editor sees of a group: a change of any of it bumps the version."""
+    return (
         group.size,
         group.representative_id,
         group.diameter,
@@ -717,6 +711,17 @@ def _group_refresh(
         group.needs_review,
         group.dissolved,
     )
+
+
+def _group_refresh(
+    group: CandidateGroup,
+    members: set[int],
+    by_doc: dict[int, grouping.Candidate],
+    method: FingerprintMethod,
+    conflicts_by_doc: dict[int, list[tuple[int, int]]],
+) -> bool:
+    """Recompute a group's facts; True when anything an editor sees changed."""
+    before = _seen(group)
     group_facts_set(group, members)
     group.dissolved = False
     if not (group.representative_locked and group.representative_id in members):
@@ -734,15 +739,7 @@ def _group_refresh(
         group.review_note = "new pairs connect documents a person separated: " + ", ".join(
             f"{a}≠{b}" for a, b in conflicts[:10]
         )
-    after = (
-        group.size,
-        group.representative_id,
-        group.diameter,
-        group.chained,
-        group.kind,
-        group.needs_review,
-        group.dissolved,
-    )
+    after = _seen(group)
     if before != after:
         group.version += 1
     group.save()

@@ -4,6 +4,7 @@ reviews.metrics, ingest.core.drift and reviews.upgrades."""
 
 import hmac
 import ipaddress
+from collections.abc import Callable
 from dataclasses import replace
 from datetime import timedelta
 from typing import Any
@@ -168,51 +169,44 @@ def methods_page(request: DeskRequest) -> HttpResponse:
     return render(request, "reviews/methods.html", context)
 
 
-@require_POST
-@require_viewer
-def method_compute(request: HttpRequest) -> HttpResponse:
+def _method_action(request: HttpRequest, act: Callable[[str, str, str], str]) -> HttpResponse:
+    """An admin's action on a method: `act(key, actor, reason)` says what was done; a
+    refusal (UpgradeError) is shown instead. Back to the methods page either way."""
     _admin(request)
     try:
-        run = upgrades.run_start(key=request.POST.get("method", ""), actor=_actor(request))
+        done = act(request.POST.get("method", ""), _actor(request), request.POST.get("reason", ""))
     except upgrades.UpgradeError as e:
         messages.error(request, str(e))
     else:
-        messages.info(request, f"Computing {run.method.key}: {run.done} of {run.total} done.")
+        messages.info(request, done)
     return redirect("reviews:methods")
+
+
+@require_POST
+@require_viewer
+def method_compute(request: HttpRequest) -> HttpResponse:
+    def compute(key: str, actor: str, reason: str) -> str:
+        run = upgrades.run_start(key=key, actor=actor)
+        return f"Computing {run.method.key}: {run.done} of {run.total} done."
+
+    return _method_action(request, compute)
 
 
 @require_POST
 @require_viewer
 def method_switch(request: HttpRequest) -> HttpResponse:
-    _admin(request)
-    try:
-        record = upgrades.method_switch(
-            key=request.POST.get("method", ""),
-            actor=_actor(request),
-            reason=request.POST.get("reason", ""),
-        )
-    except upgrades.UpgradeError as e:
-        messages.error(request, str(e))
-    else:
-        messages.info(
-            request,
-            f"{record.to_method.key} is the active method; candidates are being searched.",
-        )
-    return redirect("reviews:methods")
+    def switch(key: str, actor: str, reason: str) -> str:
+        record = upgrades.method_switch(key=key, actor=actor, reason=reason)
+        return f"{record.to_method.key} is the active method; candidates are being searched."
+
+    return _method_action(request, switch)
 
 
 @require_POST
 @require_viewer
 def method_retire(request: HttpRequest) -> HttpResponse:
-    _admin(request)
-    try:
-        record = upgrades.method_retire(
-            key=request.POST.get("method", ""),
-            actor=_actor(request),
-            reason=request.POST.get("reason", ""),
-        )
-    except upgrades.UpgradeError as e:
-        messages.error(request, str(e))
-    else:
-        messages.info(request, f"{record.to_method.key} is retired; nothing was deleted.")
-    return redirect("reviews:methods")
+    def retire(key: str, actor: str, reason: str) -> str:
+        record = upgrades.method_retire(key=key, actor=actor, reason=reason)
+        return f"{record.to_method.key} is retired; nothing was deleted."
+
+    return _method_action(request, retire)
