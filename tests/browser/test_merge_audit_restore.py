@@ -64,8 +64,9 @@ def test_merge_audit_and_restore(logged_in, browser, live_server) -> None:
     assert _members(ga) == before
     assert _members(gb) == sorted([b1.pk, b2.pk])
     restore = Decision.objects.get(action="restore")
-    history = page.locator(f"tr[data-decision='{restore.pk}']").inner_text()
-    assert f"restore of #{merge.pk}" in history and "two different stories" in history
+    history = page.locator(f"tr[data-decision='{restore.pk}']")
+    expect(history).to_contain_text(f"restore of #{merge.pk}")
+    expect(history).to_contain_text("two different stories")
     expect(page.locator(f"tr[data-decision='{merge.pk}']")).to_contain_text("restored")
     # And the auditor sees the restore with its reason.
     auditor.goto("/review/audit/")
