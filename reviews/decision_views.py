@@ -18,37 +18,33 @@ from reviews.http import DeskRequest, fragment, require_editor, require_viewer, 
 def group_merge(request: DeskRequest, group_id: int) -> HttpResponse:
     group = selectors.group_get(group_id=group_id)
     form = MergeForm(request.POST)
-    if form.is_valid():
-        other = None
-        if form.cleaned_data["other_group"]:
-            other = audit.group_find(group_id=form.cleaned_data["other_group"])
-            if other is None:
-                form.add_error("other_group", "no such group")
-        if form.is_valid():
-            try:
-                decision = decisions.group_merge(
-                    group=group,
-                    editor=request.user,
-                    other_group=other,
-                    document_ids=form.cleaned_data["document_ids"],
-                    reason_code=form.cleaned_data["reason_code"],
-                    reason=form.cleaned_data["reason"],
-                    expected_version=pages.expected_version(request),
-                )
-            except services.GroupConflict as e:
-                return pages.group_conflict(
-                    request, e, "merge", form.cleaned_data["document_ids"], form
-                )
-            except services.ReviewError as e:
-                form.add_error(None, str(e))
-            else:
-                moved = ", ".join(map(str, decision.document_ids))
-                return pages.group_done(request, group, f"Merged {moved} into group {group.pk}.")
-    return pages.group_render(
+    other = None
+    if form.is_valid() and form.cleaned_data["other_group"]:
+        other = audit.group_find(group_id=form.cleaned_data["other_group"])
+        if other is None:
+            form.add_error("other_group", "no such group")
+
+    def merge() -> str:
+        decision = decisions.group_merge(
+            group=group,
+            editor=request.user,
+            other_group=other,
+            document_ids=form.cleaned_data["document_ids"],
+            reason_code=form.cleaned_data["reason_code"],
+            reason=form.cleaned_data["reason"],
+            expected_version=pages.expected_version(request),
+        )
+        moved = ", ".join(map(str, decision.document_ids))
+        return f"Merged {moved} into group {group.pk}."
+
+    return pages.group_form_answer(
         request,
         group,
-        partial=fragment(request, "group-review"),
-        extra={"merge_form": form},
+        form,
+        action="merge",
+        document_ids=lambda: form.cleaned_data["document_ids"],
+        apply=merge,
+        shown_with={"extra": {"merge_form": form}},
     )
 
 

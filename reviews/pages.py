@@ -4,6 +4,7 @@ representative, merge and restore forms, history), and the group page's answer w
 editor lost a race (the conflict goes on the record). Every view that shows a pair or a
 group renders it through here."""
 
+from collections.abc import Callable
 from typing import Any
 
 from django.http import HttpRequest, HttpResponse
@@ -196,3 +197,29 @@ def group_done(request: DeskRequest, group: CandidateGroup, notice: str) -> Http
         return redirect("reviews:group-detail", group.pk)
     group.refresh_from_db()
     return group_render(request, group, notice=notice, partial="group-review")
+
+
+def group_form_answer(
+    request: DeskRequest,
+    group: CandidateGroup,
+    form: Any,
+    *,
+    action: str,
+    document_ids: Callable[[], list[int]],
+    apply: Callable[[], str],
+    shown_with: dict[str, Any],
+) -> HttpResponse:
+    """The one flow of a group form: when the form is valid, `apply()` makes the
+    decision and says what was done (`group_done`); a lost race goes on the record and
+    shows the current state (`group_conflict`); a refusal shows on the form, as does an
+    invalid form: the group page again, the form shown as `shown_with` says."""
+    if form.is_valid():
+        try:
+            notice = apply()
+        except services.GroupConflict as e:
+            return group_conflict(request, e, action, document_ids(), form)
+        except services.ReviewError as e:
+            form.add_error(None, str(e))
+        else:
+            return group_done(request, group, notice)
+    return group_render(request, group, partial=fragment(request, "group-review"), **shown_with)

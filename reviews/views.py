@@ -286,31 +286,30 @@ def group_detail(request: DeskRequest, group_id: int) -> HttpResponse:
 def group_split(request: DeskRequest, group_id: int) -> HttpResponse:
     group = selectors.group_get(group_id=group_id)
     form = SplitForm(request.POST, member_ids=selectors.group_member_ids(group=group))
-    if form.is_valid():
-        try:
-            decision = services.group_split(
-                group=group,
-                editor=request.user,
-                document_ids=form.cleaned_data["document_ids"],
-                detach=form.cleaned_data["detach"],
-                reason_code=form.cleaned_data["reason_code"],
-                reason=form.cleaned_data["reason"],
-                expected_version=pages.expected_version(request),
-            )
-        except services.GroupConflict as e:
-            return pages.group_conflict(
-                request, e, "split", form.cleaned_data["document_ids"], form
-            )
-        except services.ReviewError as e:
-            form.add_error(None, str(e))
-        else:
-            moved = ", ".join(map(str, decision.document_ids))
-            notice = f"Split: {moved} moved" + (
-                f" to group {decision.new_group_id}." if decision.new_group_id else " out."
-            )
-            return pages.group_done(request, group, notice)
-    return pages.group_render(
-        request, group, split_form=form, partial=fragment(request, "group-review")
+
+    def split() -> str:
+        decision = services.group_split(
+            group=group,
+            editor=request.user,
+            document_ids=form.cleaned_data["document_ids"],
+            detach=form.cleaned_data["detach"],
+            reason_code=form.cleaned_data["reason_code"],
+            reason=form.cleaned_data["reason"],
+            expected_version=pages.expected_version(request),
+        )
+        moved = ", ".join(map(str, decision.document_ids))
+        return f"Split: {moved} moved" + (
+            f" to group {decision.new_group_id}." if decision.new_group_id else " out."
+        )
+
+    return pages.group_form_answer(
+        request,
+        group,
+        form,
+        action="split",
+        document_ids=lambda: form.cleaned_data["document_ids"],
+        apply=split,
+        shown_with={"split_form": form},
     )
 
 
@@ -319,24 +318,24 @@ def group_split(request: DeskRequest, group_id: int) -> HttpResponse:
 def group_representative(request: DeskRequest, group_id: int) -> HttpResponse:
     group = selectors.group_get(group_id=group_id)
     form = RepresentativeForm(request.POST, member_ids=selectors.group_member_ids(group=group))
-    if form.is_valid():
-        try:
-            services.group_representative_set(
-                group=group,
-                editor=request.user,
-                expected_version=pages.expected_version(request),
-                **form.cleaned_data,
-            )
-        except services.GroupConflict as e:
-            ids = [form.cleaned_data["document_id"]]
-            return pages.group_conflict(request, e, "set_representative", ids, form)
-        except services.ReviewError as e:
-            form.add_error(None, str(e))
-        else:
-            notice = f"Representative set to {form.cleaned_data['document_id']}."
-            return pages.group_done(request, group, notice)
-    return pages.group_render(
-        request, group, rep_form=form, partial=fragment(request, "group-review")
+
+    def choose() -> str:
+        services.group_representative_set(
+            group=group,
+            editor=request.user,
+            expected_version=pages.expected_version(request),
+            **form.cleaned_data,
+        )
+        return f"Representative set to {form.cleaned_data['document_id']}."
+
+    return pages.group_form_answer(
+        request,
+        group,
+        form,
+        action="set_representative",
+        document_ids=lambda: [form.cleaned_data["document_id"]],
+        apply=choose,
+        shown_with={"rep_form": form},
     )
 
 
