@@ -1,35 +1,15 @@
-from collections.abc import Callable
-from functools import wraps
-from typing import Any
-
-from django.contrib.auth.decorators import login_required
-from django.core.exceptions import PermissionDenied
 from django.core.paginator import Paginator
 from django.http import HttpRequest, HttpResponse
 from django.shortcuts import render
 from django.views.decorators.http import require_GET
-from django_htmx.middleware import HtmxDetails
 
 from dedup_site import roles
+from dedup_site.http import HtmxHttpRequest, role_required
 from ingest import selectors
 from ingest.models import Extraction
 
-
-class HtmxHttpRequest(HttpRequest):
-    htmx: HtmxDetails
-
-
-def _reader(view: Callable[..., HttpResponse]) -> Callable[..., HttpResponse]:
-    """Crawled documents and batches are for the desk's roles, not every account."""
-
-    @login_required
-    @wraps(view)
-    def wrapped(request: HttpRequest, *args: Any, **kwargs: Any) -> HttpResponse:
-        if not roles.can_view(request.user):
-            raise PermissionDenied("reading documents needs the editor, auditor or admin role")
-        return view(request, *args, **kwargs)
-
-    return wrapped
+# Crawled documents and batches are for the desk's roles, not every account.
+_reader = role_required(roles.can_view, "reading documents needs the editor, auditor or admin role")
 
 
 @_reader

@@ -1,5 +1,5 @@
 """The desk's HTTP conventions, shared by all its views: the request type, the role
-checks, how a view picks the fragment to render, and how a refused form answers.
+checks (on dedup_site.http's decorator) and how a view picks the fragment to render.
 
 - `DeskRequest`: a request that went through a role check, so its user is signed in
   (`request.user` is a `User`), and that carries django-htmx's `request.htmx`.
@@ -9,46 +9,16 @@ checks, how a view picks the fragment to render, and how a refused form answers.
   a whole page. Every view picks its fragment this way.
 """
 
-from collections.abc import Callable
-from functools import wraps
-from typing import Any
-
-from django.contrib.auth.decorators import login_required
 from django.contrib.auth.models import User
-from django.core.exceptions import PermissionDenied
-from django.http import HttpRequest
-from django.http.response import HttpResponseBase
-from django_htmx.middleware import HtmxDetails
 
+from dedup_site.http import HtmxHttpRequest, role_required
 from reviews import roles
-
-View = Callable[..., HttpResponseBase]
-
-
-class HtmxHttpRequest(HttpRequest):
-    htmx: HtmxDetails
 
 
 class DeskRequest(HtmxHttpRequest):
     """A request the role decorators let through: the user is signed in."""
 
     user: User
-
-
-def role_required(allowed: Callable[..., bool], refusal: str) -> Callable[[View], View]:
-    """Login first, then `allowed(user)` on every request; PermissionDenied otherwise."""
-
-    def decorate(view: View) -> View:
-        @login_required
-        @wraps(view)
-        def wrapped(request: HttpRequest, *args: Any, **kwargs: Any) -> HttpResponseBase:
-            if not allowed(request.user):
-                raise PermissionDenied(refusal)
-            return view(request, *args, **kwargs)
-
-        return wrapped
-
-    return decorate
 
 
 require_viewer = role_required(
