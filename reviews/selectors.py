@@ -238,13 +238,14 @@ class QueuePairPage:
 
 
 def _pair_status_filter(qs: QuerySet[CandidatePair], status: str) -> QuerySet[CandidatePair]:
-    """The status filter as one set of pair ids each (PostgreSQL hashes it once), so the
-    queue order is a bounded top-N sort, not a sort of every pair."""
+    """The status filter, read along the queue's order index: the few pairs of a status
+    as one set of ids (hashed once); the many settled or labelled pairs to leave out
+    as a look-up of each pair read (a page reads a few dozen)."""
     labeled = Q(labels__gt=0)
     disputed = Q(verdicts__gt=1, adjudicated_verdict="")
     stale = labeled & (~Q(extractor_version=EXTRACTOR_VERSION) | Q(recrawled=True))
     if status == "unlabeled":
-        return qs.exclude(pk__in=PairState.objects.filter(labeled).values("pair_id"))
+        return qs.exclude(Exists(PairState.objects.filter(labeled, pair=OuterRef("pk"))))
     if status == "disputed":
         return qs.filter(pk__in=PairState.objects.filter(disputed).values("pair_id"))
     if status == "stale":
@@ -253,8 +254,10 @@ def _pair_status_filter(qs: QuerySet[CandidatePair], status: str) -> QuerySet[Ca
         return qs.filter(pk__in=PairState.objects.filter(labeled).values("pair_id"))
     if status == "all":
         return qs
-    settled = PairState.objects.filter(labeled).exclude(disputed).exclude(stale)
-    return qs.exclude(pk__in=settled.values("pair_id"))
+    settled = (
+        PairState.objects.filter(labeled, pair=OuterRef("pk")).exclude(disputed).exclude(stale)
+    )
+    return qs.exclude(Exists(settled))
 
 
 def _pair_status_holds(status: str, labeled: bool, disputed: bool, stale: bool) -> bool:
