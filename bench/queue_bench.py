@@ -39,6 +39,7 @@ def _fill(n_pairs: int, n_labels: int, seed: int) -> None:
     from django.conf import settings
     from django.db.models import F
 
+    from ingest.candidates import threshold_for
     from ingest.core.extract import EXTRACTOR_VERSION
     from ingest.models import (
         CandidateGroup,
@@ -52,6 +53,7 @@ def _fill(n_pairs: int, n_labels: int, seed: int) -> None:
     from ingest.services import methods_ensure
     from reviews.models import Label
     from reviews.pair_states import pair_states_rebuild
+    from reviews.queue_tally import queue_sync
     from tests import factories
 
     rng = random.Random(seed)
@@ -111,13 +113,15 @@ def _fill(n_pairs: int, n_labels: int, seed: int) -> None:
         if (a, b) in seen:
             continue
         seen.add((a, b))
+        doc_type, distance = types[rng.randrange(len(types))], rng.randrange(0, 7)
         pairs.append(
             CandidatePair(
                 method=method,
                 a_id=a,
                 b_id=b,
-                doc_type=types[rng.randrange(len(types))],
-                distance=rng.randrange(0, 7),
+                doc_type=doc_type,
+                distance=distance,
+                uncertainty=abs(distance - threshold_for(doc_type)),
                 xor=rng.getrandbits(63),
                 band=rng.randrange(4),
                 exact=rng.random() < 0.1,
@@ -195,6 +199,7 @@ def _fill(n_pairs: int, n_labels: int, seed: int) -> None:
     day = timedelta(days=1)
     CandidatePair.objects.update(created_at=F("created_at") - day)
     Extraction.objects.update(created_at=F("created_at") - day)
+    queue_sync()  # the stored order and the tally, as the desk's earlier reads left them
 
 
 def _time(client, url: str, query: dict[str, str], headers: dict[str, str], runs: int):  # type: ignore[no-untyped-def]
