@@ -443,9 +443,9 @@ def _group_flagged() -> Q:
 
 def _group_count_rows(filters: QueueFilters) -> list[dict[str, Any]]:
     """Groups in scope with their status facts, the doc types they hold and the guards
-    and channels their pairs hold, as rows of distinct facts with a count `n`: four
-    queries (groups; their members; the members' doc types; the pairs among the
-    members), joined here — not a subquery per group. Unless the
+    and channels their pairs hold, as rows of distinct facts with a count `n`: three
+    queries (groups; their members with their doc types; the pairs among the members),
+    joined here — not a subquery per group. Unless the
     status filter asks for decided or all groups, only the groups a review status can
     hold are read (the flagged ones, a few in a hundred)."""
     qs = CandidateGroup.objects.filter(_group_scope(filters))
@@ -470,15 +470,16 @@ def _group_count_rows(filters: QueueFilters) -> list[dict[str, Any]]:
     ids = [r["pk"] for r in rows] or [0]
     types: dict[int, set[str]] = {}
     group_of: dict[int, set[int]] = {}
-    for group_id, document_id in GroupMember.objects.filter(group_id__in=ids).values_list(
-        "group_id", "document_id"
+    # The doc type of each member by a look-up per member (a join would read every
+    # document).
+    doc_type = Document.objects.filter(pk=OuterRef("document_id")).values("doc_type")[:1]
+    for group_id, document_id, t in (
+        GroupMember.objects.filter(group_id__in=ids)
+        .annotate(t=Subquery(doc_type))
+        .values_list("group_id", "document_id", "t")
     ):
         group_of.setdefault(document_id, set()).add(group_id)
-    for document_id, doc_type in Document.objects.filter(pk__in=list(group_of) or [0]).values_list(
-        "pk", "doc_type"
-    ):
-        for group_id in group_of[document_id]:
-            types.setdefault(group_id, set()).add(doc_type)
+        types.setdefault(group_id, set()).add(t)
     # The pairs inside these groups: both sides among their members, in one group.
     guards: dict[int, dict[str, bool]] = {}
     members = list(group_of) or [0]
