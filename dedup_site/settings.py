@@ -419,6 +419,10 @@ REPRESENTATIVE_POLICY = [
 # --- Review desk ----------------------------------------------------------------------
 # "Next" leases a queue item to one editor for this long; an expired claim returns.
 REVIEW_LEASE_MINUTES = env_int("REVIEW_LEASE_MINUTES", 15)
+# The queue's counts keep a tally of the pairs older than this and count newer ones
+# live: a pair or extraction committed later than this after it was written would be
+# missed by the tally (a rebuild catches it).
+QUEUE_TALLY_LAG_SECONDS = env_int("QUEUE_TALLY_LAG_SECONDS", 600)
 # Diffs are bounded: words per side (text diffs) and lines per side (HTML source diff).
 REVIEW_DIFF_MAX_WORDS = env_int("REVIEW_DIFF_MAX_WORDS", 4000)
 REVIEW_SOURCE_MAX_LINES = env_int("REVIEW_SOURCE_MAX_LINES", 3000)

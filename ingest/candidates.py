@@ -385,6 +385,7 @@ def _pairs_build(
                 b_id=b,
                 doc_type=doc_type,
                 distance=distance,
+                uncertainty=abs(distance - threshold_for(doc_type)),
                 full_distance=full_distance,
                 xor=to_signed64(va ^ vb),
                 band=band,

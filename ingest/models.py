@@ -161,6 +161,11 @@ class DocumentBody(models.Model):
         return zlib.decompress(bytes(self.data))
 
 
+# Extraction statuses of pages that are not content (login walls, captchas, bot
+# challenges, error pages): their pairs and groups go to the crawl quality view.
+WALL_STATUSES = ("blocked", "empty", "too_short")
+
+
 class Extraction(models.Model):
     class Status(models.TextChoices):
         OK = "ok"
@@ -185,6 +190,14 @@ class Extraction(models.Model):
         constraints = [
             models.UniqueConstraint(
                 fields=["document", "extractor_version"], name="extraction_once_per_version"
+            ),
+        ]
+        indexes = [
+            # The wall pages the review queue leaves out, read without the texts.
+            models.Index(
+                fields=["extractor_version", "document"],
+                condition=models.Q(status__in=WALL_STATUSES),
+                name="extraction_walls",
             ),
         ]
 
@@ -412,6 +425,11 @@ class CandidatePair(models.Model):
         help_text="Similarity under the doc type's floor: stored, kept out of the queue "
         "and out of groups."
     )
+    uncertainty = models.SmallIntegerField(
+        default=0,
+        help_text="|distance - the doc type's threshold|, the review queue's first order; "
+        "derived, kept up to date by the queue (reviews.queue_tally).",
+    )
     created_at = models.DateTimeField(auto_now_add=True)
 
     class Meta:
@@ -422,6 +440,13 @@ class CandidatePair(models.Model):
         indexes = [
             models.Index(fields=["method", "b"]),
             models.Index(fields=["method", "below_floor", "distance"]),
+            # The review queue's order over the pairs it can serve: page 1 reads the
+            # first rows of this index.
+            models.Index(
+                fields=["uncertainty", "-numbers_differ", "-ids_differ", "-distance", "id"],
+                condition=models.Q(below_floor=False, exact=False),
+                name="pair_queue_order",
+            ),
         ]
 
     def __str__(self) -> str:

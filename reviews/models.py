@@ -321,10 +321,62 @@ class PairState(models.Model):
     adjudicated_verdict = models.CharField(
         max_length=16, blank=True, help_text="The latest adjudication's verdict, if any."
     )
+    # The pair's own facts the queue counts by (copied: a pair never changes them), so
+    # that the counts of labelled pairs read this table alone.
+    method_ref = models.IntegerField(default=0, help_text="The pair's method id.")
+    side_a = models.BigIntegerField(default=0, help_text="The pair's document a.")
+    side_b = models.BigIntegerField(default=0, help_text="The pair's document b.")
+    doc_type = models.CharField(max_length=16, blank=True)
+    distance = models.SmallIntegerField(default=0)
+    channels = models.SmallIntegerField(default=0)
+    guards = models.SmallIntegerField(
+        default=0, help_text="Bits: 1 numbers differ, 2 ids differ, 4 title differs."
+    )
+    queued = models.BooleanField(
+        default=False, help_text="Neither exact nor under the floor: a pair the queue serves."
+    )
+    distinct_labels = models.IntegerField(
+        default=0, help_text='Current "distinct" labels (a group holding both sides is disputed).'
+    )
     updated_at = models.DateTimeField(auto_now=True)
+
+    class Meta:
+        indexes = [
+            models.Index(
+                fields=["side_a", "side_b"],
+                condition=models.Q(distinct_labels__gt=0),
+                name="pair_state_distinct",
+            )
+        ]
 
     def __str__(self) -> str:
         return f"pair {self.pair_id}: {self.labels} labels, {self.verdicts} verdicts"
+
+
+class QueueTally(models.Model):
+    """Candidate pairs the queue can serve (neither exact nor under the floor, no side a
+    wall page), counted by the facts its filters count by, up to a watermark
+    (reviews.queue_tally): the queue's counts add the pairs since and take the labelled
+    ones from PairState, instead of counting every pair on every page. Derived data,
+    rebuilt at any time."""
+
+    method_ref = models.IntegerField()
+    doc_type = models.CharField(max_length=16)
+    distance = models.SmallIntegerField()
+    channels = models.SmallIntegerField()
+    guards = models.SmallIntegerField(help_text="Bits as PairState.guards.")
+    n = models.IntegerField(default=0)
+
+    class Meta:
+        constraints = [
+            models.UniqueConstraint(
+                fields=["method_ref", "doc_type", "distance", "channels", "guards"],
+                name="queue_tally_once",
+            )
+        ]
+
+    def __str__(self) -> str:
+        return f"{self.doc_type} d={self.distance} c={self.channels} g={self.guards}: {self.n}"
 
 
 class Watermark(models.Model):

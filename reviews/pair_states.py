@@ -17,6 +17,18 @@ from ingest.models import CandidatePair, Document, Fingerprint
 from reviews.models import Adjudication, Label, PairState, Watermark
 
 SYNC_BATCH = 5000
+# The pair's facts copied into its state (a pair never changes them).
+FACTS = (
+    "method_ref",
+    "side_a",
+    "side_b",
+    "doc_type",
+    "distance",
+    "channels",
+    "guards",
+    "queued",
+    "distinct_labels",
+)
 FINGERPRINTS = "pair_states.fingerprint"
 LABELS = "pair_states.label"
 
@@ -69,6 +81,11 @@ def _recrawled_ids(pair_ids: Iterable[int]) -> set[int]:
     return out
 
 
+def guard_bits(numbers_differ: bool, ids_differ: bool, title_differs: bool) -> int:
+    """The three guards as one small integer (PairState.guards, QueueTally.guards)."""
+    return int(numbers_differ) | int(ids_differ) << 1 | int(title_differs) << 2
+
+
 def pair_states_refresh(*, pair_ids: Iterable[int]) -> None:
     """Recompute the state of these pairs from their labels (idempotent)."""
     ids = sorted(set(pair_ids))
@@ -82,6 +99,7 @@ def pair_states_refresh(*, pair_ids: Iterable[int]) -> None:
         .annotate(
             n=Count("id"),
             v=Count("verdict", distinct=True),
+            distinct=Count("id", filter=Q(verdict=Label.Verdict.DISTINCT)),
             lo=Min("extractor_version"),
             hi=Max("extractor_version"),
         )
@@ -94,10 +112,32 @@ def pair_states_refresh(*, pair_ids: Iterable[int]) -> None:
         .values_list("pair_id", "verdict")
     ):
         final[pair_id] = verdict  # the latest wins
+    facts = {
+        f[0]: f
+        for f in CandidatePair.objects.filter(pk__in=ids).values_list(
+            "pk",
+            "method_id",
+            "a_id",
+            "b_id",
+            "doc_type",
+            "distance",
+            "channels",
+            "numbers_differ",
+            "ids_differ",
+            "title_differs",
+            "below_floor",
+            "exact",
+        )
+    }
     states = []
     for pair_id in ids:
+        if pair_id not in facts:
+            continue
         r = rows.get(pair_id)
         version = "" if r is None else (r["lo"] if r["lo"] == r["hi"] else "*")
+        _, method, a, b, doc_type, distance, bits, numbers, ids_, title, floor, exact = facts[
+            pair_id
+        ]
         states.append(
             PairState(
                 pair_id=pair_id,
@@ -106,6 +146,15 @@ def pair_states_refresh(*, pair_ids: Iterable[int]) -> None:
                 extractor_version=version,
                 recrawled=pair_id in recrawled,
                 adjudicated_verdict=final.get(pair_id, ""),
+                method_ref=method,
+                side_a=a,
+                side_b=b,
+                doc_type=doc_type,
+                distance=distance,
+                channels=bits,
+                guards=guard_bits(numbers, ids_, title),
+                queued=not floor and not exact,
+                distinct_labels=r["distinct"] if r else 0,
             )
         )
     PairState.objects.bulk_create(
@@ -118,6 +167,7 @@ def pair_states_refresh(*, pair_ids: Iterable[int]) -> None:
             "extractor_version",
             "recrawled",
             "adjudicated_verdict",
+            *FACTS,
             "updated_at",
         ],
     )

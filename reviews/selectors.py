@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections import Counter
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -13,14 +14,12 @@ from django.db.models import (
     Exists,
     Expression,
     F,
-    IntegerField,
     OuterRef,
     Q,
     QuerySet,
-    Value,
+    Subquery,
     When,
 )
-from django.db.models.functions import Abs
 from django.shortcuts import get_object_or_404
 from django.utils import timezone
 
@@ -30,6 +29,7 @@ from ingest.core import channels
 from ingest.core.extract import EXTRACTOR_VERSION
 from ingest.core.simhash import hamming, to_unsigned64
 from ingest.models import (
+    WALL_STATUSES,
     CandidateGroup,
     CandidatePair,
     Document,
@@ -51,7 +51,7 @@ from reviews.models import (
     PairState,
     ReviewerPreference,
 )
-from reviews.pair_states import pair_states_sync
+from reviews.queue_tally import pair_count_rows, queue_sync, threshold_case
 
 STATUSES = ("unlabeled", "disputed", "stale")
 GUARDS = ("numbers_differ", "ids_differ", "title_differs")
@@ -98,11 +98,7 @@ def active_claims() -> QuerySet[Claim]:
 
 
 def _threshold_case() -> Case:
-    return Case(
-        *[When(doc_type=t, then=Value(threshold_for(t))) for t in settings.DOC_TYPES],
-        default=Value(threshold_for("other")),
-        output_field=IntegerField(),
-    )
+    return threshold_case()
 
 
 def _pair_status_exprs() -> dict[str, Expression]:
@@ -135,9 +131,9 @@ def _pair_status_exprs() -> dict[str, Expression]:
     }
 
 
-# Extraction statuses of pages that are not content (login walls, captchas, bot
-# challenges, error pages): their pairs and groups go to the crawl quality view.
-WALL_STATUSES = ("blocked", "empty", "too_short")
+# WALL_STATUSES (ingest.models): extraction statuses of pages that are not content
+# (login walls, captchas, bot challenges, error pages): their pairs and groups go to
+# the crawl quality view.
 
 
 def wall_documents() -> QuerySet[Extraction]:
@@ -155,7 +151,9 @@ def _pair_scope(filters: QueueFilters) -> Q:
     q = Q(below_floor=False, method__retired_at__isnull=True, exact=False)
     q &= ~Q(a_id__in=walls) & ~Q(b_id__in=walls)
     if filters.site:
-        q &= Q(a__site__host=filters.site) | Q(b__site__host=filters.site)
+        # The site's documents as one set (hashed once), not two joins per pair.
+        docs = Document.objects.filter(site__host=filters.site).values("pk")
+        q &= Q(a_id__in=docs) | Q(b_id__in=docs)
     if filters.distance_min is not None:
         q &= Q(distance__gte=filters.distance_min)
     if filters.distance_max is not None:
@@ -183,15 +181,16 @@ def queue_pairs(
     with_status: bool = True,
 ) -> QuerySet[CandidatePair]:
     """Pairs that need review, uncertain first: distance nearest the doc type's
-    threshold, then the guards that tripped, then the oldest. The review states are
-    brought up to date first (`sync=False`: the caller just did); `with_status=False`
-    leaves out the is_labeled / is_disputed / is_stale annotations (and their join)."""
+    threshold (the stored `uncertainty`, under an index), then the guards that tripped,
+    then the oldest. The review states and the stored order are brought up to date
+    first (`sync=False`: the caller just did); `with_status=False` leaves out the
+    is_labeled / is_disputed / is_stale annotations (and their join)."""
     if sync:
-        pair_states_sync()
+        queue_sync()
     qs = CandidatePair.objects.filter(_pair_scope(filters))
     if with_status:
         qs = qs.annotate(**_pair_status_exprs())
-    qs = qs.annotate(threshold=_threshold_case(), uncertainty=Abs(F("distance") - F("threshold")))
+    qs = qs.annotate(threshold=_threshold_case())
     if filters.doc_type:
         qs = qs.filter(doc_type=filters.doc_type)
     qs = qs.filter(_pair_guard(filters.guard))
@@ -239,13 +238,14 @@ class QueuePairPage:
 
 
 def _pair_status_filter(qs: QuerySet[CandidatePair], status: str) -> QuerySet[CandidatePair]:
-    """The status filter as one set of pair ids each (PostgreSQL hashes it once), so the
-    queue order is a bounded top-N sort, not a sort of every pair."""
+    """The status filter, read along the queue's order index: the few pairs of a status
+    as one set of ids (hashed once); the many settled or labelled pairs to leave out
+    as a look-up of each pair read (a page reads a few dozen)."""
     labeled = Q(labels__gt=0)
     disputed = Q(verdicts__gt=1, adjudicated_verdict="")
     stale = labeled & (~Q(extractor_version=EXTRACTOR_VERSION) | Q(recrawled=True))
     if status == "unlabeled":
-        return qs.exclude(pk__in=PairState.objects.filter(labeled).values("pair_id"))
+        return qs.exclude(Exists(PairState.objects.filter(labeled, pair=OuterRef("pk"))))
     if status == "disputed":
         return qs.filter(pk__in=PairState.objects.filter(disputed).values("pair_id"))
     if status == "stale":
@@ -254,19 +254,25 @@ def _pair_status_filter(qs: QuerySet[CandidatePair], status: str) -> QuerySet[Ca
         return qs.filter(pk__in=PairState.objects.filter(labeled).values("pair_id"))
     if status == "all":
         return qs
-    settled = PairState.objects.filter(labeled).exclude(disputed).exclude(stale)
-    return qs.exclude(pk__in=settled.values("pair_id"))
+    settled = (
+        PairState.objects.filter(labeled, pair=OuterRef("pk")).exclude(disputed).exclude(stale)
+    )
+    return qs.exclude(Exists(settled))
 
 
 def _pair_status_holds(status: str, labeled: bool, disputed: bool, stale: bool) -> bool:
     """_pair_status_filter, for one row of the counts."""
-    return {
-        "unlabeled": not labeled,
-        "disputed": disputed,
-        "stale": stale,
-        "labeled": labeled,
-        "all": True,
-    }.get(status, not labeled or disputed or stale)
+    if status == "unlabeled":
+        return not labeled
+    if status == "disputed":
+        return disputed
+    if status == "stale":
+        return stale
+    if status == "labeled":
+        return labeled
+    if status == "all":
+        return True
+    return not labeled or disputed or stale
 
 
 def _pair_guard_holds(guard: str, flags: tuple[bool, bool, bool]) -> bool:
@@ -283,17 +289,17 @@ def _pair_guard_holds(guard: str, flags: tuple[bool, bool, bool]) -> bool:
 # --- queue: groups ------------------------------------------------------------------
 
 
-def _groups_with_distinct_label() -> QuerySet[Label]:
+def _groups_with_distinct_label() -> QuerySet[GroupMember]:
     """Ids of groups holding both sides of a current "distinct" label (one set, not a
-    query per group)."""
-    return (
-        current_labels()
-        .filter(
-            verdict=Label.Verdict.DISTINCT,
-            pair__a__memberships__group=F("pair__b__memberships__group"),
-        )
-        .values("pair__a__memberships__group")
+    query per group), from the review states (which count the pair's distinct labels)."""
+    both = PairState.objects.filter(
+        distinct_labels__gt=0,
+        side_a=OuterRef("document_id"),
+        side_b__in=GroupMember.objects.filter(group_id=OuterRef(OuterRef("group_id"))).values(
+            "document_id"
+        ),
     )
+    return GroupMember.objects.filter(Exists(both)).values("group_id")
 
 
 def _groups_with_type(doc_type: str) -> QuerySet[GroupMember]:
@@ -347,10 +353,19 @@ def _group_scope(filters: QueueFilters) -> Q:
     return q
 
 
-def queue_groups(*, filters: QueueFilters, status_filter: bool = True) -> QuerySet[CandidateGroup]:
+def queue_groups(
+    *, filters: QueueFilters, status_filter: bool = True, with_urls: bool = False
+) -> QuerySet[CandidateGroup]:
     """Groups that need review: flagged, chained or oversized, and no decision at their
-    current version. Large and chained groups first."""
+    current version. Large and chained groups first. `with_urls`: each with its
+    representative's URL (`representative_url`, read for the rows served only)."""
     qs = CandidateGroup.objects.filter(_group_scope(filters)).annotate(**_group_status_exprs())
+    if with_urls:
+        qs = qs.annotate(
+            representative_url=Subquery(
+                Document.objects.filter(pk=OuterRef("representative_id")).values("url")[:1]
+            )
+        )
     if filters.doc_type:
         qs = qs.filter(pk__in=_groups_with_type(filters.doc_type))
     if filters.guard:
@@ -414,13 +429,30 @@ def _pair_count_rows(filters: QueueFilters) -> list[dict[str, Any]]:
     )
 
 
+def _group_flagged() -> Q:
+    """Groups the review statuses short of "labeled" and "all" can hold: flagged,
+    chained, oversized, exact, or holding both sides of a "distinct" label."""
+    return (
+        Q(needs_review=True)
+        | Q(chained=True)
+        | Q(oversized=True)
+        | Q(kind=CandidateGroup.Kind.EXACT)
+        | Q(pk__in=_groups_with_distinct_label())
+    )
+
+
 def _group_count_rows(filters: QueueFilters) -> list[dict[str, Any]]:
     """Groups in scope with their status facts, the doc types they hold and the guards
-    their pairs hold: three queries (groups; doc types of members; guard counts of the
-    pairs inside groups, one GROUP BY), joined here — not a subquery per group."""
+    and channels their pairs hold, as rows of distinct facts with a count `n`: three
+    queries (groups; their members with their doc types; the pairs among the members),
+    joined here — not a subquery per group. Unless the
+    status filter asks for decided or all groups, only the groups a review status can
+    hold are read (the flagged ones, a few in a hundred)."""
+    qs = CandidateGroup.objects.filter(_group_scope(filters))
+    if filters.status not in ("labeled", "all"):
+        qs = qs.filter(_group_flagged())
     rows = list(
-        CandidateGroup.objects.filter(_group_scope(filters))
-        .annotate(**_group_status_exprs())
+        qs.annotate(**_group_status_exprs())
         .values(
             "pk",
             "kind",
@@ -433,39 +465,49 @@ def _group_count_rows(filters: QueueFilters) -> list[dict[str, Any]]:
         )
         .order_by()
     )
-    if not rows:
-        return []
+    # No group: the queries below run all the same, so that the page's query count
+    # does not depend on the data (0 is no row's id).
+    ids = [r["pk"] for r in rows] or [0]
     types: dict[int, set[str]] = {}
-    for group_id, doc_type in (
-        GroupMember.objects.filter(group__dissolved=False)
-        .values_list("group_id", "document__doc_type")
-        .distinct()
+    group_of: dict[int, set[int]] = {}
+    # The doc type of each member by a look-up per member (a join would read every
+    # document).
+    doc_type = Document.objects.filter(pk=OuterRef("document_id")).values("doc_type")[:1]
+    for group_id, document_id, t in (
+        GroupMember.objects.filter(group_id__in=ids)
+        .annotate(t=Subquery(doc_type))
+        .values_list("group_id", "document_id", "t")
     ):
-        types.setdefault(group_id, set()).add(doc_type)
-    no_guard = Q(numbers_differ=False, ids_differ=False, title_differs=False)
-    guards: dict[int, dict[str, int]] = {
-        r["group"]: r
-        for r in CandidatePair.objects.filter(below_floor=False, method__retired_at__isnull=True)
-        .filter(a__memberships__group=F("b__memberships__group"))
-        .values(group=F("a__memberships__group"))
-        .annotate(
-            none=Count("pk", filter=no_guard),
-            **{g: Count("pk", filter=Q(**{g: True})) for g in GUARDS},
-            **{f"channel_{c}": Count("pk", filter=_pair_channel(c)) for c in channels.ACTIVE},
-        )
-        .order_by()
-    }
+        group_of.setdefault(document_id, set()).add(group_id)
+        types.setdefault(group_id, set()).add(t)
+    # The pairs inside these groups: both sides among their members, in one group.
+    guards: dict[int, dict[str, bool]] = {}
+    members = list(group_of) or [0]
+    for a, b, bits, *flags in (
+        CandidatePair.objects.filter(below_floor=False, method__retired_at__isnull=True)
+        .filter(a_id__in=members, b_id__in=members)
+        .values_list("a_id", "b_id", "channels", *GUARDS)
+    ):
+        for group_id in group_of[a] & group_of[b]:
+            g = guards.setdefault(group_id, {})
+            g["none"] = g.get("none", False) or not any(flags)
+            for name, flag in zip(GUARDS, flags, strict=True):
+                g[name] = g.get(name, False) or flag
+            for c in channels.ACTIVE:
+                g[f"channel_{c}"] = g.get(f"channel_{c}", False) or bool(bits & channels.BITS[c])
+    facts: Counter[tuple[tuple[str, Any], ...]] = Counter()
     for r in rows:
         held = types.get(r["pk"], set())
-        for t in settings.DOC_TYPES:
-            r[f"type_{t}"] = t in held
         g = guards.get(r["pk"], {})
+        fact = {k: v for k, v in r.items() if k != "pk"}
+        for t in settings.DOC_TYPES:
+            fact[f"type_{t}"] = t in held
         for name in ("none", *GUARDS):
-            r[f"guard_{name}"] = bool(g.get(name))
+            fact[f"guard_{name}"] = bool(g.get(name))
         for c in channels.ACTIVE:
-            r[f"channel_{c}"] = bool(g.get(f"channel_{c}"))
-        r["n"] = 1
-    return rows
+            fact[f"channel_{c}"] = bool(g.get(f"channel_{c}"))
+        facts[tuple(sorted(fact.items()))] += 1
+    return [{**dict(fact), "n": n} for fact, n in facts.items()]
 
 
 def _group_guard_holds(guard: str, row: dict[str, Any]) -> bool:
@@ -479,21 +521,43 @@ def _group_guard_holds(guard: str, row: dict[str, Any]) -> bool:
 def queue_counts(*, filters: QueueFilters) -> dict[str, dict[str, int]]:
     """Counts per filter value, each with the other filters applied: two queries (one
     GROUP BY for pairs, one for groups) whatever the filters and the number of labels,
-    after the review states are brought up to date."""
-    pair_states_sync()
-    pair_rows = _pair_count_rows(filters)
+    after the review states are brought up to date. The pairs are counted from the
+    tally the queue keeps (reviews.queue_tally), but under a site filter, which it does
+    not count by."""
+    queue_sync()
+    if filters.site:
+        pair_rows = _pair_count_rows(filters)
+    else:
+        pair_rows = pair_count_rows(
+            method=filters.method,
+            distance_min=filters.distance_min,
+            distance_max=filters.distance_max,
+        )
     group_rows = _group_count_rows(filters)
 
+    # Each row's facts read once (the facets below go over the rows about twenty times).
+    prows = [
+        (
+            r["n"],
+            r["doc_type"],
+            tuple(bool(r[g]) for g in GUARDS),
+            r["channels"],
+            bool(r["is_labeled"]),
+            bool(r["is_disputed"]),
+            bool(r["is_stale"]),
+        )
+        for r in pair_rows
+    ]
+
     def pairs(f: QueueFilters) -> int:
+        bit = channels.BITS.get(f.channel, 0)
         return sum(
-            r["n"]
-            for r in pair_rows
-            if (not f.doc_type or r["doc_type"] == f.doc_type)
-            and _pair_guard_holds(f.guard, tuple(bool(r[g]) for g in GUARDS))  # type: ignore[arg-type]
-            and (not f.channel or bool(r["channels"] & channels.BITS.get(f.channel, 0)))
-            and _pair_status_holds(
-                f.status, bool(r["is_labeled"]), bool(r["is_disputed"]), bool(r["is_stale"])
-            )
+            n
+            for n, doc_type, flags, bits, labeled, disputed, stale in prows
+            if (not f.doc_type or doc_type == f.doc_type)
+            and _pair_guard_holds(f.guard, flags)  # type: ignore[arg-type]
+            and (not f.channel or bool(bits & bit))
+            and _pair_status_holds(f.status, labeled, disputed, stale)
         )
 
     def groups(f: QueueFilters) -> int:

@@ -86,7 +86,7 @@ def queue(request: DeskRequest) -> HttpResponse:
         50,
     ).get_page(request.GET.get("page"))
     groups = (
-        list(selectors.queue_groups(filters=filters).select_related("representative")[:25])
+        list(selectors.queue_groups(filters=filters, with_urls=True)[:25])
         if filters.kind in ("", "group")
         else []
     )

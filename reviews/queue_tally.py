@@ -1,0 +1,349 @@
+"""What the review queue keeps so that a page of it does not read every pair.
+
+- `CandidatePair.uncertainty`: |distance - the doc type's threshold|, the queue's first
+  order, stored under an index so that a page is the first rows of that index. Set for
+  the pairs newer than the tally's watermark on every read of the queue, and for every
+  pair when the thresholds change.
+- `QueueTally`: the pairs the queue can serve (neither exact nor under the floor, no
+  side a wall page) counted by method, doc type, distance, channels and guards, up to
+  two watermarks (the last pair, the last extraction). Pairs and extractions are only
+  ever added, and a page is a wall for good once its extraction says so, so the counts
+  of today are the tally, plus the pairs since the watermark without a wall side,
+  minus the tallied pairs with a side that became a wall since: a few small queries.
+  The labelled pairs are counted from their review states (PairState holds the pair's
+  facts), so labels never touch the tally.
+
+The watermarks move only past rows older than `QUEUE_TALLY_LAG_SECONDS`, so that a
+row whose transaction commits after a later one is never skipped; newer rows are
+counted live. A new extractor version rebuilds the tally (walls are judged by the
+current extraction).
+"""
+
+from __future__ import annotations
+
+import json
+import zlib
+from collections import Counter
+from datetime import timedelta
+from typing import Any
+
+from django.conf import settings
+from django.db import transaction
+from django.db.models import Case, Count, F, IntegerField, Max, Q, QuerySet, Subquery, When
+from django.db.models import Value as V
+from django.db.models.functions import Abs
+from django.utils import timezone
+
+from ingest.candidates import threshold_for
+from ingest.core.extract import EXTRACTOR_VERSION
+from ingest.models import WALL_STATUSES, CandidatePair, Extraction, FingerprintMethod
+from reviews.models import PairState, QueueTally, Watermark
+from reviews.pair_states import pair_states_sync
+
+PAIRS = "queue_tally.pair"
+WALLS = "queue_tally.wall"
+VERSION = "queue_tally.extractor"
+ORDER = "queue_tally.thresholds"
+# The row that is always there, so that one read returns the watermarks with the tally.
+SENTINEL = {"method_ref": 0, "doc_type": "", "distance": -1, "channels": 0, "guards": 0}
+Key = tuple[int, str, int, int, int]  # method, doc type, distance, channels, guards
+
+
+def _stamp(text: str) -> int:
+    return zlib.crc32(text.encode())
+
+
+def threshold_case() -> Case:
+    return Case(
+        *[When(doc_type=t, then=V(threshold_for(t))) for t in settings.DOC_TYPES],
+        default=V(threshold_for("other")),
+        output_field=IntegerField(),
+    )
+
+
+def _uncertainty() -> Abs:
+    return Abs(F("distance") - threshold_case())
+
+
+def _thresholds_stamp() -> int:
+    return _stamp(
+        json.dumps({t: threshold_for(t) for t in (*settings.DOC_TYPES, "other")}, sort_keys=True)
+    )
+
+
+def walls(*, after: int | None = None, upto: int | None = None) -> QuerySet[Extraction]:
+    """Documents whose current extraction says they are not content (login walls,
+    captchas, errors), optionally only those extracted in (after, upto]."""
+    qs = Extraction.objects.filter(extractor_version=EXTRACTOR_VERSION, status__in=WALL_STATUSES)
+    if after is not None:
+        qs = qs.filter(pk__gt=after)
+    if upto is not None:
+        qs = qs.filter(pk__lte=upto)
+    return qs.values("document_id")
+
+
+def _no_wall(w: QuerySet[Extraction]) -> Q:
+    return ~Q(a_id__in=w) & ~Q(b_id__in=w)
+
+
+def _guards_expr() -> Any:
+    return (
+        Case(When(numbers_differ=True, then=V(1)), default=V(0))
+        + Case(When(ids_differ=True, then=V(2)), default=V(0))
+        + Case(When(title_differs=True, then=V(4)), default=V(0))
+    )
+
+
+def _key_counts(qs: QuerySet[CandidatePair]) -> Counter[Key]:
+    out: Counter[Key] = Counter()
+    for m, t, d, c, g, n in (
+        qs.filter(below_floor=False, exact=False)
+        .annotate(g=_guards_expr())
+        .values_list("method_id", "doc_type", "distance", "channels", "g")
+        .annotate(n=Count("pk"))
+        .order_by()
+    ):
+        out[(m, t, d, c, g)] += n
+    return out
+
+
+def _mark_set(name: str, value: int) -> None:
+    Watermark.objects.bulk_create(
+        [Watermark(name=name, value=value)],
+        update_conflicts=True,
+        unique_fields=["name"],
+        update_fields=["value"],
+    )
+
+
+def _cutoff() -> Any:
+    return timezone.now() - timedelta(seconds=settings.QUEUE_TALLY_LAG_SECONDS)
+
+
+def _locked_marks() -> dict[str, int]:
+    """The tally's watermarks, locked until the transaction ends (one writer at a time)."""
+    Watermark.objects.bulk_create(
+        [Watermark(name=n, value=-1) for n in (PAIRS, WALLS, VERSION)], ignore_conflicts=True
+    )
+    return dict(
+        Watermark.objects.select_for_update()
+        .filter(name__in=(PAIRS, WALLS, VERSION))
+        .order_by("name")
+        .values_list("name", "value")
+    )
+
+
+def _settled(model: type[CandidatePair] | type[Extraction], after: int) -> int:
+    """The last id of the rows older than the lag (rows after `after` only)."""
+    m = model.objects.filter(pk__gt=after, created_at__lt=_cutoff()).aggregate(m=Max("pk"))["m"]
+    return max(m or 0, after)
+
+
+def queue_tally_rebuild() -> None:
+    """Count the tally from scratch (the queue does it when the extractor changes)."""
+    with transaction.atomic():
+        _locked_marks()
+        _rebuild()
+
+
+def _rebuild() -> None:
+    pm, wm = _settled(CandidatePair, 0), _settled(Extraction, 0)
+    counts = _key_counts(CandidatePair.objects.filter(pk__lte=pm).filter(_no_wall(walls(upto=wm))))
+    QueueTally.objects.all().delete()
+    QueueTally.objects.bulk_create(
+        [QueueTally(**SENTINEL)]
+        + [
+            QueueTally(method_ref=m, doc_type=t, distance=d, channels=c, guards=g, n=n)
+            for (m, t, d, c, g), n in counts.items()
+        ],
+        batch_size=1000,
+    )
+    _mark_set(PAIRS, pm)
+    _mark_set(WALLS, wm)
+    _mark_set(VERSION, _stamp(EXTRACTOR_VERSION))
+
+
+def _advance(pm_to: int, wm_to: int) -> None:
+    """Move the watermarks: take out the tallied pairs that gained a wall side, add the
+    pairs since (all under the lock, so that no two requests add the same pairs)."""
+    with transaction.atomic():
+        marks = _locked_marks()
+        if marks[VERSION] != _stamp(EXTRACTOR_VERSION):
+            _rebuild()
+            return
+        pm, wm = marks[PAIRS], marks[WALLS]
+        pm_to, wm_to = max(pm_to, pm), max(wm_to, wm)
+        if (pm_to, wm_to) == (pm, wm):
+            return
+        delta: Counter[Key] = Counter()
+        if wm_to > wm:
+            delta.subtract(
+                _key_counts(
+                    CandidatePair.objects.filter(pk__lte=pm)
+                    .filter(
+                        Q(a_id__in=walls(after=wm, upto=wm_to))
+                        | Q(b_id__in=walls(after=wm, upto=wm_to))
+                    )
+                    .filter(_no_wall(walls(upto=wm)))
+                )
+            )
+        if pm_to > pm:
+            delta.update(
+                _key_counts(
+                    CandidatePair.objects.filter(pk__gt=pm, pk__lte=pm_to).filter(
+                        _no_wall(walls(upto=wm_to))
+                    )
+                )
+            )
+        _tally_add(delta)
+        _mark_set(PAIRS, pm_to)
+        _mark_set(WALLS, wm_to)
+
+
+def _tally_add(delta: Counter[Key]) -> None:
+    delta = Counter({k: v for k, v in delta.items() if v})
+    if not delta:
+        return
+    have = {
+        (r.method_ref, r.doc_type, r.distance, r.channels, r.guards): r.n
+        for r in QueueTally.objects.all()
+    }
+    rows = []
+    for key in sorted(delta):
+        m, t, d, c, g = key
+        n = have.get(key, 0) + delta[key]
+        rows.append(QueueTally(method_ref=m, doc_type=t, distance=d, channels=c, guards=g, n=n))
+    QueueTally.objects.bulk_create(
+        rows,
+        update_conflicts=True,
+        unique_fields=["method_ref", "doc_type", "distance", "channels", "guards"],
+        update_fields=["n"],
+    )
+
+
+def queue_sync() -> None:
+    """Bring what the queue reads up to date: the review states, the stored order of the
+    new pairs (of every pair after a change of thresholds) and the tally's watermarks.
+    A few small queries when little is new."""
+    pair_states_sync()
+    marks = dict(
+        Watermark.objects.filter(name__in=(PAIRS, WALLS, VERSION, ORDER)).values_list(
+            "name", "value"
+        )
+    )
+    order = _thresholds_stamp()
+    if marks.get(ORDER) != order:
+        with transaction.atomic():
+            CandidatePair.objects.exclude(uncertainty=_uncertainty()).update(
+                uncertainty=_uncertainty()
+            )
+            _mark_set(ORDER, order)
+    else:
+        CandidatePair.objects.filter(pk__gt=marks.get(PAIRS, 0)).exclude(
+            uncertainty=_uncertainty()
+        ).update(uncertainty=_uncertainty())
+    if marks.get(VERSION) != _stamp(EXTRACTOR_VERSION) or PAIRS not in marks or WALLS not in marks:
+        queue_tally_rebuild()
+        return
+    pm, wm = marks[PAIRS], marks[WALLS]
+    pm_to, wm_to = _settled(CandidatePair, pm), _settled(Extraction, wm)
+    if (pm_to, wm_to) != (pm, wm):
+        _advance(pm_to, wm_to)
+
+
+def _methods(method_key: str) -> QuerySet[FingerprintMethod]:
+    qs = FingerprintMethod.objects.filter(retired_at__isnull=True)
+    if method_key:
+        qs = qs.filter(key=method_key)
+    return qs.values("pk")
+
+
+def pair_count_rows(
+    *, method: str = "", distance_min: int | None = None, distance_max: int | None = None
+) -> list[dict[str, Any]]:
+    """The pairs the queue can serve under these filters, counted by doc type, channels,
+    guards and review status, in the rows of one GROUP BY over the pairs (selectors'
+    queue counts): from the tally, the pairs and walls since its watermarks and the
+    review states. Four queries whatever the number of pairs and labels (five while
+    pages found to be walls in the last minutes are taken out)."""
+    scope = Q(method_ref__in=_methods(method))
+    pair_scope = Q(method_id__in=_methods(method))
+    if distance_min is not None:
+        scope &= Q(distance__gte=distance_min)
+        pair_scope &= Q(distance__gte=distance_min)
+    if distance_max is not None:
+        scope &= Q(distance__lte=distance_max)
+        pair_scope &= Q(distance__lte=distance_max)
+
+    def mark(name: str) -> Subquery:
+        return Subquery(Watermark.objects.filter(name=name).values("value")[:1])
+
+    # One statement reads the tally with its watermarks: a request moving them commits
+    # both at once.
+    rows = list(
+        QueueTally.objects.filter(scope | Q(**SENTINEL))
+        .annotate(pm=mark(PAIRS), wm=mark(WALLS))
+        .values_list("method_ref", "doc_type", "distance", "channels", "guards", "n", "pm", "wm")
+    )
+    total: Counter[tuple[str, int, int]] = Counter()
+    pm = wm = None
+    for m, t, d, c, g, n, pm_now, wm_now in rows:
+        pm, wm = pm_now, wm_now
+        if (m, t, d) != (0, "", -1):
+            total[(t, c, g)] += n
+    if pm is None or wm is None:
+        raise RuntimeError("the queue tally is not built (queue_sync first)")
+    new = _key_counts(CandidatePair.objects.filter(pair_scope, pk__gt=pm).filter(_no_wall(walls())))
+    # Pages found to be walls since the watermark (few: the last minutes of ingest).
+    new_walls = list(walls(after=wm).values_list("document_id", flat=True))
+    walled = Counter[Key]()
+    if new_walls:
+        walled = _key_counts(
+            CandidatePair.objects.filter(pair_scope, pk__lte=pm)
+            .filter(Q(a_id__in=new_walls) | Q(b_id__in=new_walls))
+            .filter(_no_wall(walls(upto=wm)))
+        )
+    for (_, t, _, c, g), n in new.items():
+        total[(t, c, g)] += n
+    for (_, t, _, c, g), n in walled.items():
+        total[(t, c, g)] -= n
+    every_wall = walls()
+    labelled = (
+        PairState.objects.filter(scope, labels__gt=0, queued=True)
+        .exclude(side_a__in=every_wall)
+        .exclude(side_b__in=every_wall)
+        .annotate(
+            disputed=Case(
+                When(verdicts__gt=1, adjudicated_verdict="", then=V(True)), default=V(False)
+            ),
+            stale=Case(
+                When(~Q(extractor_version=EXTRACTOR_VERSION) | Q(recrawled=True), then=V(True)),
+                default=V(False),
+            ),
+        )
+        .values_list("doc_type", "channels", "guards", "disputed", "stale")
+        .annotate(n=Count("pk"))
+        .order_by()
+    )
+    out = []
+    for t, c, g, disputed, stale, n in labelled:
+        total[(t, c, g)] -= n
+        out.append(_row(t, c, g, True, bool(disputed), bool(stale), n))
+    out += [_row(t, c, g, False, False, False, n) for (t, c, g), n in total.items() if n]
+    return out
+
+
+def _row(
+    doc_type: str, bits: int, guards: int, labeled: bool, disputed: bool, stale: bool, n: int
+) -> dict[str, Any]:
+    return {
+        "doc_type": doc_type,
+        "channels": bits,
+        "numbers_differ": bool(guards & 1),
+        "ids_differ": bool(guards & 2),
+        "title_differs": bool(guards & 4),
+        "is_labeled": labeled,
+        "is_disputed": disputed,
+        "is_stale": stale,
+        "n": n,
+    }

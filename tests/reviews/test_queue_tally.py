@@ -1,0 +1,167 @@
+"""The queue's counts come from a tally kept as pairs, walls and labels come in; after
+every kind of change they equal a count of every pair from scratch, and the stored
+order equals the order computed from the thresholds."""
+
+from collections import Counter
+from typing import Any
+
+import pytest
+from django.db.models import F
+from django.db.models.functions import Abs
+
+from ingest.core.extract import EXTRACTOR_VERSION
+from ingest.models import CandidatePair, Extraction
+from reviews import selectors, services
+from reviews.models import QueueTally
+from reviews.pair_states import pair_states_rebuild
+from reviews.queue_tally import pair_count_rows, queue_sync, queue_tally_rebuild, threshold_case
+from tests import factories
+from tests.reviews.conftest import TEXT, find, group_of, pair_of, reviewed_document
+
+pytestmark = pytest.mark.django_db
+ALL = selectors.QueueFilters()
+FACETS = ("status", "kind", "doc_type", "guard", "channel")
+
+
+@pytest.fixture(params=[0, 600], ids=["tallied", "live"])
+def lag(request, settings) -> int:  # type: ignore[no-untyped-def]
+    """0: every pair and page is older than the lag, so the tally holds them all;
+    600: everything is newer, so it is all counted live."""
+    settings.QUEUE_TALLY_LAG_SECONDS = request.param
+    return request.param
+
+
+def _rows(rows: list[dict[str, Any]]) -> Counter[tuple[Any, ...]]:
+    out: Counter[tuple[Any, ...]] = Counter()
+    for r in rows:
+        out[tuple(r[k] for k in sorted(r) if k != "n")] += r["n"]
+    return +out
+
+
+def _recount(monkeypatch: pytest.MonkeyPatch) -> dict[str, dict[str, int]]:
+    """The queue's counts with the pairs counted from scratch (one GROUP BY over every
+    pair, as the queue does under a site filter)."""
+    with monkeypatch.context() as m:
+        m.setattr(
+            selectors,
+            "pair_count_rows",
+            lambda **kw: selectors._pair_count_rows(selectors.QueueFilters(**kw)),
+        )
+        return selectors.queue_counts(filters=ALL)
+
+
+def assert_counts_true(monkeypatch: pytest.MonkeyPatch) -> None:
+    queue_sync()
+    kept = _rows(pair_count_rows())
+    fresh = _rows(selectors._pair_count_rows(ALL))
+    assert kept == fresh
+    for distance_max in (0, 2):
+        kept = _rows(pair_count_rows(distance_max=distance_max))
+        fresh = _rows(selectors._pair_count_rows(ALL.replace(distance_max=distance_max)))
+        assert kept == fresh
+    shown = selectors.queue_counts(filters=ALL)
+    assert shown == _recount(monkeypatch)
+    # The stored order is the order the thresholds give.
+    assert not CandidatePair.objects.exclude(
+        uncertainty=Abs(F("distance") - threshold_case())
+    ).exists()
+
+
+def _label(pair, editor, verdict):  # type: ignore[no-untyped-def]
+    return services.label_record(
+        pair=pair,
+        editor=editor,
+        verdict=verdict,
+        reason_code="same_text",
+        reason="seen",
+        region="body",
+    )
+
+
+def _rewall(document) -> None:  # type: ignore[no-untyped-def]
+    """The page read again as a login wall (a new extraction row, as ingest writes)."""
+    Extraction.objects.filter(document=document).delete()
+    Extraction.objects.create(
+        document=document, extractor_version=EXTRACTOR_VERSION, status="blocked", main_text=""
+    )
+
+
+def test_counts_equal_a_recount_through_labels_walls_splits_and_rebuilds(
+    lag, pairs, chain, editor, other_editor, monkeypatch
+) -> None:
+    judge = factories.user_create(username="judy", role="adjudicator")
+    assert_counts_true(monkeypatch)
+    first, second, third = pairs
+    _label(first, editor, "duplicate")
+    assert_counts_true(monkeypatch)
+    _label(first, other_editor, "distinct")  # disputed
+    _label(second, editor, "distinct")
+    assert_counts_true(monkeypatch)
+    assert selectors.queue_counts(filters=ALL)["status"]["disputed"] >= 1
+    services.pair_adjudicate(
+        pair=first, adjudicator=judge, verdict="duplicate", reason_code="same_text", reason="x"
+    )
+    assert_counts_true(monkeypatch)
+    services.label_undo(editor=editor, pair=second)
+    assert_counts_true(monkeypatch)
+    _label(second, editor, "near_duplicate")  # relabel after the undo
+    _label(second, editor, "duplicate")  # supersedes
+    assert_counts_true(monkeypatch)
+    # New pages and pairs after the tally was built.
+    x = reviewed_document(url="https://late.example.com/x", text=TEXT + " late", base=0x5A5A5A5A)
+    y = reviewed_document(
+        url="https://late.example.com/y", text=TEXT + " later", flips=1, base=0x5A5A5A5A
+    )
+    find(x, y)
+    assert_counts_true(monkeypatch)
+    _label(pair_of(x, y), editor, "duplicate")
+    # A side of a tallied pair turns out to be a login wall; so does a side of a new one.
+    _rewall(third.a)
+    _rewall(x)
+    assert_counts_true(monkeypatch)
+    # A split of the chained group, a distinct label inside a group.
+    a, b, c = chain
+    _label(pair_of(a, b), editor, "distinct")
+    assert_counts_true(monkeypatch)
+    services.group_split(
+        group=group_of(a),
+        document_ids=[a.pk],
+        editor=editor,
+        reason_code="different_item",
+        reason="a is another story",
+    )
+    assert_counts_true(monkeypatch)
+    pair_states_rebuild()
+    queue_tally_rebuild()
+    assert_counts_true(monkeypatch)
+
+
+def test_a_wrong_tally_shows_and_a_rebuild_mends_it(settings, pairs, monkeypatch) -> None:
+    settings.QUEUE_TALLY_LAG_SECONDS = 0
+    assert_counts_true(monkeypatch)
+    QueueTally.objects.exclude(n=0).update(n=F("n") + 1)
+    with pytest.raises(AssertionError):
+        assert_counts_true(monkeypatch)
+    queue_tally_rebuild()
+    assert_counts_true(monkeypatch)
+
+
+def test_new_thresholds_reorder_the_queue(settings, pairs, monkeypatch) -> None:
+    """Distances 3, 2, 0 against a threshold of 3: the pair at 3 is the most uncertain;
+    at a threshold of 0 the pair at 0 is."""
+    settings.QUEUE_TALLY_LAG_SECONDS = 0
+    first, second, third = pairs
+    assert list(selectors.queue_pairs(filters=ALL))[0] == first
+    settings.CANDIDATE_THRESHOLDS = {t: 0 for t in settings.DOC_TYPES}
+    assert list(selectors.queue_pairs(filters=ALL)) == [third, second, first]
+    assert_counts_true(monkeypatch)
+
+
+def test_a_new_extractor_version_rebuilds_the_tally(settings, pairs, monkeypatch) -> None:
+    settings.QUEUE_TALLY_LAG_SECONDS = 0
+    assert_counts_true(monkeypatch)
+    monkeypatch.setattr("reviews.queue_tally.EXTRACTOR_VERSION", "next-version")
+    monkeypatch.setattr("reviews.selectors.EXTRACTOR_VERSION", "next-version")
+    # Under another extractor version no page has a current extraction: no walls, and
+    # every label is stale.
+    assert_counts_true(monkeypatch)
