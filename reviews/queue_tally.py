@@ -71,7 +71,7 @@ def _thresholds_stamp() -> int:
     )
 
 
-def walls(*, after: int | None = None, upto: int | None = None) -> QuerySet[Extraction]:
+def walls(*, after: int | None = None, upto: int | None = None) -> QuerySet[Extraction, Any]:
     """Documents whose current extraction says they are not content (login walls,
     captchas, errors), optionally only those extracted in (after, upto]."""
     qs = Extraction.objects.filter(extractor_version=EXTRACTOR_VERSION, status__in=WALL_STATUSES)
@@ -82,7 +82,7 @@ def walls(*, after: int | None = None, upto: int | None = None) -> QuerySet[Extr
     return qs.values("document_id")
 
 
-def _no_wall(w: QuerySet[Extraction]) -> Q:
+def _no_wall(w: QuerySet[Extraction, Any]) -> Q:
     return ~Q(a_id__in=w) & ~Q(b_id__in=w)
 
 
@@ -251,7 +251,7 @@ def queue_sync() -> None:
         _advance(pm_to, wm_to)
 
 
-def _methods(method_key: str) -> QuerySet[FingerprintMethod]:
+def _methods(method_key: str) -> QuerySet[FingerprintMethod, Any]:
     qs = FingerprintMethod.objects.filter(retired_at__isnull=True)
     if method_key:
         qs = qs.filter(key=method_key)

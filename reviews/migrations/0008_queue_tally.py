@@ -14,8 +14,8 @@ def states_stale(apps, schema_editor):
 class Migration(migrations.Migration):
 
     dependencies = [
-        ('ingest', '0010_q13_queue_order'),
-        ('reviews', '0006_calib_prelabel_distribution'),
+        ('ingest', '0010_queue_order'),
+        ('reviews', '0007_adjudication_appendonly'),
     ]
 
     operations = [
