@@ -17,6 +17,7 @@ WORD_RE = re.compile(r"\w+")
 _HAN = r"\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff"
 _CJK_TOKEN_RE = re.compile(rf"[{_HAN}]+|[^\W{_HAN}]+")
 _HAN_RUN_RE = re.compile(rf"^[{_HAN}]+$")
+_HAN_CHAR_RE = re.compile(rf"[{_HAN}]")
 
 
 def fold_spaces(text: str) -> str:
@@ -41,8 +42,17 @@ def tokens_words(text: str) -> list[str]:
 
 def tokens_shingle3(text: str) -> list[str]:
     """Word 3-shingles (order-aware). Fewer than 3 words: no shingle at all."""
-    words = tokens_words(text)
-    return [" ".join(words[i : i + 3]) for i in range(len(words) - 2)]
+    return shingles3(tokens_words(text))
+
+
+def shingles3(words: list[str]) -> list[str]:
+    """The 3-shingles of a word list: "w0 w1 w2", "w1 w2 w3", …"""
+    return list(map(" ".join, zip(words, words[1:], words[2:], strict=False)))
+
+
+def has_han(text: str) -> bool:
+    """Whether the text holds a Han character (the CJK tokenizer's bigram script)."""
+    return _HAN_CHAR_RE.search(text) is not None
 
 
 def tokens_cjk_bigrams(text: str) -> list[str]:
