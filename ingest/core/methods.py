@@ -10,7 +10,14 @@ from dataclasses import asdict, dataclass
 from typing import Literal
 from unicodedata import is_normalized
 
-from ingest.core.normalize import NORMALIZERS, TOKENIZERS, has_han, shingles3, tokens_words
+from ingest.core.normalize import (
+    NORMALIZERS,
+    TOKENIZERS,
+    has_han,
+    nfc_words,
+    shingles3,
+    tokens_words,
+)
 from ingest.core.simhash import simhash64_fast, simhash64_reference
 
 REFERENCE_KEY = "simhash64-words-sha256-v1"
@@ -166,7 +173,7 @@ def fingerprint_texts(
         spec = method_get(key)
         entry = normalized.get(spec.normalization)
         if entry is None:
-            entry = _normalized(spec.normalization, text, normalized)
+            entry = _normalized(spec.normalization, text, normalized, tokens_memo)
             normalized[spec.normalization] = entry
         norm, digest = entry
         tokenizer = spec.tokenizer
@@ -196,20 +203,32 @@ def fingerprint_texts(
     return out
 
 
-def _normalized(normalization: str, text: str, done: dict[str, tuple[str, str]]) -> tuple[str, str]:
+def _normalized(
+    normalization: str,
+    text: str,
+    done: dict[str, tuple[str, str]],
+    memo: dict[tuple[int, str], list[str]],
+) -> tuple[str, str]:
     """(normalized text, its SHA-256), the tuple of an equal text already normalized
-    when there is one (so that its tokens are shared)."""
+    when there is one (so that its tokens are shared); the words of an NFC text are
+    put in ``memo`` when they are already known."""
     if normalization in _NFKC_SAME and (text.isascii() or is_normalized("NFKC", text)):
         # A text already in NFKC is in NFC too: both normalizations leave it as it is,
         # so both are the text with spaces folded.
         for other in _NFKC_SAME:
             if other in done:
                 return done[other]
-    norm = NORMALIZERS[normalization](text)
+    if normalization == "nfc-spacefold-v1":
+        norm, words = nfc_words(text)  # extraction counted the tokens this way
+    else:
+        norm, words = NORMALIZERS[normalization](text), None
     for entry in done.values():
         if entry[0] == norm:
             return entry
-    return norm, hashlib.sha256(norm.encode("utf-8")).hexdigest()
+    entry = norm, hashlib.sha256(norm.encode("utf-8")).hexdigest()
+    if words is not None:
+        memo[(id(entry), "words-casefold-v1")] = words
+    return entry
 
 
 # Normalizations that give the same text for an input already in NFKC.

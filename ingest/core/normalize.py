@@ -40,6 +40,33 @@ def tokens_words(text: str) -> list[str]:
     return WORD_RE.findall(text.casefold())
 
 
+# The NFC-normalized text and its words of the texts seen last. Extraction counts a
+# text's tokens exactly as the reference method reads them, and the fingerprints of the
+# same text follow in the same task: the work is done once. Bounded in texts and in
+# characters (forgotten all at once: one atomic step, whatever the threads); the word
+# lists are shared, so callers never modify them.
+_RECENT_MAX = 256
+_RECENT_MAX_CHARS = 4_000_000
+_RECENT: dict[str, tuple[str, list[str]]] = {}
+_recent_chars = 0
+
+
+def nfc_words(text: str) -> tuple[str, list[str]]:
+    """(``normalize_nfc_v1(text)``, ``tokens_words`` of it), remembered for recent texts."""
+    global _recent_chars
+    hit = _RECENT.get(text)
+    if hit is None:
+        norm = normalize_nfc_v1(text)
+        hit = (norm, tokens_words(norm))
+        if len(_RECENT) >= _RECENT_MAX or _recent_chars + len(text) > _RECENT_MAX_CHARS:
+            _RECENT.clear()
+            _recent_chars = 0
+        if len(text) <= _RECENT_MAX_CHARS:
+            _RECENT[text] = hit
+            _recent_chars += len(text)
+    return hit
+
+
 def tokens_shingle3(text: str) -> list[str]:
     """Word 3-shingles (order-aware). Fewer than 3 words: no shingle at all."""
     return shingles3(tokens_words(text))

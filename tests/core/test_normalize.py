@@ -14,6 +14,7 @@ from ingest.core.methods import (
     tokens_for,
 )
 from ingest.core.normalize import (
+    nfc_words,
     normalize_nfc_v1,
     normalize_nfkc_v1,
     tokens_cjk_bigrams,
@@ -115,3 +116,11 @@ _MIXED_TEXT = st.lists(
 def test_methods_computed_together_match_each_method_alone(text: str) -> None:
     together = fingerprint_texts(list(METHODS), text, min_tokens=3)
     assert together == {key: _one_method_alone(key, text) for key in METHODS}
+
+
+@given(st.lists(st.one_of(st.text(), _MIXED_TEXT), max_size=5))
+def test_remembered_nfc_words_are_the_definition(texts: list[str]) -> None:
+    for text in [*texts, *texts]:  # the second time from memory
+        norm, words = nfc_words(text)
+        assert norm == normalize_nfc_v1(text)
+        assert words == tokens_words(normalize_nfc_v1(text))
