@@ -42,11 +42,12 @@ def tokens_words(text: str) -> list[str]:
 
 # The NFC-normalized text and its words of the texts seen last. Extraction counts a
 # text's tokens exactly as the reference method reads them, and the fingerprints of the
-# same text follow in the same task: the work is done once. Bounded in texts and in
-# characters (forgotten all at once: one atomic step, whatever the threads); the word
-# lists are shared, so callers never modify them.
-_RECENT_MAX = 256
-_RECENT_MAX_CHARS = 4_000_000
+# same text follow in the same task: the work is done once. Bounded in texts (a task's
+# two texts per document, PROCESS_TASK_SIZE 50) and in characters (a few MB of words in a
+# worker); forgotten all at once, one atomic step whatever the threads. The word lists
+# are shared, so callers never modify them.
+_RECENT_MAX = 128
+_RECENT_MAX_CHARS = 2_000_000
 _RECENT: dict[str, tuple[str, list[str]]] = {}
 _recent_chars = 0
 
