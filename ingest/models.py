@@ -155,7 +155,9 @@ class DocumentBody(models.Model):
 
     @staticmethod
     def pack(raw: bytes) -> bytes:
-        return zlib.compress(raw, 6)
+        # Level 1: on real pages it keeps 22% of the bytes (level 6: 18%) in under half
+        # the CPU time, which the ingest command spends on the cores the workers need.
+        return zlib.compress(raw, 1)
 
     def raw(self) -> bytes:
         return zlib.decompress(bytes(self.data))

@@ -197,7 +197,9 @@ def batch_ingest(
 
     Documents are written in chunks, each in its own transaction, so a failure later in
     the stream never loses what was stored before. Processing (extraction and
-    fingerprints) is enqueued when each chunk commits.
+    fingerprints) is enqueued when each chunk commits. The first chunk is one worker
+    task's worth (PROCESS_TASK_SIZE), so that the workers start while the rest of the
+    file is read; the next ones are INGEST_CHUNK_SIZE.
     """
     batches_fail_stale()
     batch = CrawlBatch.objects.create(
@@ -206,14 +208,15 @@ def batch_ingest(
     summary = IngestSummary(batch_id=batch.pk)
     sites = _SiteCache()
     chunk: list[RawRecord] = []
-    chunk_size = settings.INGEST_CHUNK_SIZE
+    chunk_size = min(settings.PROCESS_TASK_SIZE, settings.INGEST_CHUNK_SIZE)
     last_save = time.monotonic()
 
     def flush() -> None:
-        nonlocal last_save
+        nonlocal last_save, chunk_size
         if chunk:
             _chunk_store(batch, chunk, sites, summary)
             chunk.clear()
+            chunk_size = settings.INGEST_CHUNK_SIZE
         if bytes_read is not None:
             batch.bytes_read = bytes_read()
         _batch_counters_save(batch, summary)

@@ -35,7 +35,7 @@ import trafilatura
 from lxml import etree
 
 from ingest.core.methods import EXTRACTOR, EXTRACTOR_V1
-from ingest.core.normalize import fold_spaces, normalize_nfc_v1, tokens_words
+from ingest.core.normalize import fold_spaces, nfc_words, tokens_words
 
 EXTRACTOR_VERSION = EXTRACTOR
 
@@ -300,7 +300,7 @@ def _extract(
 def count_tokens(text: str) -> int:
     """Tokens as the reference fingerprint counts them: words after NFC and space
     folding (decomposed accents would otherwise split words apart)."""
-    return len(tokens_words(normalize_nfc_v1(text)))
+    return len(nfc_words(text)[1])
 
 
 def _parse(html: str) -> tuple[Any, bool]:

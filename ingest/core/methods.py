@@ -8,8 +8,16 @@ import hashlib
 from collections.abc import Sequence
 from dataclasses import asdict, dataclass
 from typing import Literal
+from unicodedata import is_normalized
 
-from ingest.core.normalize import NORMALIZERS, TOKENIZERS, tokens_words
+from ingest.core.normalize import (
+    NORMALIZERS,
+    TOKENIZERS,
+    has_han,
+    nfc_words,
+    shingles3,
+    tokens_words,
+)
 from ingest.core.simhash import simhash64_fast, simhash64_reference
 
 REFERENCE_KEY = "simhash64-words-sha256-v1"
@@ -144,36 +152,92 @@ def fingerprint_text(
 def fingerprint_texts(
     keys: Sequence[str], text: str, *, min_tokens: int = 1, reference: bool = False
 ) -> dict[str, FingerprintResult]:
-    """`fingerprint_text` for several methods at once: each normalization and the word
-    tokens are computed once and shared (shingles are built from the words)."""
+    """`fingerprint_text` for several methods at once, each step done once and shared
+    where the methods' definitions make it give the same result:
+
+    - each normalization once; NFKC of a text already in NFKC is its NFC, and two normalized
+      texts that are equal share their SHA-256 and tokens;
+    - the words once per normalized text; shingles are built from them;
+    - the CJK tokenizer of a text without Han characters gives exactly the words
+      (``[^\\W{Han}]+`` is ``\\w+`` there);
+    - one SimHash per distinct (text, tokens), so two methods that end up with the same
+      tokens of the same text cost one.
+    """
+    # normalization -> (normalized text, SHA-256); equal texts share one tuple.
     normalized: dict[str, tuple[str, str]] = {}
-    words: dict[str, list[str]] = {}
+    # (id of the normalized text's tuple, effective tokenizer) -> tokens, SimHash.
+    tokens_memo: dict[tuple[int, str], list[str]] = {}
+    simhash_memo: dict[tuple[int, str], int] = {}
     out: dict[str, FingerprintResult] = {}
     for key in keys:
         spec = method_get(key)
-        if spec.normalization not in normalized:
-            norm = NORMALIZERS[spec.normalization](text)
-            normalized[spec.normalization] = (
-                norm,
-                hashlib.sha256(norm.encode("utf-8")).hexdigest(),
-            )
-        norm, digest = normalized[spec.normalization]
-        if spec.tokenizer in ("words-casefold-v1", "word-shingle3-v1"):
-            if spec.normalization not in words:
-                words[spec.normalization] = tokens_words(norm)
-            w = words[spec.normalization]
-            if spec.tokenizer == "words-casefold-v1":
-                tokens = w
+        entry = normalized.get(spec.normalization)
+        if entry is None:
+            entry = _normalized(spec.normalization, text, normalized, tokens_memo)
+            normalized[spec.normalization] = entry
+        norm, digest = entry
+        tokenizer = spec.tokenizer
+        if tokenizer == "cjk-bigram-words-v1" and not has_han(norm):
+            tokenizer = "words-casefold-v1"
+        memo_key = (id(entry), tokenizer)
+        tokens = tokens_memo.get(memo_key)
+        if tokens is None:
+            if tokenizer == "word-shingle3-v1":
+                tokens = shingles3(_words(entry, tokens_memo))
+            elif tokenizer == "words-casefold-v1":
+                tokens = _words(entry, tokens_memo)
             else:
-                tokens = [" ".join(w[i : i + 3]) for i in range(len(w) - 2)]
-        else:
-            tokens = TOKENIZERS[spec.tokenizer](norm)
+                tokens = TOKENIZERS[tokenizer](norm)
+            tokens_memo[memo_key] = tokens
         if len(tokens) < max(min_tokens, 1):
             out[key] = FingerprintResult("insufficient_features", None, digest, len(tokens))
             continue
-        if reference:
-            simhash = simhash64_reference(tokens)
-        else:
-            simhash = simhash64_fast(tokens, cache=spec.tokenizer not in _UNCACHED_TOKENIZERS)
+        simhash = simhash_memo.get(memo_key)
+        if simhash is None:
+            if reference:
+                simhash = simhash64_reference(tokens)
+            else:
+                simhash = simhash64_fast(tokens, cache=tokenizer not in _UNCACHED_TOKENIZERS)
+            simhash_memo[memo_key] = simhash
         out[key] = FingerprintResult("ok", simhash, digest, len(tokens))
     return out
+
+
+def _normalized(
+    normalization: str,
+    text: str,
+    done: dict[str, tuple[str, str]],
+    memo: dict[tuple[int, str], list[str]],
+) -> tuple[str, str]:
+    """(normalized text, its SHA-256), the tuple of an equal text already normalized
+    when there is one (so that its tokens are shared); the words of an NFC text are
+    put in ``memo`` when they are already known."""
+    if normalization in _NFKC_SAME and (text.isascii() or is_normalized("NFKC", text)):
+        # A text already in NFKC is in NFC too: both normalizations leave it as it is,
+        # so both are the text with spaces folded.
+        for other in _NFKC_SAME:
+            if other in done:
+                return done[other]
+    if normalization == "nfc-spacefold-v1":
+        norm, words = nfc_words(text)  # extraction counted the tokens this way
+    else:
+        norm, words = NORMALIZERS[normalization](text), None
+    for entry in done.values():
+        if entry[0] == norm:
+            return entry
+    entry = norm, hashlib.sha256(norm.encode("utf-8")).hexdigest()
+    if words is not None:
+        memo[(id(entry), "words-casefold-v1")] = words
+    return entry
+
+
+# Normalizations that give the same text for an input already in NFKC.
+_NFKC_SAME = ("nfc-spacefold-v1", "nfkc-spacefold-v1")
+
+
+def _words(entry: tuple[str, str], memo: dict[tuple[int, str], list[str]]) -> list[str]:
+    key = (id(entry), "words-casefold-v1")
+    words = memo.get(key)
+    if words is None:
+        words = memo[key] = tokens_words(entry[0])
+    return words

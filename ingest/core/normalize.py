@@ -18,6 +18,7 @@ WORD_RE = re.compile(r"\w+")
 _HAN = r"\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff"
 _CJK_TOKEN_RE = re.compile(rf"[{_HAN}]+|[^\W{_HAN}]+")
 _HAN_RUN_RE = re.compile(rf"^[{_HAN}]+$")
+_HAN_CHAR_RE = re.compile(rf"[{_HAN}]")
 
 
 def fold_spaces(text: str) -> str:
@@ -40,10 +41,47 @@ def tokens_words(text: str) -> list[str]:
     return WORD_RE.findall(text.casefold())
 
 
+# The NFC-normalized text and its words of the texts seen last. Extraction counts a
+# text's tokens exactly as the reference method reads them, and the fingerprints of the
+# same text follow in the same task: the work is done once. Bounded in texts (a task's
+# two texts per document, PROCESS_TASK_SIZE 50) and in characters (a few MB of words in a
+# worker); forgotten all at once, one atomic step whatever the threads. The word lists
+# are shared, so callers never modify them.
+_RECENT_MAX = 128
+_RECENT_MAX_CHARS = 2_000_000
+_RECENT: dict[str, tuple[str, list[str]]] = {}
+_recent_chars = 0
+
+
+def nfc_words(text: str) -> tuple[str, list[str]]:
+    """(``normalize_nfc_v1(text)``, ``tokens_words`` of it), remembered for recent texts."""
+    global _recent_chars
+    hit = _RECENT.get(text)
+    if hit is None:
+        norm = normalize_nfc_v1(text)
+        hit = (norm, tokens_words(norm))
+        if len(_RECENT) >= _RECENT_MAX or _recent_chars + len(text) > _RECENT_MAX_CHARS:
+            _RECENT.clear()
+            _recent_chars = 0
+        if len(text) <= _RECENT_MAX_CHARS:
+            _RECENT[text] = hit
+            _recent_chars += len(text)
+    return hit
+
+
 def tokens_shingle3(text: str) -> list[str]:
     """Word 3-shingles (order-aware). Fewer than 3 words: no shingle at all."""
-    words = tokens_words(text)
-    return [" ".join(words[i : i + 3]) for i in range(len(words) - 2)]
+    return shingles3(tokens_words(text))
+
+
+def shingles3(words: list[str]) -> list[str]:
+    """The 3-shingles of a word list: "w0 w1 w2", "w1 w2 w3", …"""
+    return list(map(" ".join, zip(words, words[1:], words[2:], strict=False)))
+
+
+def has_han(text: str) -> bool:
+    """Whether the text holds a Han character (the CJK tokenizer's bigram script)."""
+    return _HAN_CHAR_RE.search(text) is not None
 
 
 def tokens_cjk_bigrams(text: str) -> list[str]:

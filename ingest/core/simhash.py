@@ -51,9 +51,12 @@ def cache_clear() -> None:
     _IDS.clear()
 
 
-def _unpacked(values: list[int]) -> np.ndarray:
-    array = np.array(values, dtype=">u8")
-    return np.unpackbits(array.view(np.uint8).reshape(-1, 8), axis=1)
+def _value_bits(tokens: Iterable[str]) -> np.ndarray:
+    """The tokens' value bits, one row each (most significant first): the first 8
+    bytes of each SHA-256 straight into the bit matrix, with no int in between."""
+    sha256 = hashlib.sha256
+    first8 = b"".join([sha256(t.encode("utf-8")).digest()[:8] for t in tokens])
+    return np.unpackbits(np.frombuffer(first8, dtype=np.uint8).reshape(-1, 8), axis=1)
 
 
 def _cache_add(tokens: list[str]) -> list[int]:
@@ -66,7 +69,7 @@ def _cache_add(tokens: list[str]) -> list[int]:
         grown = np.zeros((max(need, 2 * len(_BITS)), 64), dtype=np.float32)
         grown[:first] = _BITS[:first]
         _BITS = grown
-    _BITS[first:need] = _unpacked([token_value(t) for t in new])
+    _BITS[first:need] = _value_bits(new)
     for i, token in enumerate(new, start=first):
         _IDS[token] = i
     return [_IDS[t] for t in tokens]
@@ -93,8 +96,7 @@ def simhash64_fast(tokens: Iterable[str], *, cache: bool = True) -> int:
     if not cache or len(tokens) >= 1 << 24 or len(tokens) > _CACHE_MAX:
         counts = Counter(tokens)
         weights = np.fromiter(counts.values(), dtype=np.int64, count=len(counts))
-        ones = weights @ _unpacked([token_value(t) for t in counts])
-        return _from_bit_sums(ones, len(tokens))
+        return _from_bit_sums(weights @ _value_bits(counts), len(tokens))
     try:  # the common case: every token cached (one pass in C)
         found = itemgetter(*tokens)(_IDS) if len(tokens) > 1 else (_IDS[tokens[0]],)
         ids = np.fromiter(found, dtype=np.intp, count=len(tokens))

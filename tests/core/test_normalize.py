@@ -1,16 +1,27 @@
+import hashlib
 import unicodedata
 
 from hypothesis import given
 from hypothesis import strategies as st
 
-from ingest.core.methods import REFERENCE_KEY, fingerprint_text
+from ingest.core.methods import (
+    METHODS,
+    REFERENCE_KEY,
+    FingerprintResult,
+    fingerprint_text,
+    fingerprint_texts,
+    normalize_for,
+    tokens_for,
+)
 from ingest.core.normalize import (
+    nfc_words,
     normalize_nfc_v1,
     normalize_nfkc_v1,
     tokens_cjk_bigrams,
     tokens_shingle3,
     tokens_words,
 )
+from ingest.core.simhash import simhash64_reference
 
 
 def test_every_kind_of_space_folds() -> None:
@@ -68,3 +79,48 @@ def test_fast_and_reference_fingerprints_agree_for_every_method(text: str) -> No
         "simhash64-cjkbigram-sha256-v1",
     ):
         assert fingerprint_text(key, text) == fingerprint_text(key, text, reference=True)
+
+
+def _one_method_alone(key: str, text: str) -> FingerprintResult:
+    """The method's definition step by step, nothing shared with another method."""
+    norm = normalize_for(key, text)
+    tokens = tokens_for(key, norm)
+    digest = hashlib.sha256(norm.encode("utf-8")).hexdigest()
+    if len(tokens) < 3:
+        return FingerprintResult("insufficient_features", None, digest, len(tokens))
+    return FingerprintResult("ok", simhash64_reference(tokens), digest, len(tokens))
+
+
+_MIXED_TEXT = st.lists(
+    st.sampled_from(
+        [
+            "alpha",
+            "Beta",
+            "gamma",
+            "ＡＢＣ",
+            "ﬁne",
+            "café",
+            "cafe\u0301",
+            "中文",
+            "漢字詞",
+            "…",
+            "x1",
+        ]
+        + [" ", "\u00a0", "\u3000", "\n", "\u200b"]
+    ),
+    max_size=40,
+).map("".join)
+
+
+@given(st.one_of(st.text(), _MIXED_TEXT))
+def test_methods_computed_together_match_each_method_alone(text: str) -> None:
+    together = fingerprint_texts(list(METHODS), text, min_tokens=3)
+    assert together == {key: _one_method_alone(key, text) for key in METHODS}
+
+
+@given(st.lists(st.one_of(st.text(), _MIXED_TEXT), max_size=5))
+def test_remembered_nfc_words_are_the_definition(texts: list[str]) -> None:
+    for text in [*texts, *texts]:  # the second time from memory
+        norm, words = nfc_words(text)
+        assert norm == normalize_nfc_v1(text)
+        assert words == tokens_words(normalize_nfc_v1(text))
