@@ -34,7 +34,7 @@ def pglz_set(apps, schema_editor) -> None:  # type: ignore[no-untyped-def]
 
 class Migration(migrations.Migration):
     dependencies = [
-        ("ingest", "0009_passages_channel"),
+        ("ingest", "0010_queue_order"),
     ]
 
     operations = [migrations.RunPython(lz4_set, pglz_set)]
