@@ -190,6 +190,18 @@ def load(corpus: Corpus, first: int, last: int, site_ids: list[int]) -> dict[str
     return {"documents_s": t1 - t0, "passagesets_s": t2 - t1}
 
 
+def kept_sets_match(corpus: Corpus, loaded: int, sample: int = 50) -> bool:
+    """The kept database holds this corpus's sets (checked on a sample)."""
+    ids = np.random.default_rng(3).integers(0, loaded, size=sample).tolist()
+    stored = dict(
+        sql(
+            "SELECT document_id, hashes FROM ingest_passageset WHERE document_id = ANY(%s)",
+            [[i + 1 for i in ids]],
+        )
+    )
+    return all(sorted(stored[i + 1]) == corpus.sets[i].tolist() for i in ids)
+
+
 def templates_record(corpus: Corpus, site_ids: list[int], df_min: int) -> int:
     """What the workers' per-site count would have recorded by now."""
     from collections import Counter
@@ -279,15 +291,31 @@ def queries(corpus: Corpus, n_docs: int, count: int = 300, warm: int = 50) -> di
     }
 
 
+INSERT_BATCHES, INSERT_PER_BATCH = 10, 200
+
+
+def insert_sets(corpus: Corpus, n_docs: int) -> list[tuple[int, np.ndarray]]:
+    """The new documents of the insert step (site, passage set). They draw on the
+    corpus's generator, so a step not measured still makes them: the next size's
+    sets are then the same whichever steps ran (what --reuse relies on)."""
+    rng = np.random.default_rng(7)
+    out = []
+    for _ in range(INSERT_BATCHES * INSERT_PER_BATCH):
+        site = int(rng.integers(0, SITES))
+        source = corpus.sets[int(rng.integers(0, n_docs))] if rng.random() < 0.1 else None
+        out.append((site, corpus.document(site, source)))
+    return out
+
+
 def inserts(corpus: Corpus, n_docs: int, site_ids: list[int]) -> dict[str, float]:
     from ingest import passages
     from ingest.core import passages as P
     from ingest.models import Document, PassageSet
 
-    rng = np.random.default_rng(7)
+    new = insert_sets(corpus, n_docs)
     first = n_docs + 1_000_000_000  # ids far from the loaded ones
     now = datetime.now(UTC)
-    batches, per = 10, 200
+    batches, per = INSERT_BATCHES, INSERT_PER_BATCH
     elapsed = 0.0
     made: list[int] = []
     for b in range(batches):
@@ -295,9 +323,7 @@ def inserts(corpus: Corpus, n_docs: int, site_ids: list[int]) -> dict[str, float
         entries = []
         for k in range(per):
             i = first + b * per + k
-            site = int(rng.integers(0, SITES))
-            source = corpus.sets[int(rng.integers(0, n_docs))] if rng.random() < 0.1 else None
-            hashes = corpus.document(site, source)
+            site, hashes = new[b * per + k]
             docs.append(
                 Document(
                     id=i,
@@ -355,15 +381,19 @@ def main() -> None:
         "sizes": {},
     }
     loaded = 0
-    sizes_run = [s for s in (100_000, 1_000_000) if s <= args.max]
-    if args.only:
-        sizes_run = [args.only]
-    for n in sizes_run:
+    target = args.only or args.max
+    stages = sorted({s for s in (100_000, 1_000_000) if s <= target} | {target})
+    for n in stages:
         progress(f"N={n:,}: generating {n - len(corpus.sets):,} passage sets")
         corpus.grow(n - len(corpus.sets))
+        if args.only and n != args.only:
+            insert_sets(corpus, n)  # the corpus as a run measuring this size leaves it
+            continue
         loaded = max(loaded, stored)
         if loaded > n:
             sys.exit(f"{DB_NAME} holds {loaded:,} sets, more than {n:,}")
+        if loaded and not kept_sets_match(corpus, loaded):
+            sys.exit(f"{DB_NAME} holds other sets than this corpus: drop it (no --reuse)")
         progress(f"N={n:,}: COPY {n - loaded:,} (kept {loaded:,})")
         timing = load(corpus, loaded, n, site_ids)
         loaded = n

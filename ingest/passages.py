@@ -49,7 +49,8 @@ def uses_gin() -> bool:
 
 def entries_add(entries: Sequence[Entry]) -> None:
     """Store the documents' passage sets (repeats are no-ops) and count their passages
-    on each site; passages reaching the template threshold are recorded."""
+    on the whole index (PostgreSQL) and on each site; passages reaching the stock-phrase
+    or the template threshold are recorded."""
     rows = [
         PassageSet(
             method=METHOD_ID,
