@@ -1,8 +1,9 @@
 """Passage index at scale on PostgreSQL: query p95, insert rate and bytes per document.
 
-Everything timed goes through the product's code: `ingest.passages.lookup` (the GIN
-`hashes && $1` lookup with the template filter, a prepared statement) and
-`ingest.passages.entries_add` (the insert plus the per-site template count).
+Everything timed goes through the product's code: `ingest.passages.lookup` (template
+passages and recorded stock phrases dropped, then one GIN probe per remaining passage;
+a prepared statement) and `ingest.passages.entries_add` (the insert plus the counts on
+the whole index and per site).
 
 Synthetic passage sets with a realistic frequency distribution (seeded):
 - passages per document drawn from the real distribution of the gold article texts
@@ -14,17 +15,23 @@ Synthetic passage sets with a realistic frequency distribution (seeded):
 - 1,000 sites, each with 4 template passages, 2–4 of them on every page of the site;
 - a pool of 5,000 common passages (stock phrases, wire credits) drawn Zipf(1.3), 0–2
   per page.
-Template passages (per-site df >= PASSAGE_TEMPLATE_DF) are recorded as the workers do.
+Template passages (per-site df >= PASSAGE_TEMPLATE_DF) and stock phrases (df >=
+PASSAGE_COMMON_DF over the index) are recorded as the workers do.
 
 Steps for N = 100,000 then (with --max 1000000) 1,000,000 documents: COPY Document and
 PassageSet rows with the GIN index in place (grown by inserts, like a crawl's), VACUUM
-ANALYZE, size per document (table + TOAST + GIN + the template table), 300 lookups
+ANALYZE, size per document (table + TOAST + GIN + the template and stock-phrase tables),
+300 lookups
 after 50 warm-ups (half stored documents' own sets, half new partial copies of stored
 documents), 10 batches of 200 new documents through entries_add (then removed).
 
     .venv/bin/python bench/passage_index_bench.py [--max 1000000] [--json OUT]
+        [--db NAME] [--reuse] [--only N]
 
-Uses (drops and recreates) the database dedup_passages_bench.
+Uses (drops and recreates) the database dedup_passages_bench, or the one named by --db
+(or BENCH_DB). --reuse keeps a database that already holds the sets of an earlier run
+(the corpus is seeded: the same sets are regenerated in memory, only missing ones are
+loaded; pending migrations are applied). --only N measures that size alone.
 """
 
 from __future__ import annotations
@@ -43,7 +50,18 @@ import numpy as np
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 PG = os.environ.get("BENCH_PG", "postgres://postgres@127.0.0.1:5432")
-DB_NAME = "dedup_passages_bench"
+
+
+def _db_name() -> str:
+    for j, arg in enumerate(sys.argv):
+        if arg == "--db" and j + 1 < len(sys.argv):
+            return sys.argv[j + 1]
+        if arg.startswith("--db="):
+            return arg.split("=", 1)[1]
+    return os.environ.get("BENCH_DB", "dedup_passages_bench")
+
+
+DB_NAME = _db_name()  # before Django reads DATABASE_URL
 os.environ["DATABASE_URL"] = f"{PG}/{DB_NAME}"
 os.environ.setdefault("DJANGO_SETTINGS_MODULE", "dedup_site.settings")
 os.environ.setdefault("SECRET_KEY", "bench-only-not-secret")  # settings refuse none with DEBUG off
@@ -59,12 +77,17 @@ def progress(message: str) -> None:
     print(f"  [{time.strftime('%H:%M:%S')}] {message}", file=sys.stderr, flush=True)
 
 
-def database_recreate() -> None:
+def database_recreate(reuse: bool) -> bool:
+    """True when an existing database is kept."""
     import psycopg
 
     with psycopg.connect(f"{PG}/postgres", autocommit=True) as conn:
+        exists = conn.execute("SELECT 1 FROM pg_database WHERE datname = %s", [DB_NAME]).fetchone()
+        if reuse and exists:
+            return True
         conn.execute(f'DROP DATABASE IF EXISTS "{DB_NAME}" WITH (FORCE)')
         conn.execute(f'CREATE DATABASE "{DB_NAME}"')
+    return False
 
 
 def real_counts() -> np.ndarray:
@@ -167,6 +190,18 @@ def load(corpus: Corpus, first: int, last: int, site_ids: list[int]) -> dict[str
     return {"documents_s": t1 - t0, "passagesets_s": t2 - t1}
 
 
+def kept_sets_match(corpus: Corpus, loaded: int, sample: int = 50) -> bool:
+    """The kept database holds this corpus's sets (checked on a sample)."""
+    ids = np.random.default_rng(3).integers(0, loaded, size=sample).tolist()
+    stored = dict(
+        sql(
+            "SELECT document_id, hashes FROM ingest_passageset WHERE document_id = ANY(%s)",
+            [[i + 1 for i in ids]],
+        )
+    )
+    return all(sorted(stored[i + 1]) == corpus.sets[i].tolist() for i in ids)
+
+
 def templates_record(corpus: Corpus, site_ids: list[int], df_min: int) -> int:
     """What the workers' per-site count would have recorded by now."""
     from collections import Counter
@@ -187,17 +222,32 @@ def templates_record(corpus: Corpus, site_ids: list[int], df_min: int) -> int:
     return len(rows)
 
 
+def commons_record(corpus: Corpus, df_min: int) -> int:
+    """The stock phrases the workers' count on the whole index would have recorded."""
+    from ingest.models import PassageCommon
+
+    PassageCommon.objects.all().delete()
+    values, counts = np.unique(np.concatenate(corpus.sets), return_counts=True)
+    keep = counts >= df_min
+    rows = [PassageCommon(method=1, hash=int(h), df=df_min) for h in values[keep].tolist()]
+    PassageCommon.objects.bulk_create(rows, batch_size=5000, ignore_conflicts=True)
+    return len(rows)
+
+
 def sizes(n: int) -> dict[str, float]:
     total, table, gin = sql(
         "SELECT pg_total_relation_size('ingest_passageset'), "
         "pg_table_size('ingest_passageset'), pg_indexes_size('ingest_passageset')"
     )[0]
-    templates = sql("SELECT pg_total_relation_size('ingest_passagetemplate')")[0][0]
+    templates = sql(
+        "SELECT pg_total_relation_size('ingest_passagetemplate') "
+        "+ pg_total_relation_size('ingest_passagecommon')"
+    )[0][0]
     return {
         "bytes_per_doc": (total + templates) / n,
         "table_bytes_per_doc": table / n,
         "index_bytes_per_doc": gin / n,
-        "template_table_bytes_per_doc": templates / n,
+        "template_tables_bytes_per_doc": templates / n,
         "total_mb": (total + templates) / 1e6,
     }
 
@@ -241,15 +291,31 @@ def queries(corpus: Corpus, n_docs: int, count: int = 300, warm: int = 50) -> di
     }
 
 
+INSERT_BATCHES, INSERT_PER_BATCH = 10, 200
+
+
+def insert_sets(corpus: Corpus, n_docs: int) -> list[tuple[int, np.ndarray]]:
+    """The new documents of the insert step (site, passage set). They draw on the
+    corpus's generator, so a step not measured still makes them: the next size's
+    sets are then the same whichever steps ran (what --reuse relies on)."""
+    rng = np.random.default_rng(7)
+    out = []
+    for _ in range(INSERT_BATCHES * INSERT_PER_BATCH):
+        site = int(rng.integers(0, SITES))
+        source = corpus.sets[int(rng.integers(0, n_docs))] if rng.random() < 0.1 else None
+        out.append((site, corpus.document(site, source)))
+    return out
+
+
 def inserts(corpus: Corpus, n_docs: int, site_ids: list[int]) -> dict[str, float]:
     from ingest import passages
     from ingest.core import passages as P
     from ingest.models import Document, PassageSet
 
-    rng = np.random.default_rng(7)
+    new = insert_sets(corpus, n_docs)
     first = n_docs + 1_000_000_000  # ids far from the loaded ones
     now = datetime.now(UTC)
-    batches, per = 10, 200
+    batches, per = INSERT_BATCHES, INSERT_PER_BATCH
     elapsed = 0.0
     made: list[int] = []
     for b in range(batches):
@@ -257,9 +323,7 @@ def inserts(corpus: Corpus, n_docs: int, site_ids: list[int]) -> dict[str, float
         entries = []
         for k in range(per):
             i = first + b * per + k
-            site = int(rng.integers(0, SITES))
-            source = corpus.sets[int(rng.integers(0, n_docs))] if rng.random() < 0.1 else None
-            hashes = corpus.document(site, source)
+            site, hashes = new[b * per + k]
             docs.append(
                 Document(
                     id=i,
@@ -287,8 +351,11 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--max", type=int, default=100_000)
     parser.add_argument("--json", type=Path)
+    parser.add_argument("--db", help="database name (default BENCH_DB or dedup_passages_bench)")
+    parser.add_argument("--reuse", action="store_true", help="keep the sets already loaded")
+    parser.add_argument("--only", type=int, help="measure this size only")
     args = parser.parse_args()
-    database_recreate()
+    kept = database_recreate(args.reuse)
     import django
 
     django.setup()
@@ -298,10 +365,15 @@ def main() -> None:
     from ingest.models import Site
 
     call_command("migrate", verbosity=0)
-    site_ids = [
-        s.pk
-        for s in Site.objects.bulk_create([Site(host=f"s{i}.bench.example") for i in range(SITES)])
-    ]
+    site_ids = list(
+        Site.objects.filter(host__endswith=".bench.example")
+        .order_by("pk")
+        .values_list("pk", flat=True)
+    )
+    if not site_ids:
+        made = Site.objects.bulk_create([Site(host=f"s{i}.bench.example") for i in range(SITES)])
+        site_ids = [s.pk for s in made]
+    stored = sql("SELECT count(*) FROM ingest_passageset")[0][0] if kept else 0
     corpus = Corpus()
     out: dict[str, Any] = {
         "machine": {"cpus": os.cpu_count(), "load_avg": os.getloadavg()},
@@ -309,19 +381,32 @@ def main() -> None:
         "sizes": {},
     }
     loaded = 0
-    for n in [s for s in (100_000, 1_000_000) if s <= args.max]:
-        progress(f"N={n:,}: generating {n - loaded:,} passage sets")
-        corpus.grow(n - loaded)
-        progress(f"N={n:,}: COPY")
+    target = args.only or args.max
+    stages = sorted({s for s in (100_000, 1_000_000) if s <= target} | {target})
+    for n in stages:
+        progress(f"N={n:,}: generating {n - len(corpus.sets):,} passage sets")
+        corpus.grow(n - len(corpus.sets))
+        if args.only and n != args.only:
+            insert_sets(corpus, n)  # the corpus as a run measuring this size leaves it
+            continue
+        loaded = max(loaded, stored)
+        if loaded > n:
+            sys.exit(f"{DB_NAME} holds {loaded:,} sets, more than {n:,}")
+        if loaded and not kept_sets_match(corpus, loaded):
+            sys.exit(f"{DB_NAME} holds other sets than this corpus: drop it (no --reuse)")
+        progress(f"N={n:,}: COPY {n - loaded:,} (kept {loaded:,})")
         timing = load(corpus, loaded, n, site_ids)
         loaded = n
         progress(f"N={n:,}: templates, VACUUM ANALYZE")
         templates = templates_record(corpus, site_ids, settings.PASSAGE_TEMPLATE_DF)
+        commons = commons_record(corpus, settings.PASSAGE_COMMON_DF)
         sql("VACUUM ANALYZE ingest_passageset")
         sql("VACUUM ANALYZE ingest_passagetemplate")
+        sql("VACUUM ANALYZE ingest_passagecommon")
         res: dict[str, Any] = {
             "load": timing,
             "template_passages": templates,
+            "common_passages": commons,
             "passages_per_doc_mean": float(np.mean([len(s) for s in corpus.sets])),
         }
         res.update(sizes(n))

@@ -366,6 +366,22 @@ class PassageTemplate(models.Model):
         return f"template {self.hash} of site {self.site_id}"
 
 
+class PassageCommon(models.Model):
+    """A passage seen on at least PASSAGE_COMMON_DF pages of any site (stock phrases,
+    wire credits, share prompts): a stock phrase, dropped by the index lookup without
+    reading its long posting list. PostgreSQL only (ingest/passages.py); the scan
+    elsewhere counts it on the fly."""
+
+    pk = models.CompositePrimaryKey("method", "hash")
+    method = models.SmallIntegerField()
+    hash = models.BigIntegerField()
+    df = models.IntegerField(help_text="Pages holding it when it was counted (counting stops).")
+    created_at = models.DateTimeField(auto_now_add=True)
+
+    def __str__(self) -> str:
+        return f"common passage {self.hash}"
+
+
 class DoNotMatch(models.Model):
     """Two documents a person said are not the same: never paired into a group again."""
 

@@ -2,11 +2,14 @@
 "which documents share passages with these".
 
 PostgreSQL: one row per document with its passage hashes in a bigint[] under a GIN
-index (migration 0007); a query is one `hashes && $1` lookup that also counts the
-shared hashes. Template passages are counted per site at write time (how many of the
-site's pages hold each new passage, stopping at the threshold) and recorded once they
-reach PASSAGE_TEMPLATE_DF. Elsewhere (the embedded SQLite default) the same answers
-come from scans of the method's rows; fine for a demo, not for a corpus.
+index (migration 0009); a query is one GIN probe per passage that is neither a template
+passage nor a known stock phrase, and the shared passages are counted per document.
+At write time each new passage is counted on the whole index (stopping at
+PASSAGE_COMMON_DF: one that reaches it is recorded in PassageCommon and never probed
+again, so no query reads a long posting list) and on its own site (stopping at
+PASSAGE_TEMPLATE_DF: recorded in PassageTemplate). Elsewhere (the embedded SQLite
+default) the same answers come from scans of the method's rows; fine for a demo, not
+for a corpus.
 """
 
 from collections import Counter
@@ -19,7 +22,7 @@ from django.conf import settings
 from django.db import connection
 
 from ingest.core import passages as core
-from ingest.models import PassageSet, PassageTemplate
+from ingest.models import PassageCommon, PassageSet, PassageTemplate
 
 # Passage methods by the number stored in PassageSet.method / PassageTemplate.method.
 METHODS: dict[int, str] = {1: core.METHOD}
@@ -46,7 +49,8 @@ def uses_gin() -> bool:
 
 def entries_add(entries: Sequence[Entry]) -> None:
     """Store the documents' passage sets (repeats are no-ops) and count their passages
-    on each site; passages reaching the template threshold are recorded."""
+    on the whole index (PostgreSQL) and on each site; passages reaching the stock-phrase
+    or the template threshold are recorded."""
     rows = [
         PassageSet(
             method=METHOD_ID,
@@ -61,8 +65,11 @@ def entries_add(entries: Sequence[Entry]) -> None:
     by_site: dict[int, set[int]] = {}
     for row in rows:
         by_site.setdefault(row.site_id, set()).update(row.hashes)
+    holders: dict[int, list[int]] = {}
+    if uses_gin():
+        holders = _commons_count(set().union(*by_site.values()))
     for site_id, hashes in by_site.items():
-        _templates_count(site_id, hashes)
+        _templates_count(site_id, hashes, holders)
 
 
 def stored_hashes(passages: Iterable[core.Passage]) -> list[int]:
@@ -73,7 +80,45 @@ def query_hashes(passages: Iterable[core.Passage]) -> list[int]:
     return core.smallest(core.hash_set(passages), core.QUERY_MAX)
 
 
-def _templates_count(site_id: int, signed: set[int]) -> None:
+# The sites of the pages holding each passage, up to PASSAGE_COMMON_DF of them, for the
+# passages not yet known as stock phrases. MATERIALIZED: the probes run after the filter.
+_PG_HOLDERS = """
+WITH todo AS MATERIALIZED (
+    SELECT h FROM unnest(%s::bigint[]) AS h
+    WHERE NOT EXISTS (
+        SELECT 1 FROM ingest_passagecommon c WHERE c.method = %s AND c.hash = h AND c.df >= %s)
+)
+SELECT todo.h, ARRAY(
+    SELECT p.site_id FROM ingest_passageset p
+    WHERE p.hashes @> ARRAY[todo.h] AND p.method = %s
+    LIMIT %s)
+FROM todo
+"""
+
+
+def _commons_count(signed: set[int]) -> dict[int, list[int]]:
+    """Count each passage on the whole index, stopping at PASSAGE_COMMON_DF; record
+    those reaching it as stock phrases. Returns, for the passages counted below the
+    threshold, the sites of all the pages holding them (their per-site counts, free)."""
+    common = settings.PASSAGE_COMMON_DF
+    if not signed:
+        return {}
+    with connection.cursor() as cursor:
+        cursor.execute(_PG_HOLDERS, [sorted(signed), METHOD_ID, common, METHOD_ID, common])
+        counted = dict(cursor.fetchall())
+    reached = [h for h, sites in counted.items() if len(sites) >= common]
+    if reached:
+        PassageCommon.objects.bulk_create(
+            [PassageCommon(method=METHOD_ID, hash=h, df=len(counted[h])) for h in reached],
+            update_conflicts=True,
+            unique_fields=["method", "hash"],
+            update_fields=["df"],
+        )
+    return {h: sites for h, sites in counted.items() if len(sites) < common}
+
+
+def _templates_count(site_id: int, signed: set[int], holders: dict[int, list[int]]) -> None:
+    """`holders`: the sites of every page holding a passage, where all are known."""
     df_min = settings.PASSAGE_TEMPLATE_DF
     known = set(
         PassageTemplate.objects.filter(
@@ -83,10 +128,12 @@ def _templates_count(site_id: int, signed: set[int]) -> None:
     todo = sorted(signed - known)
     if not todo:
         return
-    if uses_gin():
-        counts = _site_counts_pg(site_id, todo, df_min)
-    else:
-        counts = _site_counts_scan(site_id, todo)
+    counts = {h: holders[h].count(site_id) for h in todo if h in holders}
+    rest = [h for h in todo if h not in holders]
+    if rest and uses_gin():
+        counts.update(_site_counts_pg(site_id, rest, df_min))
+    elif rest:
+        counts.update(_site_counts_scan(site_id, rest))
     reached = [(h, n) for h, n in counts.items() if n >= df_min]
     PassageTemplate.objects.bulk_create(
         [PassageTemplate(method=METHOD_ID, site_id=site_id, hash=h, df=n) for h, n in reached],
@@ -176,32 +223,58 @@ def lookup(
     return sorted(kept, key=lambda h: (-h.shared, h.document_id))
 
 
-# One GIN probe per query passage, each stopping at PASSAGE_COMMON_DF documents: a
-# passage on that many pages is a stock phrase, dropped; the rest are counted per
-# document. The work per query is bounded whatever the corpus holds.
+# Template passages and known stock phrases (PassageCommon: on PASSAGE_COMMON_DF pages)
+# are dropped first, by their btree indexes: theirs are the long posting lists. One GIN
+# probe per remaining query passage, each stopping at PASSAGE_COMMON_DF documents (a
+# passage that reached it since it was last counted is dropped too); the rest are
+# counted per document. The work per query is bounded whatever the corpus holds.
+# MATERIALIZED keeps the steps apart: inlined, PostgreSQL ran each probe before the
+# template filter and twice (once for `cardinality`, once for `unnest`).
 _PG_QUERY = """
-SELECT d, count(*) FROM (
-    SELECT (SELECT array_agg(document_id) FROM (
-        SELECT p.document_id FROM ingest_passageset p
-        WHERE p.hashes @> ARRAY[h] AND p.method = %s {window}
-        LIMIT %s) AS s) AS docs
-    FROM unnest(%s::bigint[]) AS h
+WITH wanted AS MATERIALIZED (
+    SELECT h FROM unnest(%s::bigint[]) AS h
     WHERE NOT EXISTS (
         SELECT 1 FROM ingest_passagetemplate t WHERE t.method = %s AND t.hash = h)
-) AS per, unnest(per.docs) AS d
+    AND NOT EXISTS (
+        SELECT 1 FROM ingest_passagecommon c WHERE c.method = %s AND c.hash = h AND c.df >= %s)
+), per AS MATERIALIZED (
+    SELECT ARRAY(
+        SELECT p.document_id FROM ingest_passageset p
+        WHERE p.hashes @> ARRAY[wanted.h] AND p.method = %s {window}
+        LIMIT %s) AS docs
+    FROM wanted
+)
+SELECT d, count(*) FROM per, unnest(per.docs) AS d
 WHERE cardinality(per.docs) < %s
 GROUP BY d
 """
 _PG_WINDOW = "AND p.fetched_at BETWEEN %s AND %s"
 
 
+def pg_statement(
+    hashes: Collection[int], window: tuple[datetime, datetime] | None = None
+) -> tuple[str, list[object]]:
+    """The PostgreSQL lookup for these unsigned hashes: SQL and parameters."""
+    signed = [core.to_signed(h) for h in sorted(set(hashes))]
+    common = settings.PASSAGE_COMMON_DF
+    sql = _PG_QUERY.format(window=_PG_WINDOW if window else "")
+    params: list[object] = [
+        signed,
+        METHOD_ID,
+        METHOD_ID,
+        common,
+        METHOD_ID,
+        *(window or ()),
+        common,
+        common,
+    ]
+    return sql, params
+
+
 def _query_pg(
     hashes: list[int], exclude: int | None, window: tuple[datetime, datetime] | None
 ) -> list[PassageHit]:
-    signed = [core.to_signed(h) for h in hashes]
-    common = settings.PASSAGE_COMMON_DF
-    sql = _PG_QUERY.format(window=_PG_WINDOW if window else "")
-    params: list[object] = [METHOD_ID, *(window or ()), common, signed, METHOD_ID, common]
+    sql, params = pg_statement(hashes, window)
     connection.ensure_connection()
     with psycopg.Cursor(connection.connection) as cursor:
         cursor.execute(sql, params, prepare=True)

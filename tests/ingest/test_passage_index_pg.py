@@ -1,0 +1,102 @@
+"""The passage index's PostgreSQL statements: stock phrases counted at write time and
+never probed, template passages never probed, one probe per remaining passage."""
+
+import json
+from datetime import UTC, datetime
+
+import pytest
+from django.db import connection
+
+from ingest import passages
+from ingest.core import passages as core
+from ingest.models import Document, PassageCommon, PassageTemplate, Site
+
+pytestmark = [pytest.mark.postgres, pytest.mark.django_db]
+
+WHEN = datetime(2026, 5, 1, tzinfo=UTC)
+STOCK = 0xF00D_0000_0000_0001  # on every page: a stock phrase
+SHARED = [0xC0FE_0000_0000_0000 + i for i in range(4)]  # the copied run
+
+
+def _add(n: int, host: str, hashes: list[int]) -> Document:
+    site, _ = Site.objects.get_or_create(host=host)
+    doc = Document.objects.create(
+        site=site,
+        url=f"https://{host}/{n}",
+        fetched_at=WHEN,
+        raw_sha256=f"{n:064x}",
+        raw_size=1,
+    )
+    ps = [core.Passage(h, j) for j, h in enumerate(hashes)]
+    passages.entries_add([passages.Entry(doc.pk, site.pk, WHEN, ps)])
+    return doc
+
+
+def _own(n: int) -> list[int]:
+    return [0xAB00_0000_0000_0000 + n * 100 + j for j in range(5)]
+
+
+def _probes(hashes: list[int]) -> int:
+    """Reads of the passage sets the lookup statement makes for these hashes (EXPLAIN
+    ANALYZE: GIN probes on a corpus, scans on a table this small)."""
+    sql, params = passages.pg_statement(hashes)
+    with connection.cursor() as cursor:
+        cursor.execute("EXPLAIN (ANALYZE, FORMAT JSON) " + sql, params)
+        (plan,) = cursor.fetchone()
+    plan = json.loads(plan) if isinstance(plan, str) else plan
+
+    def walk(node: dict) -> int:
+        own = node["Actual Loops"] if node.get("Relation Name") == "ingest_passageset" else 0
+        return own + sum(walk(child) for child in node.get("Plans", []))
+
+    return walk(plan[0]["Plan"])
+
+
+def test_a_stock_phrase_is_recorded_once_common_and_never_probed(settings) -> None:  # type: ignore[no-untyped-def]
+    settings.PASSAGE_COMMON_DF = 3
+    first = _add(1, "a.example.com", [STOCK, *SHARED, *_own(1)])
+    _add(2, "b.example.com", [STOCK, *_own(2)])
+    assert not PassageCommon.objects.exists()  # on 2 pages: not yet
+    copy = _add(3, "c.example.com", [STOCK, *SHARED[:3], *_own(3)])
+    common = PassageCommon.objects.get()
+    assert (common.hash, common.df) == (core.to_signed(STOCK), 3)
+
+    query = [STOCK, *SHARED]
+    hits = passages.lookup(hashes=query, exclude_document=first.pk)
+    assert [(h.document_id, h.shared) for h in hits] == [(copy.pk, 3)]
+    brute = passages.brute_force(hashes=query)
+    assert {(h.document_id, h.shared) for h in brute} == {(first.pk, 4), (copy.pk, 3)}
+    assert _probes(query) == len(SHARED)  # the stock phrase's posting list is not read
+
+
+def test_template_passages_are_not_probed(settings) -> None:  # type: ignore[no-untyped-def]
+    settings.PASSAGE_TEMPLATE_DF = 2
+    menu = 0xBEEF_0000_0000_0001
+    a = _add(1, "t.example.com", [menu, *_own(1)])
+    _add(2, "t.example.com", [menu, *_own(2)])
+    assert PassageTemplate.objects.filter(hash=core.to_signed(menu)).exists()
+    query = [menu, *_own(1)]
+    assert _probes(query) == len(_own(1))  # one probe each, the menu none
+    hits = passages.lookup(hashes=query)
+    assert [(h.document_id, h.shared) for h in hits] == [(a.pk, 5)]
+
+
+def test_site_counts_agree_with_the_whole_index_count(settings) -> None:  # type: ignore[no-untyped-def]
+    """Per-site counts come from the sites found by the whole-index count when it saw
+    every page, and from a probe of their own when it stopped."""
+    settings.PASSAGE_TEMPLATE_DF = 3
+    settings.PASSAGE_COMMON_DF = 4
+    byline = 0xD00D_0000_0000_0001
+    for n in range(1, 4):
+        _add(n, "s.example.com", [byline, *_own(n)])
+    assert PassageTemplate.objects.filter(hash=core.to_signed(byline)).count() == 1
+    _add(4, "u.example.com", [byline, *_own(4)])  # 4 pages: common; 1 on this site
+    _add(5, "u.example.com", [byline, *_own(5)])
+    _add(6, "u.example.com", [byline, *_own(6)])  # the 3rd page of u: a template there too
+    sites = set(
+        PassageTemplate.objects.filter(hash=core.to_signed(byline)).values_list(
+            "site__host", flat=True
+        )
+    )
+    assert sites == {"s.example.com", "u.example.com"}
+    assert PassageCommon.objects.filter(hash=core.to_signed(byline)).exists()
