@@ -19,7 +19,7 @@ def common_backfill(apps, schema_editor) -> None:  # type: ignore[no-untyped-def
 
 class Migration(migrations.Migration):
     dependencies = [
-        ("ingest", "0009_passages_channel"),
+        ("ingest", "0011_extraction_text_lz4"),
     ]
 
     operations = [
