@@ -8,6 +8,7 @@ from typing import Any
 
 from django.conf import settings
 from django.contrib.auth.models import User
+from django.db import connection
 from django.db.models import (
     Case,
     Count,
@@ -443,71 +444,81 @@ def _group_flagged() -> Q:
 
 def _group_count_rows(filters: QueueFilters) -> list[dict[str, Any]]:
     """Groups in scope with their status facts, the doc types they hold and the guards
-    and channels their pairs hold, as rows of distinct facts with a count `n`: three
-    queries (groups; their members with their doc types; the pairs among the members),
-    joined here — not a subquery per group. Unless the
-    status filter asks for decided or all groups, only the groups a review status can
-    hold are read (the flagged ones, a few in a hundred)."""
+    and channels their pairs hold, as rows of distinct facts with a count `n`. One
+    statement: the groups, their members with their doc types and the pairs between
+    two members of one group, folded per group in the database (not a subquery per
+    group, nor lists of ids sent back). Unless the status filter asks for decided or
+    all groups, only the groups a review status can hold are read (the flagged ones, a
+    few in a hundred)."""
     qs = CandidateGroup.objects.filter(_group_scope(filters))
     if filters.status not in ("labeled", "all"):
         qs = qs.filter(_group_flagged())
-    rows = list(
+    status = ("kind", "needs_review", "chained", "oversized", "is_decided", "is_disputed")
+    groups_sql, groups_params = (
         qs.annotate(**_group_status_exprs())
-        .values(
-            "pk",
-            "kind",
-            "needs_review",
-            "chained",
-            "oversized",
-            "is_decided",
-            "is_disputed",
-            "ever_decided",
-        )
+        .values_list("pk", *status, "ever_decided")
         .order_by()
+        .query.sql_with_params()
     )
-    # No group: the queries below run all the same, so that the page's query count
-    # does not depend on the data (0 is no row's id).
-    ids = [r["pk"] for r in rows] or [0]
-    types: dict[int, set[str]] = {}
-    group_of: dict[int, set[int]] = {}
-    # The doc type of each member by a look-up per member (a join would read every
-    # document).
-    doc_type = Document.objects.filter(pk=OuterRef("document_id")).values("doc_type")[:1]
-    for group_id, document_id, t in (
-        GroupMember.objects.filter(group_id__in=ids)
-        .annotate(t=Subquery(doc_type))
-        .values_list("group_id", "document_id", "t")
-    ):
-        group_of.setdefault(document_id, set()).add(group_id)
-        types.setdefault(group_id, set()).add(t)
-    # The pairs inside these groups: both sides among their members, in one group.
-    guards: dict[int, dict[str, bool]] = {}
-    members = list(group_of) or [0]
-    for a, b, bits, *flags in (
-        CandidatePair.objects.filter(below_floor=False, method__retired_at__isnull=True)
-        .filter(a_id__in=members, b_id__in=members)
-        .values_list("a_id", "b_id", "channels", *GUARDS)
-    ):
-        for group_id in group_of[a] & group_of[b]:
-            g = guards.setdefault(group_id, {})
-            g["none"] = g.get("none", False) or not any(flags)
-            for name, flag in zip(GUARDS, flags, strict=True):
-                g[name] = g.get(name, False) or flag
-            for c in channels.ACTIVE:
-                g[f"channel_{c}"] = g.get(f"channel_{c}", False) or bool(bits & channels.BITS[c])
-    facts: Counter[tuple[tuple[str, Any], ...]] = Counter()
-    for r in rows:
-        held = types.get(r["pk"], set())
-        g = guards.get(r["pk"], {})
-        fact = {k: v for k, v in r.items() if k != "pk"}
-        for t in settings.DOC_TYPES:
-            fact[f"type_{t}"] = t in held
-        for name in ("none", *GUARDS):
-            fact[f"guard_{name}"] = bool(g.get(name))
-        for c in channels.ACTIVE:
-            fact[f"channel_{c}"] = bool(g.get(f"channel_{c}"))
-        facts[tuple(sorted(fact.items()))] += 1
-    return [{**dict(fact), "n": n} for fact, n in facts.items()]
+    flag = "MAX(CASE WHEN {} THEN 1 ELSE 0 END) AS {}"
+    types = [flag.format("m.doc_type = %s", f"t{i}") for i in range(len(settings.DOC_TYPES))]
+    pair_holds = [
+        "NOT (p.numbers_differ OR p.ids_differ OR p.title_differs)",
+        *(f"p.{g}" for g in GUARDS),
+        *("(p.channels & %s) <> 0" for _ in channels.ACTIVE),
+    ]
+    pair_flags = [flag.format(held, f"f{i}") for i, held in enumerate(pair_holds)]
+    columns = [
+        *(f"t.t{i}" for i in range(len(types))),
+        *(f"pf.f{i}" for i in range(len(pair_flags))),
+    ]
+    # Each member's pairs by a look-up on the pair's side: PostgreSQL would otherwise
+    # hash every pair (it cannot know how few members there are; OFFSET 0 keeps it from
+    # flattening the look-up into a join); SQLite looks up anyway.
+    pairs_of_member = (
+        "CROSS JOIN LATERAL (SELECT * FROM ingest_candidatepair p1"
+        " WHERE p1.a_id = ma.document_id OFFSET 0) p"
+        if connection.vendor == "postgresql"
+        else "JOIN ingest_candidatepair p ON p.a_id = ma.document_id"
+    )
+    sql = f"""
+        WITH g (id, {", ".join(status)}, ever_decided) AS ({groups_sql}),
+        m AS (
+            SELECT gm.group_id, gm.document_id,
+                (SELECT d.doc_type FROM ingest_document d WHERE d.id = gm.document_id) AS doc_type
+            FROM ingest_groupmember gm WHERE gm.group_id IN (SELECT id FROM g)
+        ),
+        t AS (SELECT m.group_id, {", ".join(types)} FROM m GROUP BY m.group_id),
+        pf AS (
+            SELECT ma.group_id, {", ".join(pair_flags)}
+            FROM m ma
+            {pairs_of_member}
+            JOIN m mb ON mb.group_id = ma.group_id AND mb.document_id = p.b_id
+            JOIN ingest_fingerprintmethod fm ON fm.id = p.method_id
+            WHERE NOT p.below_floor AND fm.retired_at IS NULL
+            GROUP BY ma.group_id
+        )
+        SELECT g.*, {", ".join(columns)} FROM g
+        LEFT JOIN t ON t.group_id = g.id LEFT JOIN pf ON pf.group_id = g.id
+    """
+    params = [
+        *groups_params,
+        *settings.DOC_TYPES,
+        *(channels.BITS[c] for c in channels.ACTIVE),
+    ]
+    names = [
+        *status,
+        "ever_decided",
+        *(f"type_{t}" for t in settings.DOC_TYPES),
+        *(f"guard_{g}" for g in ("none", *GUARDS)),
+        *(f"channel_{c}" for c in channels.ACTIVE),
+    ]
+    facts: Counter[tuple[Any, ...]] = Counter()
+    with connection.cursor() as cursor:
+        cursor.execute(sql, params)
+        for _, kind, *held in cursor.fetchall():
+            facts[(kind, *(bool(v) for v in held))] += 1
+    return [{**dict(zip(names, fact, strict=True)), "n": n} for fact, n in facts.items()]
 
 
 def _group_guard_holds(guard: str, row: dict[str, Any]) -> bool:

@@ -6,15 +6,22 @@ from collections import Counter
 from typing import Any
 
 import pytest
+from django.core.management import call_command
 from django.db.models import F
 from django.db.models.functions import Abs
 
 from ingest.core.extract import EXTRACTOR_VERSION
 from ingest.models import CandidatePair, Extraction
 from reviews import selectors, services
-from reviews.models import QueueTally
-from reviews.pair_states import pair_states_rebuild
-from reviews.queue_tally import pair_count_rows, queue_sync, queue_tally_rebuild, threshold_case
+from reviews.models import LabelTally, PairState, QueueTally, Watermark
+from reviews.pair_states import TALLY_WALLS, label_key_counts, pair_states_rebuild
+from reviews.queue_tally import (
+    pair_count_rows,
+    queue_sync,
+    queue_tally_rebuild,
+    threshold_case,
+    walls,
+)
 from tests import factories
 from tests.reviews.conftest import TEXT, find, group_of, pair_of, reviewed_document
 
@@ -50,8 +57,27 @@ def _recount(monkeypatch: pytest.MonkeyPatch) -> dict[str, dict[str, int]]:
         return selectors.queue_counts(filters=ALL)
 
 
+def _label_tally() -> Counter[tuple[Any, ...]]:
+    return +Counter(
+        {
+            (r.method_ref, r.doc_type, r.distance, r.channels, r.guards, r.disputed, r.stale): r.n
+            for r in LabelTally.objects.all()
+        }
+    )
+
+
+def _label_recount() -> Counter[tuple[Any, ...]]:
+    """The labelled states the label tally should hold, counted from scratch."""
+    old_walls = walls(upto=Watermark.objects.get(name=TALLY_WALLS).value)
+    return +label_key_counts(
+        PairState.objects.exclude(side_a__in=old_walls).exclude(side_b__in=old_walls)
+    )
+
+
 def assert_counts_true(monkeypatch: pytest.MonkeyPatch) -> None:
     queue_sync()
+    # The labelled part, kept as labels come in, equals a count of the review states.
+    assert _label_tally() == _label_recount()
     kept = _rows(pair_count_rows())
     fresh = _rows(selectors._pair_count_rows(ALL))
     assert kept == fresh
@@ -146,6 +172,28 @@ def test_a_wrong_tally_shows_and_a_rebuild_mends_it(settings, pairs, monkeypatch
     assert_counts_true(monkeypatch)
 
 
+def test_a_wrong_label_tally_shows_and_the_command_mends_it(
+    settings, pairs, editor, other_editor, monkeypatch
+) -> None:
+    settings.QUEUE_TALLY_LAG_SECONDS = 0
+    first, second, _ = pairs
+    _label(first, editor, "duplicate")
+    _label(second, editor, "duplicate")
+    _label(second, other_editor, "distinct")
+    assert_counts_true(monkeypatch)
+    assert LabelTally.objects.filter(n__gt=0).count() == 2  # one settled, one disputed
+    LabelTally.objects.filter(disputed=True).update(n=F("n") + 1)
+    with pytest.raises(AssertionError):
+        assert_counts_true(monkeypatch)
+    call_command("queue_tally_rebuild", stdout=None)
+    assert_counts_true(monkeypatch)
+    # A review state edited behind the desk's back: --states recomputes them first.
+    PairState.objects.filter(pair=first).update(labels=0)
+    call_command("queue_tally_rebuild", "--states", stdout=None)
+    assert PairState.objects.get(pair=first).labels == 1
+    assert_counts_true(monkeypatch)
+
+
 def test_new_thresholds_reorder_the_queue(settings, pairs, monkeypatch) -> None:
     """Distances 3, 2, 0 against a threshold of 3: the pair at 3 is the most uncertain;
     at a threshold of 0 the pair at 0 is."""
@@ -157,11 +205,14 @@ def test_new_thresholds_reorder_the_queue(settings, pairs, monkeypatch) -> None:
     assert_counts_true(monkeypatch)
 
 
-def test_a_new_extractor_version_rebuilds_the_tally(settings, pairs, monkeypatch) -> None:
+def test_a_new_extractor_version_rebuilds_the_tally(settings, pairs, editor, monkeypatch) -> None:
     settings.QUEUE_TALLY_LAG_SECONDS = 0
+    _label(pairs[0], editor, "duplicate")
     assert_counts_true(monkeypatch)
-    monkeypatch.setattr("reviews.queue_tally.EXTRACTOR_VERSION", "next-version")
-    monkeypatch.setattr("reviews.selectors.EXTRACTOR_VERSION", "next-version")
+    assert selectors.queue_counts(filters=ALL)["status"]["stale"] == 0
+    for module in ("queue_tally", "selectors", "pair_states"):
+        monkeypatch.setattr(f"reviews.{module}.EXTRACTOR_VERSION", "next-version")
     # Under another extractor version no page has a current extraction: no walls, and
     # every label is stale.
     assert_counts_true(monkeypatch)
+    assert selectors.queue_counts(filters=ALL)["status"]["stale"] == 1
