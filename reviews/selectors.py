@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from collections import Counter
+from collections.abc import Collection
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -52,7 +53,8 @@ from reviews.models import (
     PairState,
     ReviewerPreference,
 )
-from reviews.queue_tally import pair_count_rows, queue_sync, threshold_case
+from reviews.queue_tally import pair_count_rows, threshold_case
+from reviews.queue_tally import queue_sync as queue_sync
 
 STATUSES = ("unlabeled", "disputed", "stale")
 GUARDS = ("numbers_differ", "ids_differ", "title_differs")
@@ -199,7 +201,7 @@ def queue_pairs(
         qs = qs.filter(_pair_channel(filters.channel))
     if status_filter:
         qs = _pair_status_filter(qs, filters.status)
-    return qs.order_by("uncertainty", "-numbers_differ", "-ids_differ", "-distance", "id")
+    return qs.order_by(*QUEUE_ORDER)
 
 
 def _pair_channel(channel: str) -> Q:
@@ -207,6 +209,22 @@ def _pair_channel(channel: str) -> Q:
     that every database filters it on an index-friendly IN)."""
     bit = channels.BITS.get(channel, 0)
     return Q(channels__in=channels.masks_with(bit)) if bit else Q(pk__in=[])
+
+
+QUEUE_ORDER = ("uncertainty", "-numbers_differ", "-ids_differ", "-distance", "id")
+# What a row of the queue page shows (templates/reviews/queue.html), and no more: the
+# documents' headers and the guards' details are not decoded for 50 rows a page.
+QUEUE_ROW_FIELDS = (
+    "doc_type",
+    "distance",
+    "full_distance",
+    "token_set_ratio",
+    "channels",
+    *GUARDS,
+    "uncertainty",
+    "a__url",
+    "b__url",
+)
 
 
 class QueuePairPage:
@@ -228,14 +246,16 @@ class QueuePairPage:
             raise TypeError("queue pages are read by slices")
         if not self.n:
             return []
-        ids = list(queue_pairs(filters=self.filters, sync=False).values_list("pk", flat=True)[key])
-        rows = {
-            p.pk: p
-            for p in CandidatePair.objects.filter(pk__in=ids)
+        # One statement: the page's ids in queue order (a narrow read along the order
+        # index), then the columns the page shows of those rows only.
+        ids = queue_pairs(filters=self.filters, sync=False, with_status=False).values("pk")[key]
+        return list(
+            CandidatePair.objects.filter(pk__in=ids)
             .annotate(**_pair_status_exprs(), threshold=_threshold_case())
-            .select_related("a__site", "b__site", "method")
-        }
-        return [rows[i] for i in ids if i in rows]
+            .select_related("a", "b")
+            .only(*QUEUE_ROW_FIELDS)
+            .order_by(*QUEUE_ORDER)
+        )
 
 
 def _pair_status_filter(qs: QuerySet[CandidatePair], status: str) -> QuerySet[CandidatePair]:
@@ -327,11 +347,23 @@ def _groups_with_channel(channel: str) -> QuerySet[CandidatePair]:
     )
 
 
-def _group_status_exprs() -> dict[str, Expression]:
+def groups_disputed() -> list[int]:
+    """The groups holding both sides of a current "distinct" label, read once for a page
+    (its counts and its list of groups) rather than once by each of their queries."""
+    return sorted(set(_groups_with_distinct_label().values_list("group_id", flat=True)))
+
+
+def _disputed(disputed: Collection[int] | None) -> Q:
+    return Q(pk__in=_groups_with_distinct_label() if disputed is None else list(disputed))
+
+
+def _group_status_exprs(disputed: Collection[int] | None = None) -> dict[str, Expression]:
+    """`disputed`: the groups_disputed() of this page if the caller read it, else its
+    query goes along."""
     decided = Decision.objects.filter(group=OuterRef("pk"), group_version=OuterRef("version"))
     return {
         "is_decided": Exists(decided),
-        "is_disputed": Case(When(pk__in=_groups_with_distinct_label(), then=True), default=False),
+        "is_disputed": Case(When(_disputed(disputed), then=True), default=False),
         "ever_decided": Exists(Decision.objects.filter(group=OuterRef("pk"))),
     }
 
@@ -355,12 +387,18 @@ def _group_scope(filters: QueueFilters) -> Q:
 
 
 def queue_groups(
-    *, filters: QueueFilters, status_filter: bool = True, with_urls: bool = False
+    *,
+    filters: QueueFilters,
+    status_filter: bool = True,
+    with_urls: bool = False,
+    disputed: Collection[int] | None = None,
 ) -> QuerySet[CandidateGroup]:
     """Groups that need review: flagged, chained or oversized, and no decision at their
     current version. Large and chained groups first. `with_urls`: each with its
     representative's URL (`representative_url`, read for the rows served only)."""
-    qs = CandidateGroup.objects.filter(_group_scope(filters)).annotate(**_group_status_exprs())
+    qs = CandidateGroup.objects.filter(_group_scope(filters)).annotate(
+        **_group_status_exprs(disputed)
+    )
     if with_urls:
         qs = qs.annotate(
             representative_url=Subquery(
@@ -430,7 +468,7 @@ def _pair_count_rows(filters: QueueFilters) -> list[dict[str, Any]]:
     )
 
 
-def _group_flagged() -> Q:
+def _group_flagged(disputed: Collection[int] | None = None) -> Q:
     """Groups the review statuses short of "labeled" and "all" can hold: flagged,
     chained, oversized, exact, or holding both sides of a "distinct" label."""
     return (
@@ -438,11 +476,13 @@ def _group_flagged() -> Q:
         | Q(chained=True)
         | Q(oversized=True)
         | Q(kind=CandidateGroup.Kind.EXACT)
-        | Q(pk__in=_groups_with_distinct_label())
+        | _disputed(disputed)
     )
 
 
-def _group_count_rows(filters: QueueFilters) -> list[dict[str, Any]]:
+def _group_count_rows(
+    filters: QueueFilters, disputed: Collection[int] | None = None
+) -> list[dict[str, Any]]:
     """Groups in scope with their status facts, the doc types they hold and the guards
     and channels their pairs hold, as rows of distinct facts with a count `n`. One
     statement: the groups, their members with their doc types and the pairs between
@@ -452,10 +492,10 @@ def _group_count_rows(filters: QueueFilters) -> list[dict[str, Any]]:
     few in a hundred)."""
     qs = CandidateGroup.objects.filter(_group_scope(filters))
     if filters.status not in ("labeled", "all"):
-        qs = qs.filter(_group_flagged())
+        qs = qs.filter(_group_flagged(disputed))
     status = ("kind", "needs_review", "chained", "oversized", "is_decided", "is_disputed")
     groups_sql, groups_params = (
-        qs.annotate(**_group_status_exprs())
+        qs.annotate(**_group_status_exprs(disputed))
         .values_list("pk", *status, "ever_decided")
         .order_by()
         .query.sql_with_params()
@@ -472,14 +512,19 @@ def _group_count_rows(filters: QueueFilters) -> list[dict[str, Any]]:
         *(f"t.t{i}" for i in range(len(types))),
         *(f"pf.f{i}" for i in range(len(pair_flags))),
     ]
-    # Each member's pairs by a look-up on the pair's side: PostgreSQL would otherwise
-    # hash every pair (it cannot know how few members there are; OFFSET 0 keeps it from
-    # flattening the look-up into a join); SQLite looks up anyway.
+    # The pairs from each member to another member of its group, by look-ups on the
+    # pair's side and on the group's members: PostgreSQL would otherwise hash every pair
+    # (it cannot know how few members there are; OFFSET 0 keeps it from flattening the
+    # look-up into a join); SQLite looks up anyway.
+    pair_in_group = (
+        "{p}.a_id = ma.document_id AND {p}.b_id IN"
+        " (SELECT o.document_id FROM ingest_groupmember o WHERE o.group_id = ma.group_id)"
+    )
     pairs_of_member = (
         "CROSS JOIN LATERAL (SELECT * FROM ingest_candidatepair p1"
-        " WHERE p1.a_id = ma.document_id OFFSET 0) p"
+        f" WHERE {pair_in_group.format(p='p1')} OFFSET 0) p"
         if connection.vendor == "postgresql"
-        else "JOIN ingest_candidatepair p ON p.a_id = ma.document_id"
+        else f"JOIN ingest_candidatepair p ON {pair_in_group.format(p='p')}"
     )
     sql = f"""
         WITH g (id, {", ".join(status)}, ever_decided) AS ({groups_sql}),
@@ -493,7 +538,6 @@ def _group_count_rows(filters: QueueFilters) -> list[dict[str, Any]]:
             SELECT ma.group_id, {", ".join(pair_flags)}
             FROM m ma
             {pairs_of_member}
-            JOIN m mb ON mb.group_id = ma.group_id AND mb.document_id = p.b_id
             JOIN ingest_fingerprintmethod fm ON fm.id = p.method_id
             WHERE NOT p.below_floor AND fm.retired_at IS NULL
             GROUP BY ma.group_id
@@ -529,13 +573,16 @@ def _group_guard_holds(guard: str, row: dict[str, Any]) -> bool:
     return True
 
 
-def queue_counts(*, filters: QueueFilters) -> dict[str, dict[str, int]]:
-    """Counts per filter value, each with the other filters applied: two queries (one
-    GROUP BY for pairs, one for groups) whatever the filters and the number of labels,
-    after the review states are brought up to date. The pairs are counted from the
-    tally the queue keeps (reviews.queue_tally), but under a site filter, which it does
-    not count by."""
-    queue_sync()
+def queue_counts(
+    *, filters: QueueFilters, disputed: Collection[int] | None = None, sync: bool = True
+) -> dict[str, dict[str, int]]:
+    """Counts per filter value, each with the other filters applied: a few queries
+    whatever the filters and the number of pairs and labels, after the review states are
+    brought up to date (`sync=False`: the caller just did). The pairs are counted from
+    the tallies the queue keeps (reviews.queue_tally), but under a site filter, which
+    they do not count by; the groups in one statement."""
+    if sync:
+        queue_sync()
     if filters.site:
         pair_rows = _pair_count_rows(filters)
     else:
@@ -544,7 +591,7 @@ def queue_counts(*, filters: QueueFilters) -> dict[str, dict[str, int]]:
             distance_min=filters.distance_min,
             distance_max=filters.distance_max,
         )
-    group_rows = _group_count_rows(filters)
+    group_rows = _group_count_rows(filters, disputed)
 
     # Each row's facts read once (the facets below go over the rows about twenty times).
     prows = [

@@ -6,12 +6,14 @@ from collections import Counter
 from typing import Any
 
 import pytest
+from django.conf import settings
 from django.core.management import call_command
 from django.db.models import F
 from django.db.models.functions import Abs
 
+from ingest.core.channels import ACTIVE
 from ingest.core.extract import EXTRACTOR_VERSION
-from ingest.models import CandidatePair, Extraction
+from ingest.models import CandidatePair, Document, Extraction
 from reviews import selectors, services
 from reviews.models import LabelTally, PairState, QueueTally, Watermark
 from reviews.pair_states import TALLY_WALLS, label_key_counts, pair_states_rebuild
@@ -216,3 +218,56 @@ def test_a_new_extractor_version_rebuilds_the_tally(settings, pairs, editor, mon
     # every label is stale.
     assert_counts_true(monkeypatch)
     assert selectors.queue_counts(filters=ALL)["status"]["stale"] == 1
+
+
+def _group_recount(filters: selectors.QueueFilters) -> Counter[tuple[Any, ...]]:
+    """The groups' count rows from scratch: each group's members, their doc types and
+    the pairs between two of its members, read one group at a time."""
+    out: Counter[tuple[Any, ...]] = Counter()
+    groups = selectors.queue_groups(filters=filters, status_filter=False)
+    for g in groups:
+        members = list(g.members.values_list("document_id", flat=True))
+        if filters.status not in ("labeled", "all") and not (
+            g.needs_review or g.chained or g.oversized or g.kind == "exact" or g.is_disputed
+        ):
+            continue
+        types = set(Document.objects.filter(pk__in=members).values_list("doc_type", flat=True))
+        inside = list(
+            CandidatePair.objects.filter(
+                below_floor=False,
+                method__retired_at__isnull=True,
+                a_id__in=members,
+                b_id__in=members,
+            )
+        )
+        fact = {
+            "kind": g.kind,
+            **{k: bool(getattr(g, k)) for k in ("needs_review", "chained", "oversized")},
+            **{k: bool(getattr(g, k)) for k in ("is_decided", "is_disputed", "ever_decided")},
+            **{f"type_{t}": t in types for t in settings.DOC_TYPES},
+            "guard_none": any(not any(getattr(p, k) for k in selectors.GUARDS) for p in inside),
+            **{f"guard_{k}": any(getattr(p, k) for p in inside) for k in selectors.GUARDS},
+            **{f"channel_{c}": any(c in p.channel_names for p in inside) for c in ACTIVE},
+        }
+        out[tuple(sorted(fact.items()))] += 1
+    return out
+
+
+def test_group_counts_equal_a_recount_group_by_group(chain, pairs, editor) -> None:
+    a, b, c = chain
+    # A guard on a pair inside the group, a "distinct" label between two of its members.
+    CandidatePair.objects.filter(pk=pair_of(a, b).pk).update(numbers_differ=True)
+    _label(pair_of(b, c), editor, "distinct")
+    queue_sync()
+    disputed = selectors.groups_disputed()
+    assert disputed == [group_of(a).pk]
+    for f in (ALL, ALL.replace(status="all"), ALL.replace(distance_max=1)):
+        for given in (None, disputed):
+            rows = selectors._group_count_rows(f, given)
+            kept = Counter(
+                {tuple(sorted((k, v) for k, v in r.items() if k != "n")): r["n"] for r in rows}
+            )
+            assert kept == _group_recount(f)
+    counts = selectors.queue_counts(filters=ALL)
+    assert counts["guard"]["numbers_differ"] >= 1
+    assert counts["status"]["disputed"] >= 1
