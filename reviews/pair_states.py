@@ -17,7 +17,7 @@ from datetime import datetime
 from typing import Any
 
 from django.db import transaction
-from django.db.models import Case, Count, Max, Min, Q, QuerySet, When
+from django.db.models import Case, Count, Max, Min, Q, QuerySet, Subquery, When
 from django.db.models import Value as V
 
 from ingest.core.extract import EXTRACTOR_VERSION
@@ -342,16 +342,29 @@ def pair_states_rebuild() -> int:
     return len(ids)
 
 
-def pair_states_sync() -> int:
+def sync_reads() -> dict[str, Subquery]:
+    """What pair_states_sync reads, as expressions for a caller's one statement."""
+    return {
+        "last_label": Subquery(Label.objects.order_by("-id").values("id")[:1]),
+        "last_print": Subquery(Fingerprint.objects.order_by("-id").values("id")[:1]),
+    }
+
+
+def pair_states_sync(*, seen: tuple[dict[str, int], int, int] | None = None) -> int:
     """Bring the states up to date with labels and fingerprints stored since the last
     call: the pairs of new labels, and the labelled pairs with a side whose URL has a
-    newly fingerprinted snapshot. Three small queries when nothing is new. Returns the
-    pairs refreshed."""
-    marks = dict(Watermark.objects.filter(name__in=(LABELS, FINGERPRINTS)).values_list())
+    newly fingerprinted snapshot. Three small queries when nothing is new, none when the
+    caller read them (`seen`: the watermarks, the last label id, the last fingerprint
+    id, as `sync_reads()` gives them). Returns the pairs refreshed."""
+    if seen is None:
+        marks = dict(Watermark.objects.filter(name__in=(LABELS, FINGERPRINTS)).values_list())
+        last_label = Label.objects.aggregate(m=Max("id"))["m"] or 0
+        last_print = Fingerprint.objects.aggregate(m=Max("id"))["m"] or 0
+    else:
+        marks, last_label, last_print = seen
+        marks = {k: v for k, v in marks.items() if k in (LABELS, FINGERPRINTS)}
     if len(marks) < 2:
         return pair_states_rebuild()
-    last_label = Label.objects.aggregate(m=Max("id"))["m"] or 0
-    last_print = Fingerprint.objects.aggregate(m=Max("id"))["m"] or 0
     refreshed = 0
     mark = marks[LABELS]
     while mark < last_label:

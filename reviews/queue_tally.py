@@ -44,18 +44,22 @@ from ingest.core.extract import EXTRACTOR_VERSION
 from ingest.models import WALL_STATUSES, CandidatePair, Extraction, FingerprintMethod
 from reviews.models import LabelTally, PairState, QueueTally, Watermark
 from reviews.pair_states import (
+    FINGERPRINTS,
+    LABELS,
     TALLY_WALLS,
     LabelKey,
     label_key_counts,
     label_tally_add,
     label_tally_recount,
     pair_states_sync,
+    sync_reads,
 )
 
 PAIRS = "queue_tally.pair"
 WALLS = TALLY_WALLS
 VERSION = "queue_tally.extractor"
 ORDER = "queue_tally.thresholds"
+STATE_MARKS = (LABELS, FINGERPRINTS)  # the review states' (read in the same statement)
 # The row that is always there, so that one read returns the watermarks with the tally.
 SENTINEL = {"method_ref": 0, "doc_type": "", "distance": -1, "channels": 0, "guards": 0}
 Key = tuple[int, str, int, int, int]  # method, doc type, distance, channels, guards
@@ -152,6 +156,16 @@ def _settled(model: type[CandidatePair] | type[Extraction], after: int) -> int:
     return max(m or 0, after)
 
 
+def _settled_expr(model: type[CandidatePair] | type[Extraction], mark: str) -> Subquery:
+    """_settled as an expression: the last id older than the lag, after the mark."""
+    after = Subquery(Watermark.objects.filter(name=mark).values("value")[:1])
+    return Subquery(
+        model.objects.filter(pk__gt=after, created_at__lt=_cutoff())
+        .order_by("-pk")
+        .values("pk")[:1]
+    )
+
+
 def queue_tally_rebuild() -> None:
     """Count the tally from scratch (the queue does it when the extractor changes)."""
     with transaction.atomic():
@@ -246,13 +260,25 @@ def _tally_add(delta: Counter[Key]) -> None:
 def queue_sync() -> None:
     """Bring what the queue reads up to date: the review states, the stored order of the
     new pairs (of every pair after a change of thresholds) and the tally's watermarks.
-    A few small queries when little is new."""
-    pair_states_sync()
-    marks = dict(
-        Watermark.objects.filter(name__in=(PAIRS, WALLS, VERSION, ORDER)).values_list(
-            "name", "value"
+    One statement when nothing is new (the watermarks with the last ids)."""
+    rows = list(
+        Watermark.objects.filter(name__in=(PAIRS, WALLS, VERSION, ORDER, *STATE_MARKS))
+        .annotate(
+            **sync_reads(),
+            last_pair=Subquery(CandidatePair.objects.order_by("-pk").values("pk")[:1]),
+            pm_to=_settled_expr(CandidatePair, PAIRS),
+            wm_to=_settled_expr(Extraction, WALLS),
         )
+        .values_list("name", "value", "last_label", "last_print", "last_pair", "pm_to", "wm_to")
     )
+    marks = {name: value for name, value, *_ in rows}
+    last_label, last_print, last_pair, settled_pair, settled_wall = (
+        rows[0][2:] if rows else (None, None, None, None, None)
+    )
+    if rows:
+        pair_states_sync(seen=(marks, last_label or 0, last_print or 0))
+    else:
+        pair_states_sync()
     order = _thresholds_stamp()
     if marks.get(ORDER) != order:
         with transaction.atomic():
@@ -260,7 +286,7 @@ def queue_sync() -> None:
                 uncertainty=_uncertainty()
             )
             _mark_set(ORDER, order)
-    else:
+    elif last_pair is None or last_pair > marks.get(PAIRS, 0):
         CandidatePair.objects.filter(pk__gt=marks.get(PAIRS, 0)).exclude(
             uncertainty=_uncertainty()
         ).update(uncertainty=_uncertainty())
@@ -268,7 +294,7 @@ def queue_sync() -> None:
         queue_tally_rebuild()
         return
     pm, wm = marks[PAIRS], marks[WALLS]
-    pm_to, wm_to = _settled(CandidatePair, pm), _settled(Extraction, wm)
+    pm_to, wm_to = max(settled_pair or 0, pm), max(settled_wall or 0, wm)
     if (pm_to, wm_to) != (pm, wm):
         _advance(pm_to, wm_to)
 
