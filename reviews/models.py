@@ -379,6 +379,42 @@ class QueueTally(models.Model):
         return f"{self.doc_type} d={self.distance} c={self.channels} g={self.guards}: {self.n}"
 
 
+class LabelTally(models.Model):
+    """Labelled review states the queue can serve (labels, neither exact nor under the
+    floor, no side a wall page up to the queue tally's wall watermark), counted by the
+    facts the queue's filters count by and by disputed / stale. Kept by the one writer
+    of the states (reviews.pair_states) in the transaction that writes them, so that the
+    queue's counts never group the states; derived data, recounted at any time."""
+
+    method_ref = models.IntegerField()
+    doc_type = models.CharField(max_length=16)
+    distance = models.SmallIntegerField()
+    channels = models.SmallIntegerField()
+    guards = models.SmallIntegerField(help_text="Bits as PairState.guards.")
+    disputed = models.BooleanField()
+    stale = models.BooleanField()
+    n = models.IntegerField(default=0)
+
+    class Meta:
+        constraints = [
+            models.UniqueConstraint(
+                fields=[
+                    "method_ref",
+                    "doc_type",
+                    "distance",
+                    "channels",
+                    "guards",
+                    "disputed",
+                    "stale",
+                ],
+                name="label_tally_once",
+            )
+        ]
+
+    def __str__(self) -> str:
+        return f"{self.doc_type} d={self.distance} labelled: {self.n}"
+
+
 class Watermark(models.Model):
     """How far an incremental job has read (e.g. the last fingerprint looked at)."""
 

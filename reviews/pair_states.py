@@ -2,19 +2,27 @@
 the labels' extractor version and whether a re-crawl changed a side. The label services
 refresh a pair's state when they append a label; pair_states_sync, run before the queue
 is read, picks up labels written any other way and re-crawls (new fingerprints) from
-two watermarks. The queue reads only this table, never the labels."""
+two watermarks. The queue reads only this table, never the labels.
+
+The same writer keeps the labelled part of the queue's counts (reviews.models.LabelTally)
+in the transaction that writes the states: the states' old keys out, the new ones in,
+under a lock on the queue tally's wall watermark (which also orders two refreshes of one
+pair, and a refresh against the tally moving its watermarks)."""
 
 from __future__ import annotations
 
-from collections import defaultdict
+from collections import Counter, defaultdict
 from collections.abc import Iterable
 from datetime import datetime
+from typing import Any
 
 from django.db import transaction
-from django.db.models import Count, Max, Min, Q, QuerySet
+from django.db.models import Case, Count, Max, Min, Q, QuerySet, Subquery, When
+from django.db.models import Value as V
 
-from ingest.models import CandidatePair, Document, Fingerprint
-from reviews.models import Adjudication, Label, PairState, Watermark
+from ingest.core.extract import EXTRACTOR_VERSION
+from ingest.models import WALL_STATUSES, CandidatePair, Document, Extraction, Fingerprint
+from reviews.models import Adjudication, Label, LabelTally, PairState, Watermark
 
 SYNC_BATCH = 5000
 # The pair's facts copied into its state (a pair never changes them).
@@ -31,6 +39,124 @@ FACTS = (
 )
 FINGERPRINTS = "pair_states.fingerprint"
 LABELS = "pair_states.label"
+# The queue tally's wall watermark (reviews.queue_tally): the label tally leaves out the
+# states with a side found to be a wall up to it, as the pair tally does.
+TALLY_WALLS = "queue_tally.wall"
+# method, doc type, distance, channels, guards, disputed, stale
+LabelKey = tuple[int, str, int, int, int, bool, bool]
+
+
+def _walls_upto(mark: int) -> QuerySet[Extraction, Any]:
+    return Extraction.objects.filter(
+        extractor_version=EXTRACTOR_VERSION, status__in=WALL_STATUSES, pk__lte=mark
+    ).values("document_id")
+
+
+def _label_key(state: PairState) -> LabelKey | None:
+    """The state's key in the label tally, None when it is not counted there."""
+    if not (state.labels > 0 and state.queued):
+        return None
+    return (
+        state.method_ref,
+        state.doc_type,
+        state.distance,
+        state.channels,
+        state.guards,
+        state.verdicts > 1 and state.adjudicated_verdict == "",
+        state.extractor_version != EXTRACTOR_VERSION or state.recrawled,
+    )
+
+
+def label_key_counts(states: QuerySet[PairState]) -> Counter[LabelKey]:
+    """These states counted by their label tally key (labelled and queued ones only)."""
+    out: Counter[LabelKey] = Counter()
+    for m, t, d, c, g, disputed, stale, n in (
+        states.filter(labels__gt=0, queued=True)
+        .annotate(
+            disputed=Case(
+                When(verdicts__gt=1, adjudicated_verdict="", then=V(True)), default=V(False)
+            ),
+            stale=Case(
+                When(~Q(extractor_version=EXTRACTOR_VERSION) | Q(recrawled=True), then=V(True)),
+                default=V(False),
+            ),
+        )
+        .values_list(
+            "method_ref", "doc_type", "distance", "channels", "guards", "disputed", "stale"
+        )
+        .annotate(n=Count("pk"))
+        .order_by()
+    ):
+        out[(m, t, d, c, g, bool(disputed), bool(stale))] += n
+    return out
+
+
+def label_tally_add(delta: Counter[LabelKey]) -> None:
+    """Add these counts to the label tally (under the wall watermark's lock)."""
+    delta = Counter({k: v for k, v in delta.items() if v})
+    if not delta:
+        return
+    keys = Q()
+    for m, t, d, c, g, disputed, stale in delta:
+        keys |= Q(
+            method_ref=m,
+            doc_type=t,
+            distance=d,
+            channels=c,
+            guards=g,
+            disputed=disputed,
+            stale=stale,
+        )
+    have = {
+        (r.method_ref, r.doc_type, r.distance, r.channels, r.guards, r.disputed, r.stale): r.n
+        for r in LabelTally.objects.filter(keys)
+    }
+    rows = []
+    for key in sorted(delta):
+        m, t, d, c, g, disputed, stale = key
+        n = have.get(key, 0) + delta[key]
+        rows.append(
+            LabelTally(
+                method_ref=m,
+                doc_type=t,
+                distance=d,
+                channels=c,
+                guards=g,
+                disputed=disputed,
+                stale=stale,
+                n=n,
+            )
+        )
+    LabelTally.objects.bulk_create(
+        rows,
+        update_conflicts=True,
+        unique_fields=[
+            "method_ref",
+            "doc_type",
+            "distance",
+            "channels",
+            "guards",
+            "disputed",
+            "stale",
+        ],
+        update_fields=["n"],
+    )
+
+
+def label_tally_recount(*, wall_mark: int) -> None:
+    """Count the label tally from the states (the caller holds the wall watermark's
+    lock): labelled queued states with no side a wall up to `wall_mark`."""
+    walls = _walls_upto(wall_mark)
+    counts = label_key_counts(PairState.objects.exclude(side_a__in=walls).exclude(side_b__in=walls))
+    LabelTally.objects.all().delete()
+    label_tally_add(counts)
+
+
+def _wall_mark_locked() -> int:
+    """The queue tally's wall watermark, locked until the transaction ends (-1 while the
+    tally is not built: it is then counted from the states when it is)."""
+    Watermark.objects.bulk_create([Watermark(name=TALLY_WALLS, value=-1)], ignore_conflicts=True)
+    return Watermark.objects.select_for_update().get(name=TALLY_WALLS).value
 
 
 def _current() -> QuerySet[Label]:
@@ -86,11 +212,15 @@ def guard_bits(numbers_differ: bool, ids_differ: bool, title_differs: bool) -> i
     return int(numbers_differ) | int(ids_differ) << 1 | int(title_differs) << 2
 
 
+@transaction.atomic
 def pair_states_refresh(*, pair_ids: Iterable[int]) -> None:
-    """Recompute the state of these pairs from their labels (idempotent)."""
+    """Recompute the state of these pairs from their labels (idempotent), and the label
+    tally with them."""
     ids = sorted(set(pair_ids))
     if not ids:
         return
+    wall_mark = _wall_mark_locked()
+    old = [(s.pair_id, _label_key(s)) for s in PairState.objects.filter(pair_id__in=ids)]
     rows = {
         r["pair_id"]: r
         for r in _current()
@@ -171,6 +301,18 @@ def pair_states_refresh(*, pair_ids: Iterable[int]) -> None:
             "updated_at",
         ],
     )
+    # The facts of a pair never change: its sides are those of its old state.
+    sides = {s.side_a for s in states} | {s.side_b for s in states}
+    walled = set(
+        _walls_upto(wall_mark).filter(document_id__in=sides).values_list("document_id", flat=True)
+    )
+    kept = {s.pair_id for s in states if s.side_a not in walled and s.side_b not in walled}
+    delta: Counter[LabelKey] = Counter(
+        k for s in states if s.pair_id in kept and (k := _label_key(s)) is not None
+    )
+    # Old states of pairs that are gone (a cascade) are not refreshed: recounts fix them.
+    delta.subtract(k for pair_id, k in old if k is not None and pair_id in kept)
+    label_tally_add(delta)
 
 
 def _mark_set(name: str, value: int) -> None:
@@ -196,19 +338,33 @@ def pair_states_rebuild() -> int:
             pair_states_refresh(pair_ids=ids[start : start + SYNC_BATCH])
         _mark_set(LABELS, last_label)
         _mark_set(FINGERPRINTS, last_print)
+        label_tally_recount(wall_mark=_wall_mark_locked())
     return len(ids)
 
 
-def pair_states_sync() -> int:
+def sync_reads() -> dict[str, Subquery]:
+    """What pair_states_sync reads, as expressions for a caller's one statement."""
+    return {
+        "last_label": Subquery(Label.objects.order_by("-id").values("id")[:1]),
+        "last_print": Subquery(Fingerprint.objects.order_by("-id").values("id")[:1]),
+    }
+
+
+def pair_states_sync(*, seen: tuple[dict[str, int], int, int] | None = None) -> int:
     """Bring the states up to date with labels and fingerprints stored since the last
     call: the pairs of new labels, and the labelled pairs with a side whose URL has a
-    newly fingerprinted snapshot. Three small queries when nothing is new. Returns the
-    pairs refreshed."""
-    marks = dict(Watermark.objects.filter(name__in=(LABELS, FINGERPRINTS)).values_list())
+    newly fingerprinted snapshot. Three small queries when nothing is new, none when the
+    caller read them (`seen`: the watermarks, the last label id, the last fingerprint
+    id, as `sync_reads()` gives them). Returns the pairs refreshed."""
+    if seen is None:
+        marks = dict(Watermark.objects.filter(name__in=(LABELS, FINGERPRINTS)).values_list())
+        last_label = Label.objects.aggregate(m=Max("id"))["m"] or 0
+        last_print = Fingerprint.objects.aggregate(m=Max("id"))["m"] or 0
+    else:
+        marks, last_label, last_print = seen
+        marks = {k: v for k, v in marks.items() if k in (LABELS, FINGERPRINTS)}
     if len(marks) < 2:
         return pair_states_rebuild()
-    last_label = Label.objects.aggregate(m=Max("id"))["m"] or 0
-    last_print = Fingerprint.objects.aggregate(m=Max("id"))["m"] or 0
     refreshed = 0
     mark = marks[LABELS]
     while mark < last_label:

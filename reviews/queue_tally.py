@@ -10,8 +10,13 @@
   ever added, and a page is a wall for good once its extraction says so, so the counts
   of today are the tally, plus the pairs since the watermark without a wall side,
   minus the tallied pairs with a side that became a wall since: a few small queries.
-  The labelled pairs are counted from their review states (PairState holds the pair's
-  facts), so labels never touch the tally.
+- `LabelTally`: the labelled pairs among them, by the same facts and disputed / stale,
+  kept by the review states' writer (reviews.pair_states) as labels come in, up to the
+  same wall watermark. The counts take them out of the pairs' counts.
+
+`queue_tally_rebuild()` (the `queue_tally_rebuild` command) counts both from scratch:
+after a data migration that rewrites pairs' facts or an extraction's status, or to repair
+a tally found wrong.
 
 The watermarks move only past rows older than `QUEUE_TALLY_LAG_SECONDS`, so that a
 row whose transaction commits after a later one is never skipped; newer rows are
@@ -37,16 +42,28 @@ from django.utils import timezone
 from ingest.candidates import threshold_for
 from ingest.core.extract import EXTRACTOR_VERSION
 from ingest.models import WALL_STATUSES, CandidatePair, Extraction, FingerprintMethod
-from reviews.models import PairState, QueueTally, Watermark
-from reviews.pair_states import pair_states_sync
+from reviews.models import LabelTally, PairState, QueueTally, Watermark
+from reviews.pair_states import (
+    FINGERPRINTS,
+    LABELS,
+    TALLY_WALLS,
+    LabelKey,
+    label_key_counts,
+    label_tally_add,
+    label_tally_recount,
+    pair_states_sync,
+    sync_reads,
+)
 
 PAIRS = "queue_tally.pair"
-WALLS = "queue_tally.wall"
+WALLS = TALLY_WALLS
 VERSION = "queue_tally.extractor"
 ORDER = "queue_tally.thresholds"
+STATE_MARKS = (LABELS, FINGERPRINTS)  # the review states' (read in the same statement)
 # The row that is always there, so that one read returns the watermarks with the tally.
 SENTINEL = {"method_ref": 0, "doc_type": "", "distance": -1, "channels": 0, "guards": 0}
 Key = tuple[int, str, int, int, int]  # method, doc type, distance, channels, guards
+TALLY_COLUMNS = ("method_ref", "doc_type", "distance", "channels", "guards", "n", "pm", "wm", "st")
 
 
 def _stamp(text: str) -> int:
@@ -139,6 +156,16 @@ def _settled(model: type[CandidatePair] | type[Extraction], after: int) -> int:
     return max(m or 0, after)
 
 
+def _settled_expr(model: type[CandidatePair] | type[Extraction], mark: str) -> Subquery:
+    """_settled as an expression: the last id older than the lag, after the mark."""
+    after = Subquery(Watermark.objects.filter(name=mark).values("value")[:1])
+    return Subquery(
+        model.objects.filter(pk__gt=after, created_at__lt=_cutoff())
+        .order_by("-pk")
+        .values("pk")[:1]
+    )
+
+
 def queue_tally_rebuild() -> None:
     """Count the tally from scratch (the queue does it when the extractor changes)."""
     with transaction.atomic():
@@ -158,6 +185,7 @@ def _rebuild() -> None:
         ],
         batch_size=1000,
     )
+    label_tally_recount(wall_mark=wm)
     _mark_set(PAIRS, pm)
     _mark_set(WALLS, wm)
     _mark_set(VERSION, _stamp(EXTRACTOR_VERSION))
@@ -177,6 +205,14 @@ def _advance(pm_to: int, wm_to: int) -> None:
             return
         delta: Counter[Key] = Counter()
         if wm_to > wm:
+            new_walls = walls(after=wm, upto=wm_to)
+            old_walls = walls(upto=wm)
+            walled = label_key_counts(
+                PairState.objects.filter(Q(side_a__in=new_walls) | Q(side_b__in=new_walls))
+                .exclude(side_a__in=old_walls)
+                .exclude(side_b__in=old_walls)
+            )
+            label_tally_add(Counter({k: -n for k, n in walled.items()}))
             delta.subtract(
                 _key_counts(
                     CandidatePair.objects.filter(pk__lte=pm)
@@ -224,13 +260,25 @@ def _tally_add(delta: Counter[Key]) -> None:
 def queue_sync() -> None:
     """Bring what the queue reads up to date: the review states, the stored order of the
     new pairs (of every pair after a change of thresholds) and the tally's watermarks.
-    A few small queries when little is new."""
-    pair_states_sync()
-    marks = dict(
-        Watermark.objects.filter(name__in=(PAIRS, WALLS, VERSION, ORDER)).values_list(
-            "name", "value"
+    One statement when nothing is new (the watermarks with the last ids)."""
+    rows = list(
+        Watermark.objects.filter(name__in=(PAIRS, WALLS, VERSION, ORDER, *STATE_MARKS))
+        .annotate(
+            **sync_reads(),
+            last_pair=Subquery(CandidatePair.objects.order_by("-pk").values("pk")[:1]),
+            pm_to=_settled_expr(CandidatePair, PAIRS),
+            wm_to=_settled_expr(Extraction, WALLS),
         )
+        .values_list("name", "value", "last_label", "last_print", "last_pair", "pm_to", "wm_to")
     )
+    marks = {name: value for name, value, *_ in rows}
+    last_label, last_print, last_pair, settled_pair, settled_wall = (
+        rows[0][2:] if rows else (None, None, None, None, None)
+    )
+    if rows:
+        pair_states_sync(seen=(marks, last_label or 0, last_print or 0))
+    else:
+        pair_states_sync()
     order = _thresholds_stamp()
     if marks.get(ORDER) != order:
         with transaction.atomic():
@@ -238,7 +286,7 @@ def queue_sync() -> None:
                 uncertainty=_uncertainty()
             )
             _mark_set(ORDER, order)
-    else:
+    elif last_pair is None or last_pair > marks.get(PAIRS, 0):
         CandidatePair.objects.filter(pk__gt=marks.get(PAIRS, 0)).exclude(
             uncertainty=_uncertainty()
         ).update(uncertainty=_uncertainty())
@@ -246,7 +294,7 @@ def queue_sync() -> None:
         queue_tally_rebuild()
         return
     pm, wm = marks[PAIRS], marks[WALLS]
-    pm_to, wm_to = _settled(CandidatePair, pm), _settled(Extraction, wm)
+    pm_to, wm_to = max(settled_pair or 0, pm), max(settled_wall or 0, wm)
     if (pm_to, wm_to) != (pm, wm):
         _advance(pm_to, wm_to)
 
@@ -264,8 +312,8 @@ def pair_count_rows(
     """The pairs the queue can serve under these filters, counted by doc type, channels,
     guards and review status, in the rows of one GROUP BY over the pairs (selectors'
     queue counts): from the tally, the pairs and walls since its watermarks and the
-    review states. Four queries whatever the number of pairs and labels (five while
-    pages found to be walls in the last minutes are taken out)."""
+    label tally. Three queries whatever the number of pairs and labels (five while pages
+    found to be walls in the last minutes are taken out)."""
     scope = Q(method_ref__in=_methods(method))
     pair_scope = Q(method_id__in=_methods(method))
     if distance_min is not None:
@@ -278,18 +326,32 @@ def pair_count_rows(
     def mark(name: str) -> Subquery:
         return Subquery(Watermark.objects.filter(name=name).values("value")[:1])
 
-    # One statement reads the tally with its watermarks: a request moving them commits
-    # both at once.
-    rows = list(
+    # One statement reads both tallies with their watermarks: a request moving them
+    # commits all at once. `st`: -1 a row of the pairs, else a row of the labelled ones
+    # (1 disputed, 2 stale).
+    pair_rows = (
         QueueTally.objects.filter(scope | Q(**SENTINEL))
-        .annotate(pm=mark(PAIRS), wm=mark(WALLS))
-        .values_list("method_ref", "doc_type", "distance", "channels", "guards", "n", "pm", "wm")
+        .annotate(pm=mark(PAIRS), wm=mark(WALLS), st=V(-1))
+        .values_list(*TALLY_COLUMNS)
+    )
+    label_rows = (
+        LabelTally.objects.filter(scope)
+        .annotate(
+            pm=mark(PAIRS),
+            wm=mark(WALLS),
+            st=Case(When(disputed=True, then=V(1)), default=V(0))
+            + Case(When(stale=True, then=V(2)), default=V(0)),
+        )
+        .values_list(*TALLY_COLUMNS)
     )
     total: Counter[tuple[str, int, int]] = Counter()
+    labelled: Counter[tuple[str, int, int, bool, bool]] = Counter()
     pm = wm = None
-    for m, t, d, c, g, n, pm_now, wm_now in rows:
+    for m, t, d, c, g, n, pm_now, wm_now, st in pair_rows.union(label_rows, all=True):
         pm, wm = pm_now, wm_now
-        if (m, t, d) != (0, "", -1):
+        if st >= 0:
+            labelled[(t, c, g, bool(st & 1), bool(st & 2))] += n
+        elif (m, t, d) != (0, "", -1):
             total[(t, c, g)] += n
     if pm is None or wm is None:
         raise RuntimeError("the queue tally is not built (queue_sync first)")
@@ -297,38 +359,31 @@ def pair_count_rows(
     # Pages found to be walls since the watermark (few: the last minutes of ingest).
     new_walls = list(walls(after=wm).values_list("document_id", flat=True))
     walled = Counter[Key]()
+    walled_labelled = Counter[LabelKey]()
     if new_walls:
         walled = _key_counts(
             CandidatePair.objects.filter(pair_scope, pk__lte=pm)
             .filter(Q(a_id__in=new_walls) | Q(b_id__in=new_walls))
             .filter(_no_wall(walls(upto=wm)))
         )
+        old_walls = walls(upto=wm)
+        walled_labelled = label_key_counts(
+            PairState.objects.filter(scope)
+            .filter(Q(side_a__in=new_walls) | Q(side_b__in=new_walls))
+            .exclude(side_a__in=old_walls)
+            .exclude(side_b__in=old_walls)
+        )
     for (_, t, _, c, g), n in new.items():
         total[(t, c, g)] += n
     for (_, t, _, c, g), n in walled.items():
         total[(t, c, g)] -= n
-    every_wall = walls()
-    labelled = (
-        PairState.objects.filter(scope, labels__gt=0, queued=True)
-        .exclude(side_a__in=every_wall)
-        .exclude(side_b__in=every_wall)
-        .annotate(
-            disputed=Case(
-                When(verdicts__gt=1, adjudicated_verdict="", then=V(True)), default=V(False)
-            ),
-            stale=Case(
-                When(~Q(extractor_version=EXTRACTOR_VERSION) | Q(recrawled=True), then=V(True)),
-                default=V(False),
-            ),
-        )
-        .values_list("doc_type", "channels", "guards", "disputed", "stale")
-        .annotate(n=Count("pk"))
-        .order_by()
-    )
+    for (_, t, _, c, g, disputed, stale), n in walled_labelled.items():
+        labelled[(t, c, g, disputed, stale)] -= n
     out = []
-    for t, c, g, disputed, stale, n in labelled:
-        total[(t, c, g)] -= n
-        out.append(_row(t, c, g, True, bool(disputed), bool(stale), n))
+    for (t, c, g, disputed, stale), n in labelled.items():
+        if n:
+            total[(t, c, g)] -= n
+            out.append(_row(t, c, g, True, disputed, stale, n))
     out += [_row(t, c, g, False, False, False, n) for (t, c, g), n in total.items() if n]
     return out
 

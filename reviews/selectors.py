@@ -3,11 +3,13 @@
 from __future__ import annotations
 
 from collections import Counter
+from collections.abc import Collection
 from dataclasses import dataclass, field
 from typing import Any
 
 from django.conf import settings
 from django.contrib.auth.models import User
+from django.db import connection
 from django.db.models import (
     Case,
     Count,
@@ -51,7 +53,8 @@ from reviews.models import (
     PairState,
     ReviewerPreference,
 )
-from reviews.queue_tally import pair_count_rows, queue_sync, threshold_case
+from reviews.queue_tally import pair_count_rows, threshold_case
+from reviews.queue_tally import queue_sync as queue_sync
 
 STATUSES = ("unlabeled", "disputed", "stale")
 GUARDS = ("numbers_differ", "ids_differ", "title_differs")
@@ -198,7 +201,7 @@ def queue_pairs(
         qs = qs.filter(_pair_channel(filters.channel))
     if status_filter:
         qs = _pair_status_filter(qs, filters.status)
-    return qs.order_by("uncertainty", "-numbers_differ", "-ids_differ", "-distance", "id")
+    return qs.order_by(*QUEUE_ORDER)
 
 
 def _pair_channel(channel: str) -> Q:
@@ -206,6 +209,22 @@ def _pair_channel(channel: str) -> Q:
     that every database filters it on an index-friendly IN)."""
     bit = channels.BITS.get(channel, 0)
     return Q(channels__in=channels.masks_with(bit)) if bit else Q(pk__in=[])
+
+
+QUEUE_ORDER = ("uncertainty", "-numbers_differ", "-ids_differ", "-distance", "id")
+# What a row of the queue page shows (templates/reviews/queue.html), and no more: the
+# documents' headers and the guards' details are not decoded for 50 rows a page.
+QUEUE_ROW_FIELDS = (
+    "doc_type",
+    "distance",
+    "full_distance",
+    "token_set_ratio",
+    "channels",
+    *GUARDS,
+    "uncertainty",
+    "a__url",
+    "b__url",
+)
 
 
 class QueuePairPage:
@@ -227,14 +246,16 @@ class QueuePairPage:
             raise TypeError("queue pages are read by slices")
         if not self.n:
             return []
-        ids = list(queue_pairs(filters=self.filters, sync=False).values_list("pk", flat=True)[key])
-        rows = {
-            p.pk: p
-            for p in CandidatePair.objects.filter(pk__in=ids)
+        # One statement: the page's ids in queue order (a narrow read along the order
+        # index), then the columns the page shows of those rows only.
+        ids = queue_pairs(filters=self.filters, sync=False, with_status=False).values("pk")[key]
+        return list(
+            CandidatePair.objects.filter(pk__in=ids)
             .annotate(**_pair_status_exprs(), threshold=_threshold_case())
-            .select_related("a__site", "b__site", "method")
-        }
-        return [rows[i] for i in ids if i in rows]
+            .select_related("a", "b")
+            .only(*QUEUE_ROW_FIELDS)
+            .order_by(*QUEUE_ORDER)
+        )
 
 
 def _pair_status_filter(qs: QuerySet[CandidatePair], status: str) -> QuerySet[CandidatePair]:
@@ -326,11 +347,23 @@ def _groups_with_channel(channel: str) -> QuerySet[CandidatePair]:
     )
 
 
-def _group_status_exprs() -> dict[str, Expression]:
+def groups_disputed() -> list[int]:
+    """The groups holding both sides of a current "distinct" label, read once for a page
+    (its counts and its list of groups) rather than once by each of their queries."""
+    return sorted(set(_groups_with_distinct_label().values_list("group_id", flat=True)))
+
+
+def _disputed(disputed: Collection[int] | None) -> Q:
+    return Q(pk__in=_groups_with_distinct_label() if disputed is None else list(disputed))
+
+
+def _group_status_exprs(disputed: Collection[int] | None = None) -> dict[str, Expression]:
+    """`disputed`: the groups_disputed() of this page if the caller read it, else its
+    query goes along."""
     decided = Decision.objects.filter(group=OuterRef("pk"), group_version=OuterRef("version"))
     return {
         "is_decided": Exists(decided),
-        "is_disputed": Case(When(pk__in=_groups_with_distinct_label(), then=True), default=False),
+        "is_disputed": Case(When(_disputed(disputed), then=True), default=False),
         "ever_decided": Exists(Decision.objects.filter(group=OuterRef("pk"))),
     }
 
@@ -354,12 +387,18 @@ def _group_scope(filters: QueueFilters) -> Q:
 
 
 def queue_groups(
-    *, filters: QueueFilters, status_filter: bool = True, with_urls: bool = False
+    *,
+    filters: QueueFilters,
+    status_filter: bool = True,
+    with_urls: bool = False,
+    disputed: Collection[int] | None = None,
 ) -> QuerySet[CandidateGroup]:
     """Groups that need review: flagged, chained or oversized, and no decision at their
     current version. Large and chained groups first. `with_urls`: each with its
     representative's URL (`representative_url`, read for the rows served only)."""
-    qs = CandidateGroup.objects.filter(_group_scope(filters)).annotate(**_group_status_exprs())
+    qs = CandidateGroup.objects.filter(_group_scope(filters)).annotate(
+        **_group_status_exprs(disputed)
+    )
     if with_urls:
         qs = qs.annotate(
             representative_url=Subquery(
@@ -429,7 +468,7 @@ def _pair_count_rows(filters: QueueFilters) -> list[dict[str, Any]]:
     )
 
 
-def _group_flagged() -> Q:
+def _group_flagged(disputed: Collection[int] | None = None) -> Q:
     """Groups the review statuses short of "labeled" and "all" can hold: flagged,
     chained, oversized, exact, or holding both sides of a "distinct" label."""
     return (
@@ -437,77 +476,93 @@ def _group_flagged() -> Q:
         | Q(chained=True)
         | Q(oversized=True)
         | Q(kind=CandidateGroup.Kind.EXACT)
-        | Q(pk__in=_groups_with_distinct_label())
+        | _disputed(disputed)
     )
 
 
-def _group_count_rows(filters: QueueFilters) -> list[dict[str, Any]]:
+def _group_count_rows(
+    filters: QueueFilters, disputed: Collection[int] | None = None
+) -> list[dict[str, Any]]:
     """Groups in scope with their status facts, the doc types they hold and the guards
-    and channels their pairs hold, as rows of distinct facts with a count `n`: three
-    queries (groups; their members with their doc types; the pairs among the members),
-    joined here — not a subquery per group. Unless the
-    status filter asks for decided or all groups, only the groups a review status can
-    hold are read (the flagged ones, a few in a hundred)."""
+    and channels their pairs hold, as rows of distinct facts with a count `n`. One
+    statement: the groups, their members with their doc types and the pairs between
+    two members of one group, folded per group in the database (not a subquery per
+    group, nor lists of ids sent back). Unless the status filter asks for decided or
+    all groups, only the groups a review status can hold are read (the flagged ones, a
+    few in a hundred)."""
     qs = CandidateGroup.objects.filter(_group_scope(filters))
     if filters.status not in ("labeled", "all"):
-        qs = qs.filter(_group_flagged())
-    rows = list(
-        qs.annotate(**_group_status_exprs())
-        .values(
-            "pk",
-            "kind",
-            "needs_review",
-            "chained",
-            "oversized",
-            "is_decided",
-            "is_disputed",
-            "ever_decided",
-        )
+        qs = qs.filter(_group_flagged(disputed))
+    status = ("kind", "needs_review", "chained", "oversized", "is_decided", "is_disputed")
+    groups_sql, groups_params = (
+        qs.annotate(**_group_status_exprs(disputed))
+        .values_list("pk", *status, "ever_decided")
         .order_by()
+        .query.sql_with_params()
     )
-    # No group: the queries below run all the same, so that the page's query count
-    # does not depend on the data (0 is no row's id).
-    ids = [r["pk"] for r in rows] or [0]
-    types: dict[int, set[str]] = {}
-    group_of: dict[int, set[int]] = {}
-    # The doc type of each member by a look-up per member (a join would read every
-    # document).
-    doc_type = Document.objects.filter(pk=OuterRef("document_id")).values("doc_type")[:1]
-    for group_id, document_id, t in (
-        GroupMember.objects.filter(group_id__in=ids)
-        .annotate(t=Subquery(doc_type))
-        .values_list("group_id", "document_id", "t")
-    ):
-        group_of.setdefault(document_id, set()).add(group_id)
-        types.setdefault(group_id, set()).add(t)
-    # The pairs inside these groups: both sides among their members, in one group.
-    guards: dict[int, dict[str, bool]] = {}
-    members = list(group_of) or [0]
-    for a, b, bits, *flags in (
-        CandidatePair.objects.filter(below_floor=False, method__retired_at__isnull=True)
-        .filter(a_id__in=members, b_id__in=members)
-        .values_list("a_id", "b_id", "channels", *GUARDS)
-    ):
-        for group_id in group_of[a] & group_of[b]:
-            g = guards.setdefault(group_id, {})
-            g["none"] = g.get("none", False) or not any(flags)
-            for name, flag in zip(GUARDS, flags, strict=True):
-                g[name] = g.get(name, False) or flag
-            for c in channels.ACTIVE:
-                g[f"channel_{c}"] = g.get(f"channel_{c}", False) or bool(bits & channels.BITS[c])
-    facts: Counter[tuple[tuple[str, Any], ...]] = Counter()
-    for r in rows:
-        held = types.get(r["pk"], set())
-        g = guards.get(r["pk"], {})
-        fact = {k: v for k, v in r.items() if k != "pk"}
-        for t in settings.DOC_TYPES:
-            fact[f"type_{t}"] = t in held
-        for name in ("none", *GUARDS):
-            fact[f"guard_{name}"] = bool(g.get(name))
-        for c in channels.ACTIVE:
-            fact[f"channel_{c}"] = bool(g.get(f"channel_{c}"))
-        facts[tuple(sorted(fact.items()))] += 1
-    return [{**dict(fact), "n": n} for fact, n in facts.items()]
+    flag = "MAX(CASE WHEN {} THEN 1 ELSE 0 END) AS {}"
+    types = [flag.format("m.doc_type = %s", f"t{i}") for i in range(len(settings.DOC_TYPES))]
+    pair_holds = [
+        "NOT (p.numbers_differ OR p.ids_differ OR p.title_differs)",
+        *(f"p.{g}" for g in GUARDS),
+        *("(p.channels & %s) <> 0" for _ in channels.ACTIVE),
+    ]
+    pair_flags = [flag.format(held, f"f{i}") for i, held in enumerate(pair_holds)]
+    columns = [
+        *(f"t.t{i}" for i in range(len(types))),
+        *(f"pf.f{i}" for i in range(len(pair_flags))),
+    ]
+    # The pairs from each member to another member of its group, by look-ups on the
+    # pair's side and on the group's members: PostgreSQL would otherwise hash every pair
+    # (it cannot know how few members there are; OFFSET 0 keeps it from flattening the
+    # look-up into a join); SQLite looks up anyway.
+    pair_in_group = (
+        "{p}.a_id = ma.document_id AND {p}.b_id IN"
+        " (SELECT o.document_id FROM ingest_groupmember o WHERE o.group_id = ma.group_id)"
+    )
+    pairs_of_member = (
+        "CROSS JOIN LATERAL (SELECT * FROM ingest_candidatepair p1"
+        f" WHERE {pair_in_group.format(p='p1')} OFFSET 0) p"
+        if connection.vendor == "postgresql"
+        else f"JOIN ingest_candidatepair p ON {pair_in_group.format(p='p')}"
+    )
+    sql = f"""
+        WITH g (id, {", ".join(status)}, ever_decided) AS ({groups_sql}),
+        m AS (
+            SELECT gm.group_id, gm.document_id,
+                (SELECT d.doc_type FROM ingest_document d WHERE d.id = gm.document_id) AS doc_type
+            FROM ingest_groupmember gm WHERE gm.group_id IN (SELECT id FROM g)
+        ),
+        t AS (SELECT m.group_id, {", ".join(types)} FROM m GROUP BY m.group_id),
+        pf AS (
+            SELECT ma.group_id, {", ".join(pair_flags)}
+            FROM m ma
+            {pairs_of_member}
+            JOIN ingest_fingerprintmethod fm ON fm.id = p.method_id
+            WHERE NOT p.below_floor AND fm.retired_at IS NULL
+            GROUP BY ma.group_id
+        )
+        SELECT g.*, {", ".join(columns)} FROM g
+        LEFT JOIN t ON t.group_id = g.id LEFT JOIN pf ON pf.group_id = g.id
+    """
+    params = [
+        *groups_params,
+        *settings.DOC_TYPES,
+        *(channels.BITS[c] for c in channels.ACTIVE),
+    ]
+    names = [
+        *status,
+        "ever_decided",
+        *(f"type_{t}" for t in settings.DOC_TYPES),
+        *(f"guard_{g}" for g in ("none", *GUARDS)),
+        *(f"channel_{c}" for c in channels.ACTIVE),
+    ]
+    facts: Counter[tuple[Any, ...]] = Counter()
+    with connection.cursor() as cursor:
+        cursor.execute(sql, params)
+        for _, kind, *held in cursor.fetchall():
+            facts[(kind, *(bool(v) for v in held))] += 1
+    return [{**dict(zip(names, fact, strict=True)), "n": n} for fact, n in facts.items()]
 
 
 def _group_guard_holds(guard: str, row: dict[str, Any]) -> bool:
@@ -518,13 +573,16 @@ def _group_guard_holds(guard: str, row: dict[str, Any]) -> bool:
     return True
 
 
-def queue_counts(*, filters: QueueFilters) -> dict[str, dict[str, int]]:
-    """Counts per filter value, each with the other filters applied: two queries (one
-    GROUP BY for pairs, one for groups) whatever the filters and the number of labels,
-    after the review states are brought up to date. The pairs are counted from the
-    tally the queue keeps (reviews.queue_tally), but under a site filter, which it does
-    not count by."""
-    queue_sync()
+def queue_counts(
+    *, filters: QueueFilters, disputed: Collection[int] | None = None, sync: bool = True
+) -> dict[str, dict[str, int]]:
+    """Counts per filter value, each with the other filters applied: a few queries
+    whatever the filters and the number of pairs and labels, after the review states are
+    brought up to date (`sync=False`: the caller just did). The pairs are counted from
+    the tallies the queue keeps (reviews.queue_tally), but under a site filter, which
+    they do not count by; the groups in one statement."""
+    if sync:
+        queue_sync()
     if filters.site:
         pair_rows = _pair_count_rows(filters)
     else:
@@ -533,7 +591,7 @@ def queue_counts(*, filters: QueueFilters) -> dict[str, dict[str, int]]:
             distance_min=filters.distance_min,
             distance_max=filters.distance_max,
         )
-    group_rows = _group_count_rows(filters)
+    group_rows = _group_count_rows(filters, disputed)
 
     # Each row's facts read once (the facets below go over the rows about twenty times).
     prows = [

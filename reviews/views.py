@@ -76,7 +76,9 @@ def _filters(data: Any) -> tuple[QueueFilterForm, selectors.QueueFilters]:
 @vary_on_headers("HX-Request")
 def queue(request: DeskRequest) -> HttpResponse:
     form, filters = _filters(request.GET)
-    counts = selectors.queue_counts(filters=filters)
+    selectors.queue_sync()
+    disputed = selectors.groups_disputed()  # read once for the counts and the groups
+    counts = selectors.queue_counts(filters=filters, disputed=disputed, sync=False)
     # The counts already know how many pairs match: the page fetches ids, then rows.
     page = selectors.QueuePairPage(
         filters=filters, count=counts["kind"]["pair"] if filters.kind in ("", "pair") else 0
@@ -86,7 +88,7 @@ def queue(request: DeskRequest) -> HttpResponse:
         50,
     ).get_page(request.GET.get("page"))
     groups = (
-        list(selectors.queue_groups(filters=filters, with_urls=True)[:25])
+        list(selectors.queue_groups(filters=filters, with_urls=True, disputed=disputed)[:25])
         if filters.kind in ("", "group")
         else []
     )

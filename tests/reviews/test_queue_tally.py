@@ -6,15 +6,24 @@ from collections import Counter
 from typing import Any
 
 import pytest
+from django.conf import settings
+from django.core.management import call_command
 from django.db.models import F
 from django.db.models.functions import Abs
 
+from ingest.core.channels import ACTIVE
 from ingest.core.extract import EXTRACTOR_VERSION
-from ingest.models import CandidatePair, Extraction
+from ingest.models import CandidatePair, Document, Extraction
 from reviews import selectors, services
-from reviews.models import QueueTally
-from reviews.pair_states import pair_states_rebuild
-from reviews.queue_tally import pair_count_rows, queue_sync, queue_tally_rebuild, threshold_case
+from reviews.models import LabelTally, PairState, QueueTally, Watermark
+from reviews.pair_states import TALLY_WALLS, label_key_counts, pair_states_rebuild
+from reviews.queue_tally import (
+    pair_count_rows,
+    queue_sync,
+    queue_tally_rebuild,
+    threshold_case,
+    walls,
+)
 from tests import factories
 from tests.reviews.conftest import TEXT, find, group_of, pair_of, reviewed_document
 
@@ -50,8 +59,27 @@ def _recount(monkeypatch: pytest.MonkeyPatch) -> dict[str, dict[str, int]]:
         return selectors.queue_counts(filters=ALL)
 
 
+def _label_tally() -> Counter[tuple[Any, ...]]:
+    return +Counter(
+        {
+            (r.method_ref, r.doc_type, r.distance, r.channels, r.guards, r.disputed, r.stale): r.n
+            for r in LabelTally.objects.all()
+        }
+    )
+
+
+def _label_recount() -> Counter[tuple[Any, ...]]:
+    """The labelled states the label tally should hold, counted from scratch."""
+    old_walls = walls(upto=Watermark.objects.get(name=TALLY_WALLS).value)
+    return +label_key_counts(
+        PairState.objects.exclude(side_a__in=old_walls).exclude(side_b__in=old_walls)
+    )
+
+
 def assert_counts_true(monkeypatch: pytest.MonkeyPatch) -> None:
     queue_sync()
+    # The labelled part, kept as labels come in, equals a count of the review states.
+    assert _label_tally() == _label_recount()
     kept = _rows(pair_count_rows())
     fresh = _rows(selectors._pair_count_rows(ALL))
     assert kept == fresh
@@ -146,6 +174,28 @@ def test_a_wrong_tally_shows_and_a_rebuild_mends_it(settings, pairs, monkeypatch
     assert_counts_true(monkeypatch)
 
 
+def test_a_wrong_label_tally_shows_and_the_command_mends_it(
+    settings, pairs, editor, other_editor, monkeypatch
+) -> None:
+    settings.QUEUE_TALLY_LAG_SECONDS = 0
+    first, second, _ = pairs
+    _label(first, editor, "duplicate")
+    _label(second, editor, "duplicate")
+    _label(second, other_editor, "distinct")
+    assert_counts_true(monkeypatch)
+    assert LabelTally.objects.filter(n__gt=0).count() == 2  # one settled, one disputed
+    LabelTally.objects.filter(disputed=True).update(n=F("n") + 1)
+    with pytest.raises(AssertionError):
+        assert_counts_true(monkeypatch)
+    call_command("queue_tally_rebuild", stdout=None)
+    assert_counts_true(monkeypatch)
+    # A review state edited behind the desk's back: --states recomputes them first.
+    PairState.objects.filter(pair=first).update(labels=0)
+    call_command("queue_tally_rebuild", "--states", stdout=None)
+    assert PairState.objects.get(pair=first).labels == 1
+    assert_counts_true(monkeypatch)
+
+
 def test_new_thresholds_reorder_the_queue(settings, pairs, monkeypatch) -> None:
     """Distances 3, 2, 0 against a threshold of 3: the pair at 3 is the most uncertain;
     at a threshold of 0 the pair at 0 is."""
@@ -157,11 +207,67 @@ def test_new_thresholds_reorder_the_queue(settings, pairs, monkeypatch) -> None:
     assert_counts_true(monkeypatch)
 
 
-def test_a_new_extractor_version_rebuilds_the_tally(settings, pairs, monkeypatch) -> None:
+def test_a_new_extractor_version_rebuilds_the_tally(settings, pairs, editor, monkeypatch) -> None:
     settings.QUEUE_TALLY_LAG_SECONDS = 0
+    _label(pairs[0], editor, "duplicate")
     assert_counts_true(monkeypatch)
-    monkeypatch.setattr("reviews.queue_tally.EXTRACTOR_VERSION", "next-version")
-    monkeypatch.setattr("reviews.selectors.EXTRACTOR_VERSION", "next-version")
+    assert selectors.queue_counts(filters=ALL)["status"]["stale"] == 0
+    for module in ("queue_tally", "selectors", "pair_states"):
+        monkeypatch.setattr(f"reviews.{module}.EXTRACTOR_VERSION", "next-version")
     # Under another extractor version no page has a current extraction: no walls, and
     # every label is stale.
     assert_counts_true(monkeypatch)
+    assert selectors.queue_counts(filters=ALL)["status"]["stale"] == 1
+
+
+def _group_recount(filters: selectors.QueueFilters) -> Counter[tuple[Any, ...]]:
+    """The groups' count rows from scratch: each group's members, their doc types and
+    the pairs between two of its members, read one group at a time."""
+    out: Counter[tuple[Any, ...]] = Counter()
+    groups = selectors.queue_groups(filters=filters, status_filter=False)
+    for g in groups:
+        members = list(g.members.values_list("document_id", flat=True))
+        if filters.status not in ("labeled", "all") and not (
+            g.needs_review or g.chained or g.oversized or g.kind == "exact" or g.is_disputed
+        ):
+            continue
+        types = set(Document.objects.filter(pk__in=members).values_list("doc_type", flat=True))
+        inside = list(
+            CandidatePair.objects.filter(
+                below_floor=False,
+                method__retired_at__isnull=True,
+                a_id__in=members,
+                b_id__in=members,
+            )
+        )
+        fact = {
+            "kind": g.kind,
+            **{k: bool(getattr(g, k)) for k in ("needs_review", "chained", "oversized")},
+            **{k: bool(getattr(g, k)) for k in ("is_decided", "is_disputed", "ever_decided")},
+            **{f"type_{t}": t in types for t in settings.DOC_TYPES},
+            "guard_none": any(not any(getattr(p, k) for k in selectors.GUARDS) for p in inside),
+            **{f"guard_{k}": any(getattr(p, k) for p in inside) for k in selectors.GUARDS},
+            **{f"channel_{c}": any(c in p.channel_names for p in inside) for c in ACTIVE},
+        }
+        out[tuple(sorted(fact.items()))] += 1
+    return out
+
+
+def test_group_counts_equal_a_recount_group_by_group(chain, pairs, editor) -> None:
+    a, b, c = chain
+    # A guard on a pair inside the group, a "distinct" label between two of its members.
+    CandidatePair.objects.filter(pk=pair_of(a, b).pk).update(numbers_differ=True)
+    _label(pair_of(b, c), editor, "distinct")
+    queue_sync()
+    disputed = selectors.groups_disputed()
+    assert disputed == [group_of(a).pk]
+    for f in (ALL, ALL.replace(status="all"), ALL.replace(distance_max=1)):
+        for given in (None, disputed):
+            rows = selectors._group_count_rows(f, given)
+            kept = Counter(
+                {tuple(sorted((k, v) for k, v in r.items() if k != "n")): r["n"] for r in rows}
+            )
+            assert kept == _group_recount(f)
+    counts = selectors.queue_counts(filters=ALL)
+    assert counts["guard"]["numbers_differ"] >= 1
+    assert counts["status"]["disputed"] >= 1
