@@ -424,6 +424,16 @@ class Watermark(models.Model):
     def __str__(self) -> str:
         return f"{self.name} at {self.value}"
 
+    @staticmethod
+    def put(name: str, value: int) -> None:
+        """Set a watermark, creating it on first use (one statement)."""
+        Watermark.objects.bulk_create(
+            [Watermark(name=name, value=value)],
+            update_conflicts=True,
+            unique_fields=["name"],
+            update_fields=["value"],
+        )
+
 
 class Adjudication(models.Model):
     """The final label of a disputed pair, given by an adjudicator (or an admin). The

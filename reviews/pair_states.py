@@ -315,15 +315,6 @@ def pair_states_refresh(*, pair_ids: Iterable[int]) -> None:
     label_tally_add(delta)
 
 
-def _mark_set(name: str, value: int) -> None:
-    Watermark.objects.bulk_create(
-        [Watermark(name=name, value=value)],
-        update_conflicts=True,
-        unique_fields=["name"],
-        update_fields=["value"],
-    )
-
-
 def pair_states_rebuild() -> int:
     """Recompute every labelled pair's state (and drop the others'). Returns pairs."""
     with transaction.atomic():
@@ -336,8 +327,8 @@ def pair_states_rebuild() -> int:
         PairState.objects.exclude(pair_id__in=ids).delete()
         for start in range(0, len(ids), SYNC_BATCH):
             pair_states_refresh(pair_ids=ids[start : start + SYNC_BATCH])
-        _mark_set(LABELS, last_label)
-        _mark_set(FINGERPRINTS, last_print)
+        Watermark.put(LABELS, last_label)
+        Watermark.put(FINGERPRINTS, last_print)
         label_tally_recount(wall_mark=_wall_mark_locked())
     return len(ids)
 
@@ -374,7 +365,7 @@ def pair_states_sync(*, seen: tuple[dict[str, int], int, int] | None = None) -> 
         refreshed += len(ids)
         mark = upto
     if marks[LABELS] < last_label:
-        _mark_set(LABELS, last_label)
+        Watermark.put(LABELS, last_label)
     mark = marks[FINGERPRINTS]
     while mark < last_print:
         upto = min(mark + SYNC_BATCH, last_print)
@@ -393,5 +384,5 @@ def pair_states_sync(*, seen: tuple[dict[str, int], int, int] | None = None) -> 
             refreshed += len(ids)
         mark = upto
     if marks[FINGERPRINTS] < last_print:
-        _mark_set(FINGERPRINTS, last_print)
+        Watermark.put(FINGERPRINTS, last_print)
     return refreshed

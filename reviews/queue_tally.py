@@ -124,15 +124,6 @@ def _key_counts(qs: QuerySet[CandidatePair]) -> Counter[Key]:
     return out
 
 
-def _mark_set(name: str, value: int) -> None:
-    Watermark.objects.bulk_create(
-        [Watermark(name=name, value=value)],
-        update_conflicts=True,
-        unique_fields=["name"],
-        update_fields=["value"],
-    )
-
-
 def _cutoff() -> Any:
     return timezone.now() - timedelta(seconds=settings.QUEUE_TALLY_LAG_SECONDS)
 
@@ -186,9 +177,9 @@ def _rebuild() -> None:
         batch_size=1000,
     )
     label_tally_recount(wall_mark=wm)
-    _mark_set(PAIRS, pm)
-    _mark_set(WALLS, wm)
-    _mark_set(VERSION, _stamp(EXTRACTOR_VERSION))
+    Watermark.put(PAIRS, pm)
+    Watermark.put(WALLS, wm)
+    Watermark.put(VERSION, _stamp(EXTRACTOR_VERSION))
 
 
 def _advance(pm_to: int, wm_to: int) -> None:
@@ -232,8 +223,8 @@ def _advance(pm_to: int, wm_to: int) -> None:
                 )
             )
         _tally_add(delta)
-        _mark_set(PAIRS, pm_to)
-        _mark_set(WALLS, wm_to)
+        Watermark.put(PAIRS, pm_to)
+        Watermark.put(WALLS, wm_to)
 
 
 def _tally_add(delta: Counter[Key]) -> None:
@@ -285,7 +276,7 @@ def queue_sync() -> None:
             CandidatePair.objects.exclude(uncertainty=_uncertainty()).update(
                 uncertainty=_uncertainty()
             )
-            _mark_set(ORDER, order)
+            Watermark.put(ORDER, order)
     elif last_pair is None or last_pair > marks.get(PAIRS, 0):
         CandidatePair.objects.filter(pk__gt=marks.get(PAIRS, 0)).exclude(
             uncertainty=_uncertainty()
