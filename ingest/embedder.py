@@ -85,7 +85,11 @@ def model_limits() -> tuple[int, int]:
 
 
 def embed_texts(texts: Sequence[str]) -> list[bytes]:
-    """Packed unit vectors (float16) of main texts, cut by the core's text rule."""
+    """Packed unit vectors (float16) of main texts, cut by the core's text rule.
+
+    The caller decides who gets a vector (`core.coverage`, non-empty main text): an empty
+    text would still get one, and it would mean nothing.
+    """
     state = channel_state()
     if not state.on:
         raise ChannelOff(state.reason)
