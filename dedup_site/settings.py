@@ -400,6 +400,15 @@ PASSAGE_TEMPLATE_DF = env_int("PASSAGE_TEMPLATE_DF", 10)
 # which bounds the work of one query whatever the corpus holds.
 PASSAGE_COMMON_DF = env_int("PASSAGE_COMMON_DF", 200)
 
+# Semantic channel (ingest/core/embeddings.py, ingest/embedder.py): a sentence-transformers
+# model directory (or a hub name where downloads are allowed); empty: the channel is off.
+# It needs the `semantic` extra. Documents in languages outside EMBEDDING_LANGUAGES get no
+# vector ("not covered by the model"); list "und" to embed documents of unknown language.
+EMBEDDING_MODEL = env_str("EMBEDDING_MODEL")
+EMBEDDING_LANGUAGES = env_list("EMBEDDING_LANGUAGES", "en")
+# Texts per model call.
+EMBEDDING_BATCH = env_int("EMBEDDING_BATCH", 32)
+
 # Grouping rule: "connected-components-v1" or "representative-centred-v1".
 GROUP_RULE = env_str("GROUP_RULE", "connected-components-v1")
 # Groups larger than this are flagged (likely a login wall or an error page).

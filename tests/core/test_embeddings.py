@@ -1,0 +1,130 @@
+import math
+
+import numpy as np
+import pytest
+from hypothesis import given
+from hypothesis import strategies as st
+
+from ingest.core.embeddings import (
+    COVERED,
+    NOT_COVERED,
+    cosine,
+    coverage,
+    embedding_text,
+    normalize,
+    pack,
+    primary_language,
+    unpack,
+)
+
+# float16 keeps 11 significant bits: a normal value is within 2^-11 of itself (relative);
+# values below 2^-14 are subnormal, with an absolute step of 2^-24.
+F16_REL = 2.0**-11
+F16_SUBNORMAL_STEP = 2.0**-24
+
+components = st.floats(-100, 100, allow_nan=False, width=32)
+
+
+def _nonzero(xs: list[float]) -> bool:
+    return math.sqrt(sum(x * x for x in xs)) > 1e-3
+
+
+vectors = st.lists(components, min_size=1, max_size=400).filter(_nonzero)
+# Two vectors of one size.
+pairs = st.integers(1, 400).flatmap(
+    lambda n: st.tuples(
+        st.lists(components, min_size=n, max_size=n).filter(_nonzero),
+        st.lists(components, min_size=n, max_size=n).filter(_nonzero),
+    )
+)
+
+
+def test_packing_is_little_endian_float16() -> None:
+    data = pack([3.0, 4.0])
+    assert data == np.array([0.6, 0.8], dtype="<f2").tobytes()
+    assert data[:2] == bytes.fromhex("cd38")  # 0.6 as float16 0x38cd, low byte first
+
+
+def test_normalize_refuses_the_zero_vector() -> None:
+    with pytest.raises(ValueError):
+        normalize([0.0, 0.0, 0.0])
+    with pytest.raises(ValueError):
+        pack([float("nan"), 1.0])
+
+
+def test_cosine_of_known_vectors() -> None:
+    assert cosine(pack([1, 0]), pack([1, 0])) == pytest.approx(1.0, abs=1e-3)
+    assert cosine(pack([1, 0]), pack([0, 1])) == 0.0
+    assert cosine(pack([1, 0]), pack([-1, 0])) == pytest.approx(-1.0, abs=1e-3)
+    assert cosine(pack([1, 1]), pack([1, 0])) == pytest.approx(math.sqrt(0.5), abs=1e-3)
+
+
+def test_cosine_refuses_vectors_of_different_sizes() -> None:
+    with pytest.raises(ValueError):
+        cosine(pack([1, 0]), pack([1, 0, 0]))
+    with pytest.raises(ValueError):
+        unpack(b"\x00\x00\x00")
+
+
+@given(vectors)
+def test_packing_takes_two_bytes_per_dimension(xs: list[float]) -> None:
+    assert len(pack(xs)) == 2 * len(xs)
+    assert unpack(pack(xs)).shape == (len(xs),)
+
+
+@given(vectors)
+def test_float16_round_trip_stays_within_its_rounding_bound(xs: list[float]) -> None:
+    exact = normalize(xs).astype(np.float64)
+    stored = unpack(pack(xs)).astype(np.float64)
+    # Per component: relative rounding of a normal float16, or one subnormal step.
+    bound = np.maximum(np.abs(exact) * F16_REL, F16_SUBNORMAL_STEP) + 1e-7
+    assert np.all(np.abs(stored - exact) <= bound)
+    # Whole vector: the stored vector is still a unit vector to within the same share.
+    assert abs(float(np.linalg.norm(stored)) - 1.0) <= F16_REL + len(xs) ** 0.5 * 2**-24
+
+
+@given(pairs)
+def test_cosine_is_bounded_and_symmetric(pair: tuple[list[float], list[float]]) -> None:
+    a, b = pack(pair[0]), pack(pair[1])
+    c = cosine(a, b)
+    assert -1.0 <= c <= 1.0
+    assert c == cosine(b, a)
+
+
+@given(pairs)
+def test_packed_cosine_is_close_to_the_exact_one(pair: tuple[list[float], list[float]]) -> None:
+    x, y = (np.asarray(xs, dtype=np.float64) for xs in pair)
+    exact = float(np.dot(x / np.linalg.norm(x), y / np.linalg.norm(y)))
+    # Each side moves by at most ~2^-11 in norm, so the dot product by about twice that.
+    assert abs(cosine(pack(x), pack(y)) - exact) <= 3 * F16_REL
+
+
+def test_coverage_by_primary_language() -> None:
+    assert coverage("en", ["en"]) == COVERED
+    assert coverage("en-GB", ["en"]) == COVERED
+    assert coverage("EN", [" en ", "fr"]) == COVERED
+    assert coverage("vi", ["en"]) == NOT_COVERED
+    assert coverage("zh", []) == NOT_COVERED
+
+
+def test_unknown_language_is_not_covered_unless_listed() -> None:
+    assert primary_language("") == "und"
+    assert coverage("und", ["en"]) == NOT_COVERED
+    assert coverage("", ["en"]) == NOT_COVERED
+    assert coverage("", ["en", "und"]) == COVERED
+
+
+def test_embedding_text_keeps_the_first_words() -> None:
+    text = "One  two\nthree\tfour five"
+    assert embedding_text(text, 3) == "One two three"
+    assert embedding_text(text, 100) == "One two three four five"
+    assert embedding_text("", 10) == ""
+    with pytest.raises(ValueError):
+        embedding_text(text, 0)
+
+
+@given(st.text(), st.integers(1, 50))
+def test_embedding_text_never_exceeds_the_word_cap(text: str, cap: int) -> None:
+    out = embedding_text(text, cap)
+    assert len(out.split()) <= cap
+    assert out.split() == text.split()[:cap]
