@@ -285,6 +285,38 @@ class WarcInfo:
     generate_s: float
 
 
+def _meta_save(info: WarcInfo, generator: str, **extra: object) -> None:
+    """What a generated WARC holds, beside it, so a later run can reuse it."""
+    meta = {
+        "generator": generator,
+        "pages": info.pages,
+        **extra,
+        "sizes": info.sizes,
+        "near_copies": dict(info.near_copies),
+        "charsets": dict(info.charsets),
+        "generate_s": info.generate_s,
+    }
+    info.path.with_suffix(".json").write_text(json.dumps(meta))
+
+
+def _cached(path: Path, n_pages: int, generator: str) -> WarcInfo | None:
+    """The WARC at `path` when a run of the same generator and size left it there."""
+    meta_path = path.with_suffix(".json")
+    if not (path.exists() and meta_path.exists()):
+        return None
+    meta = json.loads(meta_path.read_text())
+    if meta.get("generator") != generator or meta.get("pages") != n_pages:
+        return None
+    return WarcInfo(
+        path,
+        n_pages,
+        meta["sizes"],
+        Counter(meta["near_copies"]),
+        Counter(meta["charsets"]),
+        meta["generate_s"],
+    )
+
+
 def write_warc(path: Path, n_pages: int, seed: int = 1) -> WarcInfo:
     """Stream n_pages generated response records into a gzipped WARC at path."""
     from warcio.statusandheaders import StatusAndHeaders
@@ -362,16 +394,7 @@ def write_warc(path: Path, n_pages: int, seed: int = 1) -> WarcInfo:
             writer.write_record(record)
     tmp.replace(path)
     info = WarcInfo(path, n_pages, sizes, near, charsets, time.perf_counter() - started)
-    meta = {
-        "generator": GENERATOR_VERSION,
-        "pages": n_pages,
-        "seed": seed,
-        "sizes": sizes,
-        "near_copies": dict(near),
-        "charsets": dict(charsets),
-        "generate_s": info.generate_s,
-    }
-    path.with_suffix(".json").write_text(json.dumps(meta))
+    _meta_save(info, GENERATOR_VERSION, seed=seed)
     return info
 
 
@@ -379,19 +402,7 @@ def warc_for(n_pages: int, seed: int = 1) -> WarcInfo:
     """The cached WARC for (n_pages, seed), generated when missing or stale."""
     OUT.mkdir(parents=True, exist_ok=True)
     path = OUT / f"ingest-{n_pages}-s{seed}.warc.gz"
-    meta_path = path.with_suffix(".json")
-    if path.exists() and meta_path.exists():
-        meta = json.loads(meta_path.read_text())
-        if meta.get("generator") == GENERATOR_VERSION and meta.get("pages") == n_pages:
-            return WarcInfo(
-                path,
-                n_pages,
-                meta["sizes"],
-                Counter(meta["near_copies"]),
-                Counter(meta["charsets"]),
-                meta["generate_s"],
-            )
-    return write_warc(path, n_pages, seed)
+    return _cached(path, n_pages, GENERATOR_VERSION) or write_warc(path, n_pages, seed)
 
 
 # --- real pages ----------------------------------------------------------------------
@@ -451,34 +462,14 @@ def write_real_warc(path: Path, n_records: int) -> WarcInfo:
     repeats = Counter({"repeats of a page": max(0, n_records - len(pages))})
     charsets = Counter({"as the pages declare (no header charset)": n_records})
     info = WarcInfo(path, n_records, sizes, repeats, charsets, time.perf_counter() - started)
-    meta = {
-        "generator": REAL_GENERATOR_VERSION,
-        "pages": n_records,
-        "sizes": sizes,
-        "near_copies": dict(repeats),
-        "charsets": dict(charsets),
-        "generate_s": info.generate_s,
-    }
-    path.with_suffix(".json").write_text(json.dumps(meta))
+    _meta_save(info, REAL_GENERATOR_VERSION)
     return info
 
 
 def real_warc_for(n_records: int) -> WarcInfo:
     OUT.mkdir(parents=True, exist_ok=True)
     path = OUT / f"ingest-real-{n_records}.warc.gz"
-    meta_path = path.with_suffix(".json")
-    if path.exists() and meta_path.exists():
-        meta = json.loads(meta_path.read_text())
-        if meta.get("generator") == REAL_GENERATOR_VERSION and meta.get("pages") == n_records:
-            return WarcInfo(
-                path,
-                n_records,
-                meta["sizes"],
-                Counter(meta["near_copies"]),
-                Counter(meta["charsets"]),
-                meta["generate_s"],
-            )
-    return write_real_warc(path, n_records)
+    return _cached(path, n_records, REAL_GENERATOR_VERSION) or write_real_warc(path, n_records)
 
 
 def _extract_one(item: tuple[bytes, str, str]) -> float:
