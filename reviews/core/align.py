@@ -11,7 +11,7 @@ from dataclasses import dataclass, field
 
 from rapidfuzz.distance import Indel
 
-from reviews.core.diff import collapse_runs
+from reviews.core.diff import change_blocks, collapse_runs, side_by_side
 
 EQUAL = "equal"
 DELETE = "delete"
@@ -90,11 +90,9 @@ def sentence_align(a: str, b: str, *, max_sentences: int = 2000, context: int = 
 
     rows: list[AlignRow] = []
     changes = 0
-    # Adjacent deletes and inserts form one changed block, shown side by side.
-    block_a: list[int] = []
-    block_b: list[int] = []
 
-    def flush() -> None:
+    # Adjacent deletes and inserts form one changed block, shown side by side.
+    def flush(block_a: list[int], block_b: list[int]) -> None:
         nonlocal changes
         left = [i for i in block_a if i not in a_to_b]
         right = [j for j in block_b if j not in b_to_a]
@@ -114,36 +112,13 @@ def sentence_align(a: str, b: str, *, max_sentences: int = 2000, context: int = 
                 rows.append(AlignRow(MOVED, None, sb[j], k + 1, j + 1, move_of[k]))
                 q += 1
             else:
-                tag = (
-                    REPLACE
-                    if i is not None and j is not None
-                    else (DELETE if j is None else INSERT)
-                )
-                rows.append(
-                    AlignRow(
-                        tag,
-                        sa[i] if i is not None else None,
-                        sb[j] if j is not None else None,
-                        i + 1 if i is not None else None,
-                        j + 1 if j is not None else None,
-                    )
-                )
+                rows.append(AlignRow(*side_by_side(i, j, sa, sb)))
                 p += i is not None
                 q += j is not None
-        block_a.clear()
-        block_b.clear()
 
-    for op in ops:
-        if op.tag != EQUAL:
-            block_a.extend(range(op.src_start, op.src_end))
-            block_b.extend(range(op.dest_start, op.dest_end))
-            continue
-        flush()
-        for i, j in zip(
-            range(op.src_start, op.src_end), range(op.dest_start, op.dest_end), strict=True
-        ):
-            rows.append(AlignRow(EQUAL, sa[i], sb[j], i + 1, j + 1))
-    flush()
+    for block_a, block_b, equal in change_blocks(ops):
+        flush(block_a, block_b)
+        rows.extend(AlignRow(EQUAL, sa[i], sb[j], i + 1, j + 1) for i, j in equal)
     return Alignment(
         rows=_collapse(rows, context),
         sentences_a=len(sentences(a)),

@@ -8,10 +8,10 @@ bounded: each side is cut to a cap and the result says so.
 from __future__ import annotations
 
 import re
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass, field
 
-from rapidfuzz.distance import Indel
+from rapidfuzz.distance import Indel, Opcode
 
 _WORD = re.compile(r"\S+\s*|\s+")
 _CORE = re.compile(r"^\W+|\W+$")
@@ -177,6 +177,43 @@ def word_diff(
 SKIP = "skip"
 
 
+def change_blocks(
+    opcodes: Iterable[Opcode],
+) -> Iterator[tuple[list[int], list[int], list[tuple[int, int]]]]:
+    """Indel opcodes regrouped for a side-by-side view: each changed block (the indexes
+    of A and of B in a run of adjacent deletes, inserts and replaces, either side maybe
+    empty) with the unchanged index pairs that follow it. The last block may hold no
+    change, and the first may hold no unchanged pair."""
+    left: list[int] = []
+    right: list[int] = []
+    for op in opcodes:
+        if op.tag != EQUAL:
+            left.extend(range(op.src_start, op.src_end))
+            right.extend(range(op.dest_start, op.dest_end))
+            continue
+        equal = list(
+            zip(range(op.src_start, op.src_end), range(op.dest_start, op.dest_end), strict=True)
+        )
+        yield left, right, equal
+        left, right = [], []
+    yield left, right, []
+
+
+def side_by_side[T](
+    i: int | None, j: int | None, a: Sequence[T], b: Sequence[T]
+) -> tuple[str, T | None, T | None, int | None, int | None]:
+    """One row of a changed block: its tag, the items of each side and their 1-based
+    numbers (None where a side has run out)."""
+    tag = REPLACE if i is not None and j is not None else (DELETE if j is None else INSERT)
+    return (
+        tag,
+        a[i] if i is not None else None,
+        b[j] if j is not None else None,
+        i + 1 if i is not None else None,
+        j + 1 if j is not None else None,
+    )
+
+
 def line_diff(
     a: str,
     b: str,
@@ -204,11 +241,9 @@ def line_diff(
     lb = [cut(x) for x in lb]
     rows: list[LineRow] = []
     changes = 0
-    # Adjacent deletes and inserts form one changed block, shown side by side.
-    block_left: list[int] = []
-    block_right: list[int] = []
 
-    def flush() -> None:
+    # Adjacent deletes and inserts form one changed block, shown side by side.
+    def flush(block_left: list[int], block_right: list[int]) -> None:
         nonlocal changes
         if not block_left and not block_right:
             return
@@ -216,30 +251,11 @@ def line_diff(
         for k in range(max(len(block_left), len(block_right))):
             i = block_left[k] if k < len(block_left) else None
             j = block_right[k] if k < len(block_right) else None
-            tag = REPLACE if i is not None and j is not None else (DELETE if j is None else INSERT)
-            rows.append(
-                LineRow(
-                    tag,
-                    la[i] if i is not None else None,
-                    lb[j] if j is not None else None,
-                    i + 1 if i is not None else None,
-                    j + 1 if j is not None else None,
-                )
-            )
-        block_left.clear()
-        block_right.clear()
+            rows.append(LineRow(*side_by_side(i, j, la, lb)))
 
-    for op in Indel.opcodes(la, lb):
-        if op.tag != EQUAL:
-            block_left.extend(range(op.src_start, op.src_end))
-            block_right.extend(range(op.dest_start, op.dest_end))
-            continue
-        flush()
-        for i, j in zip(
-            range(op.src_start, op.src_end), range(op.dest_start, op.dest_end), strict=True
-        ):
-            rows.append(LineRow(EQUAL, la[i], lb[j], i + 1, j + 1))
-    flush()
+    for block_left, block_right, equal in change_blocks(Indel.opcodes(la, lb)):
+        flush(block_left, block_right)
+        rows.extend(LineRow(EQUAL, la[i], lb[j], i + 1, j + 1) for i, j in equal)
     if context is not None:
         rows = _collapse(rows, context)
     return LineDiff(rows, len(a.splitlines()), len(b.splitlines()), max_lines, truncated, changes)
