@@ -379,6 +379,10 @@ class QueueTally(models.Model):
         return f"{self.doc_type} d={self.distance} c={self.channels} g={self.guards}: {self.n}"
 
 
+# The facts a label tally row counts by, in the order of reviews.pair_states.LabelKey.
+LABEL_TALLY_KEY = ("method_ref", "doc_type", "distance", "channels", "guards", "disputed", "stale")
+
+
 class LabelTally(models.Model):
     """Labelled review states the queue can serve (labels, neither exact nor under the
     floor, no side a wall page up to the queue tally's wall watermark), counted by the
@@ -395,18 +399,12 @@ class LabelTally(models.Model):
     stale = models.BooleanField()
     n = models.IntegerField(default=0)
 
+    KEY = LABEL_TALLY_KEY
+
     class Meta:
         constraints = [
             models.UniqueConstraint(
-                fields=[
-                    "method_ref",
-                    "doc_type",
-                    "distance",
-                    "channels",
-                    "guards",
-                    "disputed",
-                    "stale",
-                ],
+                fields=list(LABEL_TALLY_KEY),
                 name="label_tally_once",
             )
         ]

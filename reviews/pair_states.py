@@ -97,49 +97,17 @@ def label_tally_add(delta: Counter[LabelKey]) -> None:
     if not delta:
         return
     keys = Q()
-    for m, t, d, c, g, disputed, stale in delta:
-        keys |= Q(
-            method_ref=m,
-            doc_type=t,
-            distance=d,
-            channels=c,
-            guards=g,
-            disputed=disputed,
-            stale=stale,
-        )
+    for key in delta:
+        keys |= Q(**dict(zip(LabelTally.KEY, key, strict=True)))
     have = {
-        (r.method_ref, r.doc_type, r.distance, r.channels, r.guards, r.disputed, r.stale): r.n
-        for r in LabelTally.objects.filter(keys)
+        tuple(getattr(r, f) for f in LabelTally.KEY): r.n for r in LabelTally.objects.filter(keys)
     }
-    rows = []
-    for key in sorted(delta):
-        m, t, d, c, g, disputed, stale = key
-        n = have.get(key, 0) + delta[key]
-        rows.append(
-            LabelTally(
-                method_ref=m,
-                doc_type=t,
-                distance=d,
-                channels=c,
-                guards=g,
-                disputed=disputed,
-                stale=stale,
-                n=n,
-            )
-        )
+    rows = [
+        LabelTally(**dict(zip(LabelTally.KEY, key, strict=True)), n=have.get(key, 0) + delta[key])
+        for key in sorted(delta)
+    ]
     LabelTally.objects.bulk_create(
-        rows,
-        update_conflicts=True,
-        unique_fields=[
-            "method_ref",
-            "doc_type",
-            "distance",
-            "channels",
-            "guards",
-            "disputed",
-            "stale",
-        ],
-        update_fields=["n"],
+        rows, update_conflicts=True, unique_fields=list(LabelTally.KEY), update_fields=["n"]
     )
 
 
