@@ -408,6 +408,19 @@ EMBEDDING_MODEL = env_str("EMBEDDING_MODEL")
 EMBEDDING_LANGUAGES = env_list("EMBEDDING_LANGUAGES", "en")
 # Texts per model call.
 EMBEDDING_BATCH = env_int("EMBEDDING_BATCH", 32)
+# The Celery queue of the embedding tasks: a deployment runs their workers apart
+# (`celery -A dedup_site worker -Q embeddings`), on other machines or a GPU.
+EMBEDDING_QUEUE = env_str("EMBEDDING_QUEUE", "embeddings")
+# Cosine of two main-text embeddings at or above which the semantic channel nominates a
+# pair, per doc type. Pairs nominated by this channel alone rank below the others in
+# the queue and are never merged automatically unless SEMANTIC_AUTO_MERGE names the type.
+SEMANTIC_THRESHOLDS = env_per_doc_type(
+    "SEMANTIC_THRESHOLDS",
+    {"article": 0.9, "product": 0.95, "short": 0.95, "listing": 0.95, "other": 0.9},
+)
+SEMANTIC_AUTO_MERGE = env_list("SEMANTIC_AUTO_MERGE")
+# Nearest neighbours asked of the approximate index per new document.
+SEMANTIC_NEIGHBOURS = env_int("SEMANTIC_NEIGHBOURS", 10)
 
 # Grouping rule: "connected-components-v1" or "representative-centred-v1".
 GROUP_RULE = env_str("GROUP_RULE", "connected-components-v1")

@@ -207,6 +207,51 @@ class Extraction(models.Model):
         return f"{self.extractor_version} of {self.document_id}: {self.status}"
 
 
+class Embedding(models.Model):
+    """A document's main-text vector under one model and text rule (the semantic
+    channel, ingest/core/embeddings.py). Written once: another model, text rule or
+    extractor version adds rows beside it. A document the model does not cover gets a
+    row without a vector, so the desk can say so."""
+
+    class Status(models.TextChoices):
+        COVERED = "covered"  # the vector is stored
+        NOT_COVERED = "not_covered"  # the model does not cover the document's language
+        EMPTY = "empty"  # no main text to embed
+        ERROR = "error"
+
+    document = models.ForeignKey(Document, on_delete=models.PROTECT, related_name="embeddings")
+    model = models.CharField(max_length=200, help_text="The model's key (ingest.embedder).")
+    text_rule = models.CharField(max_length=32)
+    extractor_version = models.CharField(max_length=64)
+    status = models.CharField(max_length=12, choices=Status.choices)
+    language = models.CharField(max_length=16, blank=True)
+    dims = models.SmallIntegerField(default=0)
+    vector = models.BinaryField(
+        null=True, help_text="Unit vector, float16 little-endian (2 bytes per dimension)."
+    )
+    message = models.TextField(blank=True)
+    created_at = models.DateTimeField(auto_now_add=True)
+
+    class Meta:
+        constraints = [
+            models.UniqueConstraint(
+                fields=["document", "model", "text_rule", "extractor_version"],
+                name="embedding_once",
+            ),
+        ]
+        indexes = [
+            # Rebuilding the approximate index: one model's vectors in id order.
+            models.Index(
+                fields=["model", "text_rule", "id"],
+                condition=models.Q(status="covered"),
+                name="embedding_covered",
+            ),
+        ]
+
+    def __str__(self) -> str:
+        return f"{self.model} of {self.document_id}: {self.status}"
+
+
 class FingerprintMethod(models.Model):
     key = models.CharField(max_length=64, unique=True)
     params = models.JSONField()
@@ -439,6 +484,11 @@ class CandidatePair(models.Model):
     a_in_b = models.FloatField(default=0.0, help_text="Share of A's passages found in B.")
     b_in_a = models.FloatField(default=0.0, help_text="Share of B's passages found in A.")
     shared_passages = models.IntegerField(default=0)
+    cosine = models.FloatField(
+        null=True,
+        help_text="Cosine of the two main-text embeddings (semantic channel); empty "
+        "while either side has no vector.",
+    )
     below_floor = models.BooleanField(
         help_text="Similarity under the doc type's floor: stored, kept out of the queue "
         "and out of groups."
