@@ -42,6 +42,7 @@ from ingest.models import (
     GroupMember,
     Site,
 )
+from reviews.compiled_sql import compiled, compiled_rows
 from reviews.core import diff as diffs
 from reviews.core.align import Alignment, sentence_align
 from reviews.core.mincut import min_cut
@@ -215,16 +216,50 @@ QUEUE_ORDER = ("uncertainty", "-numbers_differ", "-ids_differ", "-distance", "id
 # What a row of the queue page shows (templates/reviews/queue.html), and no more: the
 # documents' headers and the guards' details are not decoded for 50 rows a page.
 QUEUE_ROW_FIELDS = (
+    "pk",
     "doc_type",
     "distance",
     "full_distance",
     "token_set_ratio",
     "channels",
     *GUARDS,
-    "uncertainty",
     "a__url",
     "b__url",
+    "is_labeled",
+    "is_disputed",
+    "is_stale",
+    "threshold",
 )
+
+
+@dataclass
+class QueueRow:
+    """One pair as a row of the queue page shows it."""
+
+    pk: int
+    doc_type: str
+    distance: int
+    full_distance: int | None
+    token_set_ratio: float
+    channels: int
+    numbers_differ: bool
+    ids_differ: bool
+    title_differs: bool
+    a_url: str
+    b_url: str
+    is_labeled: bool
+    is_disputed: bool
+    is_stale: bool
+    threshold: int
+    claim: Claim | None = None
+
+    @property
+    def guard_flags(self) -> list[str]:
+        return [g for g in GUARDS if getattr(self, g)]
+
+    @property
+    def channel_names(self) -> list[str]:
+        return channels.names(self.channels)
 
 
 class QueuePairPage:
@@ -241,21 +276,60 @@ class QueuePairPage:
     def __len__(self) -> int:
         return self.n
 
-    def __getitem__(self, key: slice) -> list[CandidatePair]:
+    def __getitem__(self, key: slice) -> list[QueueRow]:
         if not isinstance(key, slice):
             raise TypeError("queue pages are read by slices")
         if not self.n:
             return []
-        # One statement: the page's ids in queue order (a narrow read along the order
-        # index), then the columns the page shows of those rows only.
-        ids = queue_pairs(filters=self.filters, sync=False, with_status=False).values("pk")[key]
-        return list(
-            CandidatePair.objects.filter(pk__in=ids)
-            .annotate(**_pair_status_exprs(), threshold=_threshold_case())
-            .select_related("a", "b")
-            .only(*QUEUE_ROW_FIELDS)
-            .order_by(*QUEUE_ORDER)
-        )
+
+        def build() -> QuerySet[CandidatePair, Any]:
+            # One statement: the page's ids in queue order (a narrow read along the
+            # order index), then the columns the page shows of those rows only.
+            ids = queue_pairs(filters=self.filters, sync=False, with_status=False).values("pk")
+            return (
+                CandidatePair.objects.filter(pk__in=ids[key])
+                .annotate(**_pair_status_exprs(), threshold=_threshold_case())
+                .order_by(*QUEUE_ORDER)
+                .values_list(*QUEUE_ROW_FIELDS)
+            )
+
+        shape = ("queue page", self.filters, key.start, key.stop, EXTRACTOR_VERSION)
+        return [
+            QueueRow(
+                pk=pk,
+                doc_type=doc_type,
+                distance=distance,
+                full_distance=full_distance,
+                token_set_ratio=token_set_ratio,
+                channels=bits,
+                numbers_differ=bool(numbers),
+                ids_differ=bool(ids_),
+                title_differs=bool(title),
+                a_url=a_url,
+                b_url=b_url,
+                is_labeled=bool(labeled),
+                is_disputed=bool(disputed),
+                is_stale=bool(stale),
+                threshold=threshold,
+            )
+            for (
+                pk,
+                doc_type,
+                distance,
+                full_distance,
+                token_set_ratio,
+                bits,
+                numbers,
+                ids_,
+                title,
+                a_url,
+                b_url,
+                labeled,
+                disputed,
+                stale,
+                threshold,
+            ) in compiled_rows(shape, build)
+        ]
 
 
 def _pair_status_filter(qs: QuerySet[CandidatePair], status: str) -> QuerySet[CandidatePair]:
@@ -490,16 +564,25 @@ def _group_count_rows(
     group, nor lists of ids sent back). Unless the status filter asks for decided or
     all groups, only the groups a review status can hold are read (the flagged ones, a
     few in a hundred)."""
-    qs = CandidateGroup.objects.filter(_group_scope(filters))
-    if filters.status not in ("labeled", "all"):
-        qs = qs.filter(_group_flagged(disputed))
     status = ("kind", "needs_review", "chained", "oversized", "is_decided", "is_disputed")
-    groups_sql, groups_params = (
-        qs.annotate(**_group_status_exprs(disputed))
-        .values_list("pk", *status, "ever_decided")
-        .order_by()
-        .query.sql_with_params()
+
+    def groups() -> QuerySet[CandidateGroup, Any]:
+        qs = CandidateGroup.objects.filter(_group_scope(filters))
+        if filters.status not in ("labeled", "all"):
+            qs = qs.filter(_group_flagged(disputed))
+        return (
+            qs.annotate(**_group_status_exprs(disputed))
+            .values_list("pk", *status, "ever_decided")
+            .order_by()
+        )
+
+    shape = (
+        "group counts",
+        filters,
+        None if disputed is None else tuple(disputed),
+        EXTRACTOR_VERSION,
     )
+    groups_sql, groups_params = compiled(shape, groups)
     flag = "MAX(CASE WHEN {} THEN 1 ELSE 0 END) AS {}"
     types = [flag.format("m.doc_type = %s", f"t{i}") for i in range(len(settings.DOC_TYPES))]
     pair_holds = [
