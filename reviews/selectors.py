@@ -424,7 +424,10 @@ def _groups_with_channel(channel: str) -> QuerySet[CandidatePair]:
 def groups_disputed() -> list[int]:
     """The groups holding both sides of a current "distinct" label, read once for a page
     (its counts and its list of groups) rather than once by each of their queries."""
-    return sorted(set(_groups_with_distinct_label().values_list("group_id", flat=True)))
+    rows = compiled_rows(
+        ("groups disputed",), lambda: _groups_with_distinct_label().values_list("group_id")
+    )
+    return sorted({group_id for (group_id,) in rows})
 
 
 def _disputed(disputed: Collection[int] | None) -> Q:
@@ -488,6 +491,25 @@ def queue_groups(
     if status_filter:
         qs = _group_status_filter(qs, filters.status)
     return qs.order_by("-needs_review", "-chained", "-oversized", "-size", "-diameter", "id")
+
+
+def queue_group_page(
+    *, filters: QueueFilters, disputed: Collection[int] | None = None, limit: int = 25
+) -> list[CandidateGroup]:
+    """The first groups of queue_groups(with_urls=True), read with a statement compiled
+    once for these filters (reviews.compiled_sql)."""
+    shape = (
+        "queue groups",
+        filters,
+        None if disputed is None else tuple(disputed),
+        limit,
+        EXTRACTOR_VERSION,
+    )
+    sql, params = compiled(
+        shape,
+        lambda: queue_groups(filters=filters, with_urls=True, disputed=disputed)[:limit],
+    )
+    return list(CandidateGroup.objects.raw(sql, params))
 
 
 def _group_status_filter(qs: QuerySet[CandidateGroup], status: str) -> QuerySet[CandidateGroup]:

@@ -88,7 +88,7 @@ def queue(request: DeskRequest) -> HttpResponse:
         50,
     ).get_page(request.GET.get("page"))
     groups = (
-        list(selectors.queue_groups(filters=filters, with_urls=True, disputed=disputed)[:25])
+        selectors.queue_group_page(filters=filters, disputed=disputed)
         if filters.kind in ("", "group")
         else []
     )
