@@ -494,22 +494,31 @@ def queue_groups(
 
 
 def queue_group_page(
-    *, filters: QueueFilters, disputed: Collection[int] | None = None, limit: int = 25
+    *, filters: QueueFilters, groups_in_scope: list[GroupFacts], limit: int = 25
 ) -> list[CandidateGroup]:
-    """The first groups of queue_groups(with_urls=True), read with a statement compiled
-    once for these filters (reviews.compiled_sql)."""
-    shape = (
-        "queue groups",
-        filters,
-        None if disputed is None else tuple(disputed),
-        limit,
-        EXTRACTOR_VERSION,
-    )
-    sql, params = compiled(
-        shape,
-        lambda: queue_groups(filters=filters, with_urls=True, disputed=disputed)[:limit],
-    )
-    return list(CandidateGroup.objects.raw(sql, params))
+    """The first groups of queue_groups(with_urls=True), chosen from the facts the
+    counts read (group_facts: the same filters on the same facts) and then read by id:
+    no second pass over the groups, their members and pairs for the list."""
+    chosen = sorted(
+        (g for g in groups_in_scope if _group_holds(filters, g.row)), key=GroupFacts.order_key
+    )[:limit]
+    if not chosen:
+        return []
+    rows = {
+        g.pk: g
+        for g in CandidateGroup.objects.filter(pk__in=[c.pk for c in chosen]).annotate(
+            representative_url=Subquery(
+                Document.objects.filter(pk=OuterRef("representative_id")).values("url")[:1]
+            )
+        )
+    }
+    out = []
+    for c in chosen:
+        group = rows[c.pk]
+        for fact in ("is_decided", "is_disputed", "ever_decided"):
+            setattr(group, fact, c.row[fact])
+        out.append(group)
+    return out
 
 
 def _group_status_filter(qs: QuerySet[CandidateGroup], status: str) -> QuerySet[CandidateGroup]:
@@ -576,16 +585,49 @@ def _group_flagged(disputed: Collection[int] | None = None) -> Q:
     )
 
 
+@dataclass(frozen=True)
+class GroupFacts:
+    """A group in scope as the queue counts and lists it: the facts of `row` (the keys
+    of a group count row, less `n`) and its place in the queue's order."""
+
+    pk: int
+    size: int
+    diameter: int | None
+    row: dict[str, Any]
+
+    def order_key(self) -> tuple[Any, ...]:
+        """queue_groups' order ("-needs_review", "-chained", "-oversized", "-size",
+        "-diameter", "id"), with the database's place for no diameter: PostgreSQL sorts
+        NULL first in a descending order, SQLite last."""
+        r = self.row
+        if self.diameter is None:
+            diameter = (0, 0) if connection.vendor == "postgresql" else (2, 0)
+        else:
+            diameter = (1, -self.diameter)
+        flags = (not r["needs_review"], not r["chained"], not r["oversized"])
+        return (*flags, -self.size, diameter, self.pk)
+
+
 def _group_count_rows(
     filters: QueueFilters, disputed: Collection[int] | None = None
 ) -> list[dict[str, Any]]:
     """Groups in scope with their status facts, the doc types they hold and the guards
-    and channels their pairs hold, as rows of distinct facts with a count `n`. One
-    statement: the groups, their members with their doc types and the pairs between
-    two members of one group, folded per group in the database (not a subquery per
-    group, nor lists of ids sent back). Unless the status filter asks for decided or
+    and channels their pairs hold, as rows of distinct facts with a count `n`."""
+    facts: Counter[tuple[tuple[str, Any], ...]] = Counter(
+        tuple(g.row.items()) for g in group_facts(filters=filters, disputed=disputed)
+    )
+    return [{**dict(fact), "n": n} for fact, n in facts.items()]
+
+
+def group_facts(
+    *, filters: QueueFilters, disputed: Collection[int] | None = None
+) -> list[GroupFacts]:
+    """Each group in scope with its status facts, the doc types it holds and the guards
+    and channels its pairs hold. One statement: the groups, their members with their
+    doc types and the pairs between two members of one group, folded per group in the
+    database (not a subquery per group). Unless the status filter asks for decided or
     all groups, only the groups a review status can hold are read (the flagged ones, a
-    few in a hundred)."""
+    few in a hundred). The queue's counts and its list of groups both read these."""
     status = ("kind", "needs_review", "chained", "oversized", "is_decided", "is_disputed")
 
     def groups() -> QuerySet[CandidateGroup, Any]:
@@ -594,7 +636,7 @@ def _group_count_rows(
             qs = qs.filter(_group_flagged(disputed))
         return (
             qs.annotate(**_group_status_exprs(disputed))
-            .values_list("pk", *status, "ever_decided")
+            .values_list("pk", "size", "diameter", *status, "ever_decided")
             .order_by()
         )
 
@@ -632,7 +674,7 @@ def _group_count_rows(
         else f"JOIN ingest_candidatepair p ON {pair_in_group.format(p='p')}"
     )
     sql = f"""
-        WITH g (id, {", ".join(status)}, ever_decided) AS ({groups_sql}),
+        WITH g (id, size, diameter, {", ".join(status)}, ever_decided) AS ({groups_sql}),
         m AS (
             SELECT gm.group_id, gm.document_id,
                 (SELECT d.doc_type FROM ingest_document d WHERE d.id = gm.document_id) AS doc_type
@@ -662,12 +704,28 @@ def _group_count_rows(
         *(f"guard_{g}" for g in ("none", *GUARDS)),
         *(f"channel_{c}" for c in channels.ACTIVE),
     ]
-    facts: Counter[tuple[Any, ...]] = Counter()
     with connection.cursor() as cursor:
         cursor.execute(sql, params)
-        for _, kind, *held in cursor.fetchall():
-            facts[(kind, *(bool(v) for v in held))] += 1
-    return [{**dict(zip(names, fact, strict=True)), "n": n} for fact, n in facts.items()]
+        return [
+            GroupFacts(
+                pk=pk,
+                size=size,
+                diameter=diameter,
+                row=dict(zip(names, (kind, *(bool(v) for v in held)), strict=True)),
+            )
+            for pk, size, diameter, kind, *held in cursor.fetchall()
+        ]
+
+
+def _group_holds(f: QueueFilters, row: dict[str, Any]) -> bool:
+    """The filters counted value by value (doc type, guard, channel, status), for one
+    row of the group counts: queue_groups' filters on a group's facts."""
+    return (
+        (not f.doc_type or bool(row.get(f"type_{f.doc_type}")))
+        and _group_guard_holds(f.guard, row)
+        and (not f.channel or bool(row.get(f"channel_{f.channel}")))
+        and _group_status_holds(f.status, row)
+    )
 
 
 def _group_guard_holds(guard: str, row: dict[str, Any]) -> bool:
@@ -679,7 +737,11 @@ def _group_guard_holds(guard: str, row: dict[str, Any]) -> bool:
 
 
 def queue_counts(
-    *, filters: QueueFilters, disputed: Collection[int] | None = None, sync: bool = True
+    *,
+    filters: QueueFilters,
+    disputed: Collection[int] | None = None,
+    sync: bool = True,
+    groups_in_scope: list[GroupFacts] | None = None,
 ) -> dict[str, dict[str, int]]:
     """Counts per filter value, each with the other filters applied: a few queries
     whatever the filters and the number of pairs and labels, after the review states are
@@ -696,7 +758,13 @@ def queue_counts(
             distance_min=filters.distance_min,
             distance_max=filters.distance_max,
         )
-    group_rows = _group_count_rows(filters, disputed)
+    if groups_in_scope is None:
+        group_rows = _group_count_rows(filters, disputed)
+    else:
+        folded: Counter[tuple[tuple[str, Any], ...]] = Counter(
+            tuple(g.row.items()) for g in groups_in_scope
+        )
+        group_rows = [{**dict(fact), "n": n} for fact, n in folded.items()]
 
     # Each row's facts read once (the facets below go over the rows about twenty times).
     prows = [
@@ -724,14 +792,7 @@ def queue_counts(
         )
 
     def groups(f: QueueFilters) -> int:
-        return sum(
-            r["n"]
-            for r in group_rows
-            if (not f.doc_type or r.get(f"type_{f.doc_type}"))
-            and _group_guard_holds(f.guard, r)
-            and (not f.channel or bool(r.get(f"channel_{f.channel}")))
-            and _group_status_holds(f.status, r)
-        )
+        return sum(r["n"] for r in group_rows if _group_holds(f, r))
 
     def both(f: QueueFilters) -> int:
         return (pairs(f) if f.kind in ("", "pair") else 0) + (

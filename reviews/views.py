@@ -78,7 +78,11 @@ def queue(request: DeskRequest) -> HttpResponse:
     form, filters = _filters(request.GET)
     selectors.queue_sync()
     disputed = selectors.groups_disputed()  # read once for the counts and the groups
-    counts = selectors.queue_counts(filters=filters, disputed=disputed, sync=False)
+    # Each group in scope with its facts, read once for the counts and the list.
+    in_scope = selectors.group_facts(filters=filters, disputed=disputed)
+    counts = selectors.queue_counts(
+        filters=filters, disputed=disputed, sync=False, groups_in_scope=in_scope
+    )
     # The counts already know how many pairs match: the page fetches ids, then rows.
     page = selectors.QueuePairPage(
         filters=filters, count=counts["kind"]["pair"] if filters.kind in ("", "pair") else 0
@@ -88,7 +92,7 @@ def queue(request: DeskRequest) -> HttpResponse:
         50,
     ).get_page(request.GET.get("page"))
     groups = (
-        selectors.queue_group_page(filters=filters, disputed=disputed)
+        selectors.queue_group_page(filters=filters, groups_in_scope=in_scope)
         if filters.kind in ("", "group")
         else []
     )

@@ -5,6 +5,7 @@ before, and in any order."""
 import pytest
 from django.conf import settings as live_settings
 
+from ingest.models import CandidateGroup, CandidatePair
 from reviews import compiled_sql, selectors, services
 from reviews.compiled_sql import compiled
 from reviews.selectors import QueueFilters, QueuePairPage, queue_group_page, queue_groups
@@ -77,14 +78,65 @@ def test_the_thresholds_are_part_of_the_key_even_without_the_signal(pairs) -> No
         live_settings.CANDIDATE_THRESHOLDS = thresholds
 
 
-def test_the_group_page_follows_its_filters(chain, two_groups) -> None:
+GROUP_SHAPES = (
+    ALL,
+    ALL.replace(status="all"),
+    ALL.replace(status="labeled"),
+    ALL.replace(status="unlabeled"),
+    ALL.replace(doc_type="article"),
+    ALL.replace(doc_type="product"),
+    ALL.replace(guard="any"),
+    ALL.replace(guard="none"),
+    ALL.replace(guard="numbers_differ", status="all"),
+    ALL.replace(channel="simhash", status="all"),
+    ALL.replace(channel="passages"),
+    ALL.replace(site="news.example.com"),
+    ALL.replace(distance_max=1, status="all"),
+)
+
+
+def _group_pages() -> None:
     selectors.queue_sync()
     disputed = selectors.groups_disputed()
-    for f in (ALL, ALL.replace(status="all"), ALL.replace(status="labeled"), ALL, ALL):
-        shown = [g.pk for g in queue_group_page(filters=f, disputed=disputed)]
-        fresh = [g.pk for g in queue_groups(filters=f, with_urls=True, disputed=disputed)[:25]]
-        assert shown == fresh, f
-    assert queue_group_page(filters=ALL.replace(status="all"), disputed=disputed)
+    for f in GROUP_SHAPES:
+        facts = selectors.group_facts(filters=f, disputed=disputed)
+        shown = queue_group_page(filters=f, groups_in_scope=facts)
+        fresh = list(queue_groups(filters=f, with_urls=True, disputed=disputed)[:25])
+        assert [g.pk for g in shown] == [g.pk for g in fresh], f
+        for a, b in zip(shown, fresh, strict=True):
+            for attr in ("representative_url", "is_decided", "is_disputed", "ever_decided"):
+                assert bool(getattr(a, attr)) == bool(getattr(b, attr)), (f, attr)
+            assert a.representative_url == b.representative_url
+
+
+def test_the_group_list_is_the_one_queue_groups_gives(chain, two_groups, editor) -> None:
+    """Chosen from the facts the counts read, in queue_groups' order (a group with no
+    diameter where the database puts it), with the same filters."""
+    a, b, c = chain
+    CandidateGroup.objects.update(needs_review=True)  # every group in the list
+    _group_pages()
+    CandidatePair.objects.filter(pk=pair_of(a, b).pk).update(numbers_differ=True)
+    # Equal but for the diameter: none, 1 (and 7).
+    CandidateGroup.objects.update(chained=False, oversized=False, size=2)
+    ids = list(CandidateGroup.objects.order_by("pk").values_list("pk", flat=True))
+    assert len(ids) >= 2
+    for pk, diameter in zip(ids, (None, 1, 7), strict=False):
+        CandidateGroup.objects.filter(pk=pk).update(diameter=diameter)
+    _group_pages()
+    CandidateGroup.objects.filter(pk=ids[-1]).update(size=1)
+    _group_pages()
+    services.label_record(
+        pair=pair_of(b, c),
+        editor=editor,
+        verdict="distinct",
+        reason_code="different_item",
+        reason="two stories",
+        region="body",
+    )
+    _group_pages()
+    assert queue_group_page(filters=ALL, groups_in_scope=selectors.group_facts(filters=ALL)), (
+        "the test lists no group"
+    )
 
 
 def test_a_setting_change_empties_the_cache(settings) -> None:
