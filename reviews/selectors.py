@@ -493,32 +493,49 @@ def queue_groups(
     return qs.order_by("-needs_review", "-chained", "-oversized", "-size", "-diameter", "id")
 
 
+@dataclass
+class QueueGroupRow:
+    """One group as a row of the queue page shows it."""
+
+    pk: int
+    size: int
+    diameter: int | None
+    kind: str
+    chained: bool
+    oversized: bool
+    needs_review: bool
+    is_decided: bool
+    is_disputed: bool
+    ever_decided: bool
+    rule: str
+    review_note: str
+    representative_url: str | None
+    claim: Claim | None = None
+
+
 def queue_group_page(
     *, filters: QueueFilters, groups_in_scope: list[GroupFacts], limit: int = 25
-) -> list[CandidateGroup]:
+) -> list[QueueGroupRow]:
     """The first groups of queue_groups(with_urls=True), chosen from the facts the
-    counts read (group_facts: the same filters on the same facts) and then read by id:
-    no second pass over the groups, their members and pairs for the list."""
+    counts read (group_facts: the same filters on the same facts, with the columns the
+    page shows): no second pass over the groups, their members and pairs, no query."""
     chosen = sorted(
         (g for g in groups_in_scope if _group_holds(filters, g.row)), key=GroupFacts.order_key
     )[:limit]
-    if not chosen:
-        return []
-    rows = {
-        g.pk: g
-        for g in CandidateGroup.objects.filter(pk__in=[c.pk for c in chosen]).annotate(
-            representative_url=Subquery(
-                Document.objects.filter(pk=OuterRef("representative_id")).values("url")[:1]
-            )
+    return [
+        QueueGroupRow(
+            pk=g.pk,
+            size=g.size,
+            diameter=g.diameter,
+            kind=g.row["kind"],
+            **{f: g.row[f] for f in ("chained", "oversized", "needs_review")},
+            **{f: g.row[f] for f in ("is_decided", "is_disputed", "ever_decided")},
+            rule=g.rule,
+            review_note=g.review_note,
+            representative_url=g.representative_url,
         )
-    }
-    out = []
-    for c in chosen:
-        group = rows[c.pk]
-        for fact in ("is_decided", "is_disputed", "ever_decided"):
-            setattr(group, fact, c.row[fact])
-        out.append(group)
-    return out
+        for g in chosen
+    ]
 
 
 def _group_status_filter(qs: QuerySet[CandidateGroup], status: str) -> QuerySet[CandidateGroup]:
@@ -585,6 +602,10 @@ def _group_flagged(disputed: Collection[int] | None = None) -> Q:
     )
 
 
+# A group's columns the queue page shows, read with its facts.
+SHOWN = ("pk", "size", "diameter", "rule", "review_note", "representative_id")
+
+
 @dataclass(frozen=True)
 class GroupFacts:
     """A group in scope as the queue counts and lists it: the facts of `row` (the keys
@@ -593,6 +614,9 @@ class GroupFacts:
     pk: int
     size: int
     diameter: int | None
+    rule: str
+    review_note: str
+    representative_url: str | None
     row: dict[str, Any]
 
     def order_key(self) -> tuple[Any, ...]:
@@ -636,7 +660,7 @@ def group_facts(
             qs = qs.filter(_group_flagged(disputed))
         return (
             qs.annotate(**_group_status_exprs(disputed))
-            .values_list("pk", "size", "diameter", *status, "ever_decided")
+            .values_list(*SHOWN, *status, "ever_decided")
             .order_by()
         )
 
@@ -674,7 +698,8 @@ def group_facts(
         else f"JOIN ingest_candidatepair p ON {pair_in_group.format(p='p')}"
     )
     sql = f"""
-        WITH g (id, size, diameter, {", ".join(status)}, ever_decided) AS ({groups_sql}),
+        WITH g (id, {", ".join(SHOWN[1:])}, {", ".join(status)}, ever_decided)
+            AS ({groups_sql}),
         m AS (
             SELECT gm.group_id, gm.document_id,
                 (SELECT d.doc_type FROM ingest_document d WHERE d.id = gm.document_id) AS doc_type
@@ -689,7 +714,9 @@ def group_facts(
             WHERE NOT p.below_floor AND fm.retired_at IS NULL
             GROUP BY ma.group_id
         )
-        SELECT g.*, {", ".join(columns)} FROM g
+        SELECT g.*, {", ".join(columns)},
+            (SELECT d.url FROM ingest_document d WHERE d.id = g.representative_id)
+        FROM g
         LEFT JOIN t ON t.group_id = g.id LEFT JOIN pf ON pf.group_id = g.id
     """
     params = [
@@ -711,9 +738,12 @@ def group_facts(
                 pk=pk,
                 size=size,
                 diameter=diameter,
+                rule=rule,
+                review_note=note,
+                representative_url=url,
                 row=dict(zip(names, (kind, *(bool(v) for v in held)), strict=True)),
             )
-            for pk, size, diameter, kind, *held in cursor.fetchall()
+            for pk, size, diameter, rule, note, _, kind, *held, url in cursor.fetchall()
         ]
 
 

@@ -25,7 +25,6 @@ from django.views.decorators.http import require_GET, require_http_methods, requ
 from django.views.decorators.vary import vary_on_headers
 from django_htmx.http import HttpResponseClientRedirect
 
-from ingest.models import CandidatePair
 from reviews import calibration as cal
 from reviews import exports, pages, prelabel, roles, selectors, services
 from reviews.actions import action_views
@@ -88,7 +87,7 @@ def queue(request: DeskRequest) -> HttpResponse:
         filters=filters, count=counts["kind"]["pair"] if filters.kind in ("", "pair") else 0
     )
     pairs = Paginator(
-        cast(Sequence[CandidatePair], page),  # a lazy sequence: len() and slices
+        cast(Sequence[selectors.QueueRow], page),  # a lazy sequence: len() and slices
         50,
     ).get_page(request.GET.get("page"))
     groups = (
@@ -101,9 +100,9 @@ def queue(request: DeskRequest) -> HttpResponse:
         for c in selectors.active_claims().select_related("editor")
     }
     for pair in pairs:
-        pair.claim = claims.get(("pair", pair.pk))  # type: ignore[attr-defined]
+        pair.claim = claims.get(("pair", pair.pk))
     for group in groups:
-        group.claim = claims.get(("group", group.pk))  # type: ignore[attr-defined]
+        group.claim = claims.get(("group", group.pk))
     template = template_for("reviews/queue.html", fragment(request, "queue-results", boosted=False))
     return render(
         request,

@@ -83,6 +83,7 @@ def queue_pair_rows(pairs: Iterable[Any], blind: bool) -> SafeString:
     base, placeholder = _id_url("reviews:pair-detail")
     out = []
     for p in pairs:
+        status: str
         if p.is_disputed:
             status = _disputed()
         elif p.is_stale:
