@@ -637,9 +637,11 @@ def _group_count_rows(
 ) -> list[dict[str, Any]]:
     """Groups in scope with their status facts, the doc types they hold and the guards
     and channels their pairs hold, as rows of distinct facts with a count `n`."""
-    facts: Counter[tuple[tuple[str, Any], ...]] = Counter(
-        tuple(g.row.items()) for g in group_facts(filters=filters, disputed=disputed)
-    )
+    return _group_rows_folded(group_facts(filters=filters, disputed=disputed))
+
+
+def _group_rows_folded(groups: list[GroupFacts]) -> list[dict[str, Any]]:
+    facts: Counter[tuple[tuple[str, Any], ...]] = Counter(tuple(g.row.items()) for g in groups)
     return [{**dict(fact), "n": n} for fact, n in facts.items()]
 
 
@@ -777,7 +779,8 @@ def queue_counts(
     whatever the filters and the number of pairs and labels, after the review states are
     brought up to date (`sync=False`: the caller just did). The pairs are counted from
     the tallies the queue keeps (reviews.queue_tally), but under a site filter, which
-    they do not count by; the groups in one statement."""
+    they do not count by; the groups in one statement (`groups_in_scope`: its rows, when
+    the caller read them for its list of groups too)."""
     if sync:
         queue_sync()
     if filters.site:
@@ -789,12 +792,8 @@ def queue_counts(
             distance_max=filters.distance_max,
         )
     if groups_in_scope is None:
-        group_rows = _group_count_rows(filters, disputed)
-    else:
-        folded: Counter[tuple[tuple[str, Any], ...]] = Counter(
-            tuple(g.row.items()) for g in groups_in_scope
-        )
-        group_rows = [{**dict(fact), "n": n} for fact, n in folded.items()]
+        groups_in_scope = group_facts(filters=filters, disputed=disputed)
+    group_rows = _group_rows_folded(groups_in_scope)
 
     # Each row's facts read once (the facets below go over the rows about twenty times).
     prows = [
