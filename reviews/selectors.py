@@ -517,7 +517,7 @@ def queue_group_page(
     *, filters: QueueFilters, groups_in_scope: list[GroupFacts], limit: int = 25
 ) -> list[QueueGroupRow]:
     """The first groups of queue_groups(with_urls=True), chosen from the facts the
-    counts read (group_facts: the same filters on the same facts, with the columns the
+    counts read (queue_group_facts: the same filters on the same facts, with the columns the
     page shows): no second pass over the groups, their members and pairs, no query."""
     chosen = sorted(
         (g for g in groups_in_scope if _group_holds(filters, g.row)), key=GroupFacts.order_key
@@ -637,7 +637,7 @@ def _group_count_rows(
 ) -> list[dict[str, Any]]:
     """Groups in scope with their status facts, the doc types they hold and the guards
     and channels their pairs hold, as rows of distinct facts with a count `n`."""
-    return _group_rows_folded(group_facts(filters=filters, disputed=disputed))
+    return _group_rows_folded(queue_group_facts(filters=filters, disputed=disputed))
 
 
 def _group_rows_folded(groups: list[GroupFacts]) -> list[dict[str, Any]]:
@@ -645,7 +645,7 @@ def _group_rows_folded(groups: list[GroupFacts]) -> list[dict[str, Any]]:
     return [{**dict(fact), "n": n} for fact, n in facts.items()]
 
 
-def group_facts(
+def queue_group_facts(
     *, filters: QueueFilters, disputed: Collection[int] | None = None
 ) -> list[GroupFacts]:
     """Each group in scope with its status facts, the doc types it holds and the guards
@@ -792,7 +792,7 @@ def queue_counts(
             distance_max=filters.distance_max,
         )
     if groups_in_scope is None:
-        groups_in_scope = group_facts(filters=filters, disputed=disputed)
+        groups_in_scope = queue_group_facts(filters=filters, disputed=disputed)
     group_rows = _group_rows_folded(groups_in_scope)
 
     # Each row's facts read once (the facets below go over the rows about twenty times).

@@ -78,7 +78,7 @@ def queue(request: DeskRequest) -> HttpResponse:
     selectors.queue_sync()
     disputed = selectors.groups_disputed()  # read once for the counts and the groups
     # Each group in scope with its facts, read once for the counts and the list.
-    in_scope = selectors.group_facts(filters=filters, disputed=disputed)
+    in_scope = selectors.queue_group_facts(filters=filters, disputed=disputed)
     counts = selectors.queue_counts(
         filters=filters, disputed=disputed, sync=False, groups_in_scope=in_scope
     )

@@ -99,7 +99,7 @@ def _group_pages() -> None:
     selectors.queue_sync()
     disputed = selectors.groups_disputed()
     for f in GROUP_SHAPES:
-        facts = selectors.group_facts(filters=f, disputed=disputed)
+        facts = selectors.queue_group_facts(filters=f, disputed=disputed)
         shown = queue_group_page(filters=f, groups_in_scope=facts)
         fresh = list(queue_groups(filters=f, with_urls=True, disputed=disputed)[:25])
         assert [g.pk for g in shown] == [g.pk for g in fresh], f
@@ -134,9 +134,9 @@ def test_the_group_list_is_the_one_queue_groups_gives(chain, two_groups, editor)
         region="body",
     )
     _group_pages()
-    assert queue_group_page(filters=ALL, groups_in_scope=selectors.group_facts(filters=ALL)), (
-        "the test lists no group"
-    )
+    assert queue_group_page(
+        filters=ALL, groups_in_scope=selectors.queue_group_facts(filters=ALL)
+    ), "the test lists no group"
 
 
 def test_a_setting_change_empties_the_cache(settings) -> None:
