@@ -10,7 +10,9 @@ with fingerprints, candidate pairs with random distances, doc types and guards, 
 with members, labels by ten editors with some disputes and relabels, the per-pair review
 state the label service keeps), then times the Django test client's GET of the queue
 (full page, the htmx results partial, page 2, two filters) and counts its queries.
-Prints medians and p95 in milliseconds with the machine noted. A script, not a test.
+Prints medians and p95 in milliseconds with the machine noted, and per request the
+median CPU time of the server's Python and the median wall time spent in database calls
+(on a shared machine the CPU time moves less than the wall time). A script, not a test.
 The pairs and extractions are dated a day back (a desk in steady state: the queue
 counts the last QUEUE_TALLY_LAG_SECONDS of them live, the rest from its tally); the
 first warm-up request builds the tally and the stored order.
@@ -203,23 +205,38 @@ def _fill(n_pairs: int, n_labels: int, seed: int) -> None:
 
 
 def _time(client, url: str, query: dict[str, str], headers: dict[str, str], runs: int):  # type: ignore[no-untyped-def]
+    """Median and p95 wall time, median CPU time of this process (the server's Python:
+    steadier than the wall time on a shared machine) and median wall time inside the
+    database calls, in ms; and the query count."""
     from django.db import connection
     from django.test.utils import CaptureQueriesContext
 
-    times = []
+    times, cpus, dbs = [], [], []
     queries = 0
+    in_db = [0.0]
+
+    def db_timer(execute, sql, params, many, context):  # type: ignore[no-untyped-def]
+        t0 = time.perf_counter()
+        try:
+            return execute(sql, params, many, context)
+        finally:
+            in_db[0] += time.perf_counter() - t0
+
     for i in range(runs + 2):
-        with CaptureQueriesContext(connection) as ctx:
-            t0 = time.perf_counter()
+        in_db[0] = 0.0
+        with CaptureQueriesContext(connection) as ctx, connection.execute_wrapper(db_timer):
+            t0, c0 = time.perf_counter(), time.process_time()
             r = client.get(url, query, headers=headers)
-            elapsed = (time.perf_counter() - t0) * 1000
+            elapsed, cpu = (time.perf_counter() - t0) * 1000, (time.process_time() - c0) * 1000
         assert r.status_code == 200, r.status_code
         queries = len(ctx.captured_queries)
         if i >= 2:  # warm-up
             times.append(elapsed)
+            cpus.append(cpu)
+            dbs.append(in_db[0] * 1000)
     times.sort()
     p95 = times[min(len(times) - 1, int(round(0.95 * (len(times) - 1))))]
-    return statistics.median(times), p95, queries
+    return statistics.median(times), p95, statistics.median(cpus), statistics.median(dbs), queries
 
 
 def main() -> None:
@@ -296,9 +313,12 @@ def main() -> None:
         ]
         medians = []
         for name, query, headers in views:
-            median, p95, queries = _time(client, "/review/", query, headers, args.runs)
+            median, p95, cpu, db, queries = _time(client, "/review/", query, headers, args.runs)
             medians.append(median)
-            print(f"  {name:<30} median {median:7.1f} ms   p95 {p95:7.1f} ms   {queries} queries")
+            print(
+                f"  {name:<30} median {median:7.1f} ms   p95 {p95:7.1f} ms   "
+                f"cpu {cpu:6.1f} ms   in db {db:6.1f} ms   {queries} queries"
+            )
         print(f"target: median ≤ 60 ms — worst median {max(medians):.1f} ms")
     finally:
         if not (args.keep or args.reuse):

@@ -42,6 +42,7 @@ from django.utils import timezone
 from ingest.candidates import threshold_for
 from ingest.core.extract import EXTRACTOR_VERSION
 from ingest.models import WALL_STATUSES, CandidatePair, Extraction, FingerprintMethod
+from reviews.compiled_sql import compiled_rows
 from reviews.models import LabelTally, PairState, QueueTally, Watermark
 from reviews.pair_states import (
     FINGERPRINTS,
@@ -111,15 +112,27 @@ def _guards_expr() -> Any:
     )
 
 
-def _key_counts(qs: QuerySet[CandidatePair]) -> Counter[Key]:
-    out: Counter[Key] = Counter()
-    for m, t, d, c, g, n in (
+def _key_count_query(qs: QuerySet[CandidatePair]) -> QuerySet[CandidatePair, Any]:
+    return (
         qs.filter(below_floor=False, exact=False)
         .annotate(g=_guards_expr())
         .values_list("method_id", "doc_type", "distance", "channels", "g")
         .annotate(n=Count("pk"))
         .order_by()
-    ):
+    )
+
+
+def _key_counts(qs: QuerySet[CandidatePair]) -> Counter[Key]:
+    out: Counter[Key] = Counter()
+    for m, t, d, c, g, n in _key_count_query(qs):
+        out[(m, t, d, c, g)] += n
+    return out
+
+
+def _key_counts_rows(key: tuple[Any, ...], build: Any) -> Counter[Key]:
+    """_key_counts of the pairs `build()` gives, compiled once for this key."""
+    out: Counter[Key] = Counter()
+    for m, t, d, c, g, n in compiled_rows(key, lambda: _key_count_query(build())):
         out[(m, t, d, c, g)] += n
     return out
 
@@ -304,41 +317,50 @@ def pair_count_rows(
     guards and review status, in the rows of one GROUP BY over the pairs (selectors'
     queue counts): from the tally, the pairs and walls since its watermarks and the
     label tally. Three queries whatever the number of pairs and labels (five while pages
-    found to be walls in the last minutes are taken out)."""
-    scope = Q(method_ref__in=_methods(method))
-    pair_scope = Q(method_id__in=_methods(method))
-    if distance_min is not None:
-        scope &= Q(distance__gte=distance_min)
-        pair_scope &= Q(distance__gte=distance_min)
-    if distance_max is not None:
-        scope &= Q(distance__lte=distance_max)
-        pair_scope &= Q(distance__lte=distance_max)
+    found to be walls in the last minutes are taken out), each compiled once per shape
+    (reviews.compiled_sql)."""
+    shape = (method, distance_min, distance_max, EXTRACTOR_VERSION)
+
+    def scopes() -> tuple[Q, Q]:
+        scope = Q(method_ref__in=_methods(method))
+        pair_scope = Q(method_id__in=_methods(method))
+        if distance_min is not None:
+            scope &= Q(distance__gte=distance_min)
+            pair_scope &= Q(distance__gte=distance_min)
+        if distance_max is not None:
+            scope &= Q(distance__lte=distance_max)
+            pair_scope &= Q(distance__lte=distance_max)
+        return scope, pair_scope
 
     def mark(name: str) -> Subquery:
         return Subquery(Watermark.objects.filter(name=name).values("value")[:1])
 
-    # One statement reads both tallies with their watermarks: a request moving them
-    # commits all at once. `st`: -1 a row of the pairs, else a row of the labelled ones
-    # (1 disputed, 2 stale).
-    pair_rows = (
-        QueueTally.objects.filter(scope | Q(**SENTINEL))
-        .annotate(pm=mark(PAIRS), wm=mark(WALLS), st=V(-1))
-        .values_list(*TALLY_COLUMNS)
-    )
-    label_rows = (
-        LabelTally.objects.filter(scope)
-        .annotate(
-            pm=mark(PAIRS),
-            wm=mark(WALLS),
-            st=Case(When(disputed=True, then=V(1)), default=V(0))
-            + Case(When(stale=True, then=V(2)), default=V(0)),
+    def tallies() -> QuerySet[Any, Any]:
+        # One statement reads both tallies with their watermarks: a request moving them
+        # commits all at once. `st`: -1 a row of the pairs, else a row of the labelled
+        # ones (1 disputed, 2 stale).
+        scope, _ = scopes()
+        pair_rows = (
+            QueueTally.objects.filter(scope | Q(**SENTINEL))
+            .annotate(pm=mark(PAIRS), wm=mark(WALLS), st=V(-1))
+            .values_list(*TALLY_COLUMNS)
         )
-        .values_list(*TALLY_COLUMNS)
-    )
+        label_rows = (
+            LabelTally.objects.filter(scope)
+            .annotate(
+                pm=mark(PAIRS),
+                wm=mark(WALLS),
+                st=Case(When(disputed=True, then=V(1)), default=V(0))
+                + Case(When(stale=True, then=V(2)), default=V(0)),
+            )
+            .values_list(*TALLY_COLUMNS)
+        )
+        return pair_rows.union(label_rows, all=True)
+
     total: Counter[tuple[str, int, int]] = Counter()
     labelled: Counter[tuple[str, int, int, bool, bool]] = Counter()
     pm = wm = None
-    for m, t, d, c, g, n, pm_now, wm_now, st in pair_rows.union(label_rows, all=True):
+    for m, t, d, c, g, n, pm_now, wm_now, st in compiled_rows(("tallies", *shape), tallies):
         pm, wm = pm_now, wm_now
         if st >= 0:
             labelled[(t, c, g, bool(st & 1), bool(st & 2))] += n
@@ -346,12 +368,22 @@ def pair_count_rows(
             total[(t, c, g)] += n
     if pm is None or wm is None:
         raise RuntimeError("the queue tally is not built (queue_sync first)")
-    new = _key_counts(CandidatePair.objects.filter(pair_scope, pk__gt=pm).filter(_no_wall(walls())))
+    new = _key_counts_rows(
+        ("new pairs", *shape, pm),
+        lambda: CandidatePair.objects.filter(scopes()[1], pk__gt=pm).filter(_no_wall(walls())),
+    )
     # Pages found to be walls since the watermark (few: the last minutes of ingest).
-    new_walls = list(walls(after=wm).values_list("document_id", flat=True))
+    new_walls = [
+        d
+        for (d,) in compiled_rows(
+            ("new walls", EXTRACTOR_VERSION, wm),
+            lambda: walls(after=wm).values_list("document_id"),
+        )
+    ]
     walled = Counter[Key]()
     walled_labelled = Counter[LabelKey]()
     if new_walls:
+        scope, pair_scope = scopes()
         walled = _key_counts(
             CandidatePair.objects.filter(pair_scope, pk__lte=pm)
             .filter(Q(a_id__in=new_walls) | Q(b_id__in=new_walls))

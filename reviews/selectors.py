@@ -42,6 +42,7 @@ from ingest.models import (
     GroupMember,
     Site,
 )
+from reviews.compiled_sql import compiled, compiled_rows
 from reviews.core import diff as diffs
 from reviews.core.align import Alignment, sentence_align
 from reviews.core.mincut import min_cut
@@ -215,16 +216,50 @@ QUEUE_ORDER = ("uncertainty", "-numbers_differ", "-ids_differ", "-distance", "id
 # What a row of the queue page shows (templates/reviews/queue.html), and no more: the
 # documents' headers and the guards' details are not decoded for 50 rows a page.
 QUEUE_ROW_FIELDS = (
+    "pk",
     "doc_type",
     "distance",
     "full_distance",
     "token_set_ratio",
     "channels",
     *GUARDS,
-    "uncertainty",
     "a__url",
     "b__url",
+    "is_labeled",
+    "is_disputed",
+    "is_stale",
+    "threshold",
 )
+
+
+@dataclass
+class QueueRow:
+    """One pair as a row of the queue page shows it."""
+
+    pk: int
+    doc_type: str
+    distance: int
+    full_distance: int | None
+    token_set_ratio: float
+    channels: int
+    numbers_differ: bool
+    ids_differ: bool
+    title_differs: bool
+    a_url: str
+    b_url: str
+    is_labeled: bool
+    is_disputed: bool
+    is_stale: bool
+    threshold: int
+    claim: Claim | None = None
+
+    @property
+    def guard_flags(self) -> list[str]:
+        return [g for g in GUARDS if getattr(self, g)]
+
+    @property
+    def channel_names(self) -> list[str]:
+        return channels.names(self.channels)
 
 
 class QueuePairPage:
@@ -241,21 +276,60 @@ class QueuePairPage:
     def __len__(self) -> int:
         return self.n
 
-    def __getitem__(self, key: slice) -> list[CandidatePair]:
+    def __getitem__(self, key: slice) -> list[QueueRow]:
         if not isinstance(key, slice):
             raise TypeError("queue pages are read by slices")
         if not self.n:
             return []
-        # One statement: the page's ids in queue order (a narrow read along the order
-        # index), then the columns the page shows of those rows only.
-        ids = queue_pairs(filters=self.filters, sync=False, with_status=False).values("pk")[key]
-        return list(
-            CandidatePair.objects.filter(pk__in=ids)
-            .annotate(**_pair_status_exprs(), threshold=_threshold_case())
-            .select_related("a", "b")
-            .only(*QUEUE_ROW_FIELDS)
-            .order_by(*QUEUE_ORDER)
-        )
+
+        def build() -> QuerySet[CandidatePair, Any]:
+            # One statement: the page's ids in queue order (a narrow read along the
+            # order index), then the columns the page shows of those rows only.
+            ids = queue_pairs(filters=self.filters, sync=False, with_status=False).values("pk")
+            return (
+                CandidatePair.objects.filter(pk__in=ids[key])
+                .annotate(**_pair_status_exprs(), threshold=_threshold_case())
+                .order_by(*QUEUE_ORDER)
+                .values_list(*QUEUE_ROW_FIELDS)
+            )
+
+        shape = ("queue page", self.filters, key.start, key.stop, EXTRACTOR_VERSION)
+        return [
+            QueueRow(
+                pk=pk,
+                doc_type=doc_type,
+                distance=distance,
+                full_distance=full_distance,
+                token_set_ratio=token_set_ratio,
+                channels=bits,
+                numbers_differ=bool(numbers),
+                ids_differ=bool(ids_),
+                title_differs=bool(title),
+                a_url=a_url,
+                b_url=b_url,
+                is_labeled=bool(labeled),
+                is_disputed=bool(disputed),
+                is_stale=bool(stale),
+                threshold=threshold,
+            )
+            for (
+                pk,
+                doc_type,
+                distance,
+                full_distance,
+                token_set_ratio,
+                bits,
+                numbers,
+                ids_,
+                title,
+                a_url,
+                b_url,
+                labeled,
+                disputed,
+                stale,
+                threshold,
+            ) in compiled_rows(shape, build)
+        ]
 
 
 def _pair_status_filter(qs: QuerySet[CandidatePair], status: str) -> QuerySet[CandidatePair]:
@@ -350,7 +424,10 @@ def _groups_with_channel(channel: str) -> QuerySet[CandidatePair]:
 def groups_disputed() -> list[int]:
     """The groups holding both sides of a current "distinct" label, read once for a page
     (its counts and its list of groups) rather than once by each of their queries."""
-    return sorted(set(_groups_with_distinct_label().values_list("group_id", flat=True)))
+    rows = compiled_rows(
+        ("groups disputed",), lambda: _groups_with_distinct_label().values_list("group_id")
+    )
+    return sorted({group_id for (group_id,) in rows})
 
 
 def _disputed(disputed: Collection[int] | None) -> Q:
@@ -414,6 +491,51 @@ def queue_groups(
     if status_filter:
         qs = _group_status_filter(qs, filters.status)
     return qs.order_by("-needs_review", "-chained", "-oversized", "-size", "-diameter", "id")
+
+
+@dataclass
+class QueueGroupRow:
+    """One group as a row of the queue page shows it."""
+
+    pk: int
+    size: int
+    diameter: int | None
+    kind: str
+    chained: bool
+    oversized: bool
+    needs_review: bool
+    is_decided: bool
+    is_disputed: bool
+    ever_decided: bool
+    rule: str
+    review_note: str
+    representative_url: str | None
+    claim: Claim | None = None
+
+
+def queue_group_page(
+    *, filters: QueueFilters, groups_in_scope: list[GroupFacts], limit: int = 25
+) -> list[QueueGroupRow]:
+    """The first groups of queue_groups(with_urls=True), chosen from the facts the
+    counts read (queue_group_facts: the same filters on the same facts, with the columns the
+    page shows): no second pass over the groups, their members and pairs, no query."""
+    chosen = sorted(
+        (g for g in groups_in_scope if _group_holds(filters, g.row)), key=GroupFacts.order_key
+    )[:limit]
+    return [
+        QueueGroupRow(
+            pk=g.pk,
+            size=g.size,
+            diameter=g.diameter,
+            kind=g.row["kind"],
+            **{f: g.row[f] for f in ("chained", "oversized", "needs_review")},
+            **{f: g.row[f] for f in ("is_decided", "is_disputed", "ever_decided")},
+            rule=g.rule,
+            review_note=g.review_note,
+            representative_url=g.representative_url,
+        )
+        for g in chosen
+    ]
 
 
 def _group_status_filter(qs: QuerySet[CandidateGroup], status: str) -> QuerySet[CandidateGroup]:
@@ -480,26 +602,77 @@ def _group_flagged(disputed: Collection[int] | None = None) -> Q:
     )
 
 
+# A group's columns the queue page shows, read with its facts.
+SHOWN = ("pk", "size", "diameter", "rule", "review_note", "representative_id")
+
+
+@dataclass(frozen=True)
+class GroupFacts:
+    """A group in scope as the queue counts and lists it: the facts of `row` (the keys
+    of a group count row, less `n`) and its place in the queue's order."""
+
+    pk: int
+    size: int
+    diameter: int | None
+    rule: str
+    review_note: str
+    representative_url: str | None
+    row: dict[str, Any]
+
+    def order_key(self) -> tuple[Any, ...]:
+        """queue_groups' order ("-needs_review", "-chained", "-oversized", "-size",
+        "-diameter", "id"), with the database's place for no diameter: PostgreSQL sorts
+        NULL first in a descending order, SQLite last."""
+        r = self.row
+        if self.diameter is None:
+            diameter = (0, 0) if connection.vendor == "postgresql" else (2, 0)
+        else:
+            diameter = (1, -self.diameter)
+        flags = (not r["needs_review"], not r["chained"], not r["oversized"])
+        return (*flags, -self.size, diameter, self.pk)
+
+
 def _group_count_rows(
     filters: QueueFilters, disputed: Collection[int] | None = None
 ) -> list[dict[str, Any]]:
     """Groups in scope with their status facts, the doc types they hold and the guards
-    and channels their pairs hold, as rows of distinct facts with a count `n`. One
-    statement: the groups, their members with their doc types and the pairs between
-    two members of one group, folded per group in the database (not a subquery per
-    group, nor lists of ids sent back). Unless the status filter asks for decided or
+    and channels their pairs hold, as rows of distinct facts with a count `n`."""
+    return _group_rows_folded(queue_group_facts(filters=filters, disputed=disputed))
+
+
+def _group_rows_folded(groups: list[GroupFacts]) -> list[dict[str, Any]]:
+    facts: Counter[tuple[tuple[str, Any], ...]] = Counter(tuple(g.row.items()) for g in groups)
+    return [{**dict(fact), "n": n} for fact, n in facts.items()]
+
+
+def queue_group_facts(
+    *, filters: QueueFilters, disputed: Collection[int] | None = None
+) -> list[GroupFacts]:
+    """Each group in scope with its status facts, the doc types it holds and the guards
+    and channels its pairs hold. One statement: the groups, their members with their
+    doc types and the pairs between two members of one group, folded per group in the
+    database (not a subquery per group). Unless the status filter asks for decided or
     all groups, only the groups a review status can hold are read (the flagged ones, a
-    few in a hundred)."""
-    qs = CandidateGroup.objects.filter(_group_scope(filters))
-    if filters.status not in ("labeled", "all"):
-        qs = qs.filter(_group_flagged(disputed))
+    few in a hundred). The queue's counts and its list of groups both read these."""
     status = ("kind", "needs_review", "chained", "oversized", "is_decided", "is_disputed")
-    groups_sql, groups_params = (
-        qs.annotate(**_group_status_exprs(disputed))
-        .values_list("pk", *status, "ever_decided")
-        .order_by()
-        .query.sql_with_params()
+
+    def groups() -> QuerySet[CandidateGroup, Any]:
+        qs = CandidateGroup.objects.filter(_group_scope(filters))
+        if filters.status not in ("labeled", "all"):
+            qs = qs.filter(_group_flagged(disputed))
+        return (
+            qs.annotate(**_group_status_exprs(disputed))
+            .values_list(*SHOWN, *status, "ever_decided")
+            .order_by()
+        )
+
+    shape = (
+        "group counts",
+        filters,
+        None if disputed is None else tuple(disputed),
+        EXTRACTOR_VERSION,
     )
+    groups_sql, groups_params = compiled(shape, groups)
     flag = "MAX(CASE WHEN {} THEN 1 ELSE 0 END) AS {}"
     types = [flag.format("m.doc_type = %s", f"t{i}") for i in range(len(settings.DOC_TYPES))]
     pair_holds = [
@@ -527,7 +700,8 @@ def _group_count_rows(
         else f"JOIN ingest_candidatepair p ON {pair_in_group.format(p='p')}"
     )
     sql = f"""
-        WITH g (id, {", ".join(status)}, ever_decided) AS ({groups_sql}),
+        WITH g (id, {", ".join(SHOWN[1:])}, {", ".join(status)}, ever_decided)
+            AS ({groups_sql}),
         m AS (
             SELECT gm.group_id, gm.document_id,
                 (SELECT d.doc_type FROM ingest_document d WHERE d.id = gm.document_id) AS doc_type
@@ -542,7 +716,9 @@ def _group_count_rows(
             WHERE NOT p.below_floor AND fm.retired_at IS NULL
             GROUP BY ma.group_id
         )
-        SELECT g.*, {", ".join(columns)} FROM g
+        SELECT g.*, {", ".join(columns)},
+            (SELECT d.url FROM ingest_document d WHERE d.id = g.representative_id)
+        FROM g
         LEFT JOIN t ON t.group_id = g.id LEFT JOIN pf ON pf.group_id = g.id
     """
     params = [
@@ -557,12 +733,31 @@ def _group_count_rows(
         *(f"guard_{g}" for g in ("none", *GUARDS)),
         *(f"channel_{c}" for c in channels.ACTIVE),
     ]
-    facts: Counter[tuple[Any, ...]] = Counter()
     with connection.cursor() as cursor:
         cursor.execute(sql, params)
-        for _, kind, *held in cursor.fetchall():
-            facts[(kind, *(bool(v) for v in held))] += 1
-    return [{**dict(zip(names, fact, strict=True)), "n": n} for fact, n in facts.items()]
+        return [
+            GroupFacts(
+                pk=pk,
+                size=size,
+                diameter=diameter,
+                rule=rule,
+                review_note=note,
+                representative_url=url,
+                row=dict(zip(names, (kind, *(bool(v) for v in held)), strict=True)),
+            )
+            for pk, size, diameter, rule, note, _, kind, *held, url in cursor.fetchall()
+        ]
+
+
+def _group_holds(f: QueueFilters, row: dict[str, Any]) -> bool:
+    """The filters counted value by value (doc type, guard, channel, status), for one
+    row of the group counts: queue_groups' filters on a group's facts."""
+    return (
+        (not f.doc_type or bool(row.get(f"type_{f.doc_type}")))
+        and _group_guard_holds(f.guard, row)
+        and (not f.channel or bool(row.get(f"channel_{f.channel}")))
+        and _group_status_holds(f.status, row)
+    )
 
 
 def _group_guard_holds(guard: str, row: dict[str, Any]) -> bool:
@@ -574,13 +769,18 @@ def _group_guard_holds(guard: str, row: dict[str, Any]) -> bool:
 
 
 def queue_counts(
-    *, filters: QueueFilters, disputed: Collection[int] | None = None, sync: bool = True
+    *,
+    filters: QueueFilters,
+    disputed: Collection[int] | None = None,
+    sync: bool = True,
+    groups_in_scope: list[GroupFacts] | None = None,
 ) -> dict[str, dict[str, int]]:
     """Counts per filter value, each with the other filters applied: a few queries
     whatever the filters and the number of pairs and labels, after the review states are
     brought up to date (`sync=False`: the caller just did). The pairs are counted from
     the tallies the queue keeps (reviews.queue_tally), but under a site filter, which
-    they do not count by; the groups in one statement."""
+    they do not count by; the groups in one statement (`groups_in_scope`: its rows, when
+    the caller read them for its list of groups too)."""
     if sync:
         queue_sync()
     if filters.site:
@@ -591,7 +791,9 @@ def queue_counts(
             distance_min=filters.distance_min,
             distance_max=filters.distance_max,
         )
-    group_rows = _group_count_rows(filters, disputed)
+    if groups_in_scope is None:
+        groups_in_scope = queue_group_facts(filters=filters, disputed=disputed)
+    group_rows = _group_rows_folded(groups_in_scope)
 
     # Each row's facts read once (the facets below go over the rows about twenty times).
     prows = [
@@ -619,14 +821,7 @@ def queue_counts(
         )
 
     def groups(f: QueueFilters) -> int:
-        return sum(
-            r["n"]
-            for r in group_rows
-            if (not f.doc_type or r.get(f"type_{f.doc_type}"))
-            and _group_guard_holds(f.guard, r)
-            and (not f.channel or bool(r.get(f"channel_{f.channel}")))
-            and _group_status_holds(f.status, r)
-        )
+        return sum(r["n"] for r in group_rows if _group_holds(f, r))
 
     def both(f: QueueFilters) -> int:
         return (pairs(f) if f.kind in ("", "pair") else 0) + (

@@ -25,7 +25,6 @@ from django.views.decorators.http import require_GET, require_http_methods, requ
 from django.views.decorators.vary import vary_on_headers
 from django_htmx.http import HttpResponseClientRedirect
 
-from ingest.models import CandidatePair
 from reviews import calibration as cal
 from reviews import exports, pages, prelabel, roles, selectors, services
 from reviews.actions import action_views
@@ -78,17 +77,21 @@ def queue(request: DeskRequest) -> HttpResponse:
     form, filters = _filters(request.GET)
     selectors.queue_sync()
     disputed = selectors.groups_disputed()  # read once for the counts and the groups
-    counts = selectors.queue_counts(filters=filters, disputed=disputed, sync=False)
+    # Each group in scope with its facts, read once for the counts and the list.
+    in_scope = selectors.queue_group_facts(filters=filters, disputed=disputed)
+    counts = selectors.queue_counts(
+        filters=filters, disputed=disputed, sync=False, groups_in_scope=in_scope
+    )
     # The counts already know how many pairs match: the page fetches ids, then rows.
     page = selectors.QueuePairPage(
         filters=filters, count=counts["kind"]["pair"] if filters.kind in ("", "pair") else 0
     )
     pairs = Paginator(
-        cast(Sequence[CandidatePair], page),  # a lazy sequence: len() and slices
+        cast(Sequence[selectors.QueueRow], page),  # a lazy sequence: len() and slices
         50,
     ).get_page(request.GET.get("page"))
     groups = (
-        list(selectors.queue_groups(filters=filters, with_urls=True, disputed=disputed)[:25])
+        selectors.queue_group_page(filters=filters, groups_in_scope=in_scope)
         if filters.kind in ("", "group")
         else []
     )
@@ -97,9 +100,9 @@ def queue(request: DeskRequest) -> HttpResponse:
         for c in selectors.active_claims().select_related("editor")
     }
     for pair in pairs:
-        pair.claim = claims.get(("pair", pair.pk))  # type: ignore[attr-defined]
+        pair.claim = claims.get(("pair", pair.pk))
     for group in groups:
-        group.claim = claims.get(("group", group.pk))  # type: ignore[attr-defined]
+        group.claim = claims.get(("group", group.pk))
     template = template_for("reviews/queue.html", fragment(request, "queue-results", boosted=False))
     return render(
         request,

@@ -1,0 +1,158 @@
+"""The queue page's table rows: `{% queue_pair_rows pairs blind %}` and
+`{% queue_group_rows groups %}`.
+
+Seventy-five rows of a dozen cells each cost the template engine most of the page's
+Python time (a variable node, a filter or an `{% url %}` per cell); the same rows built
+here cost a tenth of it. Every value from the database goes through format_html, which
+escapes it: the URLs and notes come from crawls and editors (hostile), nothing is marked
+safe by hand: the rows are joined by format_html_join.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from decimal import ROUND_HALF_UP, Decimal, InvalidOperation
+from typing import Any
+
+from django import template
+from django.urls import reverse
+from django.utils.html import format_html, format_html_join
+from django.utils.safestring import SafeString
+
+register = template.Library()
+
+# A placeholder id, replaced by each row's own: one reverse() for the whole table.
+_ID = 987654321
+_PAIR_ROW = (
+    '<tr data-pair="{pk}">'
+    '<td><a href="{url}">pair {pk}</a></td>'
+    "<td>{doc_type}</td>"
+    '<td class="url"><span class="clip" title="{a_url}">{a_url}</span></td>'
+    '<td class="url"><span class="clip" title="{b_url}">{b_url}</span></td>'
+    "{scores}"
+    "<td>{guards}</td>"
+    '<td class="channels">{channels}</td>'
+    "<td>{status}</td>"
+    "<td>{claim}</td>"
+    "</tr>\n"
+)
+_SCORES = '<td>{} <small class="dim">/ {}</small></td><td>{}</td><td>{}</td>'
+_GROUP_ROW = (
+    "<tr>"
+    '<td><a href="{url}">group {pk}</a></td>'
+    "<td>{size}</td>"
+    "<td>{diameter}</td>"
+    "<td>{flags}</td>"
+    "<td>{rule}</td>"
+    '<td class="url"><span class="clip" title="{rep_title}">{rep}</span></td>'
+    '<td><span class="clip" title="{note}">{note}</span></td>'
+    "<td>{claim}</td>"
+    "</tr>\n"
+)
+_FLAG = '<span class="flag">{}</span>'
+
+
+def _disputed() -> SafeString:
+    return format_html('<span class="flag {}">{}</span>', "disputed", "disputed")
+
+
+def _id_url(name: str) -> tuple[str, str]:
+    return reverse(name, args=[_ID]), str(_ID)
+
+
+def _whole(value: float | None) -> str:
+    """`|floatformat:0`: rounded half up, no decimals ("" for no value)."""
+    if value is None:
+        return ""
+    try:
+        rounded = Decimal(repr(value)).quantize(Decimal(1), rounding=ROUND_HALF_UP)
+    except InvalidOperation:
+        return str(value)
+    return str(rounded + 0)  # + 0: "-0" is "0"
+
+
+def _claim(row: Any) -> str:
+    claim = getattr(row, "claim", None)
+    return claim.editor.username if claim else ""
+
+
+@register.simple_tag
+def queue_pair_rows(pairs: Iterable[Any], blind: bool) -> SafeString:
+    """The pair rows (selectors.QueueRow, each with its `claim`); without the distance,
+    full distance and similarity cells in blind mode."""
+    base, placeholder = _id_url("reviews:pair-detail")
+    out = []
+    for p in pairs:
+        status: str
+        if p.is_disputed:
+            status = _disputed()
+        elif p.is_stale:
+            status = format_html(_FLAG, "stale")
+        else:
+            status = "labeled" if p.is_labeled else "unlabeled"
+        scores = (
+            ""
+            if blind
+            else format_html(
+                _SCORES,
+                p.distance,
+                p.threshold,
+                "—" if p.full_distance is None else p.full_distance,
+                _whole(p.token_set_ratio),
+            )
+        )
+        out.append(
+            format_html(
+                _PAIR_ROW,
+                pk=p.pk,
+                url=base.replace(placeholder, str(p.pk)),
+                doc_type=p.doc_type,
+                a_url=p.a_url,
+                b_url=p.b_url,
+                scores=scores,
+                guards=format_html_join("", _FLAG, ((g,) for g in p.guard_flags)),
+                channels=" · ".join(p.channel_names),
+                status=status,
+                claim=_claim(p),
+            )
+        )
+    return format_html_join("", "{}", ((row,) for row in out))
+
+
+@register.simple_tag
+def queue_group_rows(groups: Iterable[Any]) -> SafeString:
+    """The group rows (selectors.queue_groups with_urls, each with its `claim`)."""
+    base, placeholder = _id_url("reviews:group-detail")
+    out = []
+    for g in groups:
+        flags = [
+            name
+            for name, held in (
+                ("chained", g.chained),
+                ("oversized", g.oversized),
+                ("needs review", g.needs_review),
+            )
+            if held
+        ]
+        markup: list[SafeString] = [format_html(_FLAG, name) for name in flags]
+        if g.is_disputed:
+            markup.append(_disputed())
+        if g.ever_decided and not g.is_decided:
+            markup.append(format_html(_FLAG, "stale"))
+        rep = g.representative_url
+        out.append(
+            format_html(
+                _GROUP_ROW,
+                pk=g.pk,
+                url=base.replace(placeholder, str(g.pk)),
+                size=g.size,
+                diameter="—" if g.diameter is None else g.diameter,
+                flags=format_html_join("", "{}", ((m,) for m in markup)),
+                rule=g.rule,
+                rep_title=rep or "",
+                rep=rep or "—",
+                note=g.review_note,
+                claim=_claim(g),
+            )
+        )
+    return format_html_join("", "{}", ((row,) for row in out))
