@@ -17,7 +17,7 @@ from django.conf import settings
 from django.db import connection, transaction
 from django.db.models import F, Q
 
-from ingest import index, passages
+from ingest import index, passages, vectors
 from ingest.core import channels, grouping
 from ingest.core import passages as passages_core
 from ingest.core.bands import nominating_band
@@ -95,6 +95,9 @@ def candidates_find(
             continue
         new_pairs = _candidates_find_for(method, document_ids)
         created[key] = len(new_pairs)
+        # Vectors committed while these pairs were built: of the pair's commit and the
+        # vectors' commit, whichever comes second sets the cosine (see semantic.py).
+        pairs_cosine_update(method=method, document_ids=document_ids)
         groups_update(method=method, document_ids=document_ids, new_pairs=new_pairs)
     return created
 
@@ -311,14 +314,20 @@ def _do_not_match_among(ids: Iterable[int]) -> set[tuple[int, int]]:
 
 
 def _below_floor(
-    *, exact: bool, sim: Similarity, doc_type: str, passage_containment: float = 0.0
+    *,
+    exact: bool,
+    sim: Similarity,
+    doc_type: str,
+    passage_containment: float = 0.0,
+    semantic: bool = False,
 ) -> bool:
     """Under the doc type's similarity floor: not the same text, too dissimilar, and
     neither text contained in the other, by word shingles or by passages (a teaser
-    or an excerpt stays above the floor, whichever channel nominated it)."""
+    or an excerpt stays above the floor, whichever channel nominated it). A rewritten
+    copy shares few words by nature: a pair the semantic channel nominates is above it."""
     floor = settings.SIMILARITY_FLOORS.get(doc_type, 60.0)
     contained = max(sim.containment, passage_containment) >= settings.CONTAINMENT_FLOOR
-    return not exact and sim.token_set_ratio < floor and not contained
+    return not exact and sim.token_set_ratio < floor and not contained and not semantic
 
 
 def _pairs_build(
@@ -349,6 +358,7 @@ def _pairs_build(
         for d in ids
     }
     template = passages.templates_among({p.hash for ps in doc_passages.values() for p in ps})
+    embedded = vectors.vectors_for(ids)
     out = []
     for a, b in todo:
         fa, fb = prints.get((a, MAIN)), prints.get((b, MAIN))
@@ -369,11 +379,14 @@ def _pairs_build(
         doc_type = type_a if type_a == type_b else "other"
         ov = passages_core.overlap(doc_passages[a], doc_passages[b], ignore=template)
         exact = fa.text_sha256 == fb.text_sha256
+        cosine = vectors.pair_cosine(embedded, a, b)
         nominated = channel_mask(
             exact=exact,
             distance=distance,
             threshold=max(threshold_for(type_a), threshold_for(type_b)),
             overlap=ov,
+            cosine=cosine,
+            cosine_threshold=vectors.pair_threshold(type_a, type_b),
         )
         if not nominated:
             continue
@@ -407,27 +420,71 @@ def _pairs_build(
                 a_in_b=ov.a_in_b,
                 b_in_a=ov.b_in_a,
                 shared_passages=ov.shared,
+                cosine=cosine,
                 evidence={
                     "exact": {"same_text": exact},
                     "simhash": {"distance": distance, "band": band},
                     "passages": ov.evidence(),
+                    **({"semantic": {"cosine": cosine}} if cosine is not None else {}),
                 },
                 below_floor=_below_floor(
                     exact=exact,
                     sim=sim,
                     doc_type=doc_type,
                     passage_containment=ov.containment,
+                    semantic=bool(nominated & channels.SEMANTIC),
                 ),
             )
         )
     return out
 
 
+def pairs_cosine_update(*, method: FingerprintMethod, document_ids: Sequence[int]) -> int:
+    """Set the cosine of these documents' pairs that have none yet where both sides now
+    have vectors, whatever channel nominated the pair; the semantic bit is added where
+    the cosine reaches the pair's threshold. The pair's other facts stay as they were
+    (its floor included). Returns the pairs updated."""
+    where = vectors.space()
+    if where is None or not document_ids:
+        return 0
+    pairs = list(
+        CandidatePair.objects.filter(method=method, cosine__isnull=True)
+        .filter(Q(a_id__in=document_ids) | Q(b_id__in=document_ids))
+        .select_related("a", "b")
+        .only("a_id", "b_id", "channels", "evidence", "a__doc_type", "b__doc_type")
+    )
+    if not pairs:
+        return 0
+    embedded = vectors.vectors_for({d for p in pairs for d in (p.a_id, p.b_id)}, where)
+    updated = 0
+    for pair in pairs:
+        cosine = vectors.pair_cosine(embedded, pair.a_id, pair.b_id)
+        if cosine is None:
+            continue
+        bit = channels.SEMANTIC
+        if cosine < vectors.pair_threshold(pair.a.doc_type, pair.b.doc_type):
+            bit = 0
+        evidence = {**(pair.evidence or {}), "semantic": {"cosine": cosine}}
+        # Only where no cosine is set yet: two workers filling the same pair write once.
+        updated += CandidatePair.objects.filter(pk=pair.pk, cosine__isnull=True).update(
+            cosine=cosine, channels=F("channels").bitor(bit), evidence=evidence
+        )
+    return updated
+
+
 def channel_mask(
-    *, exact: bool, distance: int, threshold: int, overlap: passages_core.Overlap
+    *,
+    exact: bool,
+    distance: int,
+    threshold: int,
+    overlap: passages_core.Overlap,
+    cosine: float | None = None,
+    cosine_threshold: float = 1.0,
 ) -> int:
     """Every channel's rule applied to the pair's scores: the channels that nominate it."""
     mask = 0
+    if cosine is not None and cosine >= cosine_threshold:
+        mask |= channels.SEMANTIC
     if exact:
         mask |= channels.EXACT
     if distance <= threshold:
