@@ -21,7 +21,7 @@ from ingest import index, passages, vectors
 from ingest.core import channels, grouping
 from ingest.core import passages as passages_core
 from ingest.core.bands import nominating_band
-from ingest.core.extract import EXTRACTOR_VERSION
+from ingest.core.extract import EXTRACTOR_VERSION, guess_language
 from ingest.core.guards import Similarity, guards_check, similarity
 from ingest.core.methods import fingerprint_text, method_get, normalize_for
 from ingest.core.simhash import hamming, to_hex, to_signed64, to_unsigned64
@@ -832,26 +832,41 @@ class CheckResult:
     threshold: int
     matches: list[CheckMatch]
     channels: list[str]  # the channels behind the verdict (those of the kept matches)
+    # The semantic channel's matches, apart: they do not change the verdict.
+    semantic: vectors.SemanticCheck | None = None
 
 
 CHECK_MAX_MATCHES = 10
 
 
 def check(
-    *, text: str, title: str = "", doc_type: str = "other", url: str | None = None
+    *,
+    text: str,
+    title: str = "",
+    doc_type: str = "other",
+    url: str | None = None,
+    language: str | None = None,
 ) -> CheckResult:
     """Is this text a duplicate of something stored? Reads only. Every channel is
     consulted (SimHash index, exact text, passage index); a stored document at the
-    checked URL is the page itself, never its match."""
+    checked URL is the page itself, never its match. When the semantic channel is on,
+    the text is embedded and its nearest stored documents are reported apart (the
+    verdict stays the other channels'); when off, the answer says why."""
     key = active_method_key()
     k = threshold_for(doc_type)
+    itself = _documents_at(url)
+    sem = vectors.check_nearest(
+        text=text,
+        language=guess_language(text) if language is None else language,
+        doc_type=doc_type,
+        exclude=itself,
+    )
     result = fingerprint_text(key, text, min_tokens=settings.FINGERPRINT_MIN_TOKENS)
     if result.simhash is None:
-        return CheckResult("insufficient", key, None, result.token_count, k, [], [])
+        return CheckResult("insufficient", key, None, result.token_count, k, [], [], sem)
     method = FingerprintMethod.objects.filter(key=key).first()
     if method is None:
-        return CheckResult("new", key, to_hex(result.simhash), result.token_count, k, [], [])
-    itself = _documents_at(url)
+        return CheckResult("new", key, to_hex(result.simhash), result.token_count, k, [], [], sem)
     hits = {
         h.document_id: h.distance
         for h in index.query(method_id=method.pk, value=result.simhash, k=k)
@@ -947,6 +962,7 @@ def check(
         k,
         matches,
         [c for c in channels.BITS if c in used],
+        sem,
     )
 
 

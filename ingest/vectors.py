@@ -183,3 +183,56 @@ def process_indexes_forget() -> None:
 
 def fetched_at_of(ids: list[int]) -> dict[int, datetime]:
     return dict(Document.objects.filter(pk__in=ids).values_list("pk", "fetched_at"))
+
+
+# --- the check API's semantic part ------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class SemanticMatch:
+    document_id: int
+    url: str
+    cosine: float
+
+
+@dataclass(frozen=True)
+class SemanticCheck:
+    """The semantic channel's answer to a check, apart from the verdict."""
+
+    status: str  # on | off | not_covered | empty | error
+    reason: str  # why there are no semantic matches to look for; empty when on
+    model: str
+    threshold: float | None
+    matches: list[SemanticMatch]
+
+
+def check_nearest(*, text: str, language: str, doc_type: str, exclude: set[int]) -> SemanticCheck:
+    """Embed a checked text and list the stored documents at or above the doc type's
+    cosine threshold, nearest first. Reads only (this process's index catches up)."""
+    state = embedder.channel_state()
+    if not state.on:
+        return SemanticCheck("off", state.reason, state.model, None, [])
+    where = Space(embedder.model_key())
+    cut = threshold(doc_type)
+    language = core.primary_language(language)
+    if core.coverage(language, settings.EMBEDDING_LANGUAGES) == core.NOT_COVERED:
+        reason = f"language {language!r} is not covered by the model"
+        return SemanticCheck("not_covered", reason, where.model, cut, [])
+    if not text.strip():
+        return SemanticCheck("empty", "no text to embed", where.model, cut, [])
+    try:
+        packed = embedder.embed_texts([text])[0]
+    except Exception as exc:  # the model's failure is the answer's, not a server error
+        return SemanticCheck("error", f"{type(exc).__name__}: {exc}"[:500], where.model, cut, [])
+    found = process_index(where).nearest(
+        core.unpack(packed), settings.SEMANTIC_NEIGHBOURS + len(exclude)
+    )
+    ids = [n.document_id for n in found if n.document_id not in exclude]
+    stored = vectors_for(ids, where)
+    scored = [(d, round(core.cosine(packed, stored[d]), 4)) for d in ids if d in stored]
+    kept = sorted(((d, c) for d, c in scored if c >= cut), key=lambda x: (-x[1], x[0]))
+    kept = kept[: settings.SEMANTIC_NEIGHBOURS]
+    urls = dict(Document.objects.filter(pk__in=[d for d, _ in kept]).values_list("pk", "url"))
+    return SemanticCheck(
+        "on", "", where.model, cut, [SemanticMatch(d, urls.get(d, ""), c) for d, c in kept]
+    )

@@ -206,3 +206,42 @@ def test_the_channel_off_embeds_nothing_and_says_why(settings, committed) -> Non
     call_command("embeddings", stdout=out)
     assert "semantic channel: off (EMBEDDING_MODEL is not set)" in out.getvalue()
     assert not Embedding.objects.exists()
+
+
+def _check(client, api_token, **payload):  # type: ignore[no-untyped-def]
+    auth = {"Authorization": f"Bearer {api_token}"}
+    r = client.post("/api/v1/check", payload, content_type="application/json", headers=auth)
+    assert r.status_code == 200, r.content
+    return r.json()
+
+
+def test_the_check_api_reports_semantic_matches_apart(semantic_on, client, api_token) -> None:
+    story = _doc(1, STORY, simhash=FAR[0])
+    other = _doc(2, OTHER_STORY, simhash=FAR[1])
+    semantic.embeddings_compute(document_ids=[story.pk, other.pk])
+    answer = _check(client, api_token, text=REWRITTEN, doc_type="article")
+    sem = answer["semantic"]
+    assert sem["status"] == "on" and sem["model"] == "all-MiniLM-L6-v2"
+    assert sem["threshold"] == 0.9
+    assert [m["document_id"] for m in sem["matches"]] == [story.pk]
+    assert sem["matches"][0]["cosine"] >= 0.95
+    assert sem["matches"][0]["url"] == story.url
+    # Apart: the verdict is the other channels' (no SimHash or passage match here).
+    assert answer["verdict"] == "new" and answer["matches"] == []
+    # The stored page itself is never its own match.
+    itself = _check(client, api_token, text=STORY, url=story.url, doc_type="article")
+    assert story.pk not in [m["document_id"] for m in itself["semantic"]["matches"]]
+    vietnamese = _check(client, api_token, text="Hội đồng thành phố đã bỏ phiếu xây cầu mới.")
+    assert vietnamese["semantic"]["status"] == "not_covered"
+
+
+def test_the_check_api_says_when_the_channel_is_off(settings, client, api_token) -> None:
+    settings.EMBEDDING_MODEL = ""
+    answer = _check(client, api_token, text=STORY)
+    assert answer["semantic"] == {
+        "status": "off",
+        "reason": "EMBEDDING_MODEL is not set",
+        "model": "",
+        "threshold": None,
+        "matches": [],
+    }
