@@ -69,7 +69,7 @@ class Neighbour:
     cosine: float  # of the indexed float16 vectors; recomputed exactly by the caller
 
 
-def new_index(dims: int, capacity: int = 0) -> Any:
+def new_index(dims: int) -> Any:
     """An empty usearch index for unit vectors of `dims` dimensions, stored as float16."""
     index_class = importlib.import_module(USEARCH_MODULE).Index
     return index_class(
@@ -79,7 +79,6 @@ def new_index(dims: int, capacity: int = 0) -> Any:
         connectivity=CONNECTIVITY,
         expansion_add=EXPANSION_ADD,
         expansion_search=EXPANSION_SEARCH,
-        **({"capacity": capacity} if capacity else {}),
     )
 
 
@@ -88,7 +87,7 @@ def add(index: Any, keys: Sequence[int], vectors: npt.NDArray[np.float32]) -> No
     if not len(keys):
         return
     key_array = np.asarray(keys, dtype=np.uint64)
-    fresh = np.array([not index.contains(int(k)) for k in key_array], dtype=bool)
+    fresh = ~np.asarray(index.contains(key_array), dtype=bool)
     # A key repeated within one call keeps its first vector.
     _, first = np.unique(key_array, return_index=True)
     once = np.zeros(len(key_array), dtype=bool)
