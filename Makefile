@@ -41,6 +41,9 @@ semantic: $(MODEL_DIR)/modules.json
 # The demo is local development: DEBUG on, so the settings accept the development key
 # (with DEBUG off they refuse to start without SECRET_KEY).
 demo-data demo: export DEBUG := 1
+# The semantic channel is on in the demo where `make semantic` has run.
+demo-data demo: export EMBEDDING_MODEL ?= $(if $(wildcard $(MODEL_DIR)/modules.json),$(abspath $(MODEL_DIR)))
+demo-data demo: export HF_HUB_OFFLINE := 1
 
 demo-data: install
 	@mkdir -p var

@@ -111,30 +111,7 @@ def _candidates_find_for(
     method: FingerprintMethod, document_ids: Sequence[int]
 ) -> set[tuple[int, int]]:
     """Returns the pairs (a, b) it created."""
-    rows = (
-        Fingerprint.objects.filter(
-            document_id__in=document_ids, method=method, branch=MAIN, status="ok"
-        )
-        .select_related("document")
-        .only(
-            "simhash",
-            "text_sha256",
-            "document__doc_type",
-            "document__fetched_at",
-            "document__site_id",
-        )
-    )
-    docs = [
-        _Doc(
-            r.document_id,
-            r.document.doc_type,
-            to_unsigned64(r.simhash),  # type: ignore[arg-type]
-            r.text_sha256,
-            r.document.fetched_at,
-            r.document.site_id,
-        )
-        for r in rows
-    ]
+    docs = _docs_for(method, document_ids)
     if not docs:
         return set()
     # Index first and commit, then query: of two documents fingerprinted at the same
@@ -174,6 +151,73 @@ def _candidates_find_for(
     banned = _do_not_match_among({d for pair in wanted for d in pair})
     todo = [p for p in wanted if p not in existing and p not in banned]
     pairs = _pairs_build(method, todo, known=doc_passages)
+    CandidatePair.objects.bulk_create(pairs, ignore_conflicts=True)
+    return {(p.a_id, p.b_id) for p in pairs}
+
+
+def _docs_for(method: FingerprintMethod, document_ids: Sequence[int]) -> list[_Doc]:
+    """The documents with an indexable main-text fingerprint under the method."""
+    rows = (
+        Fingerprint.objects.filter(
+            document_id__in=document_ids, method=method, branch=MAIN, status="ok"
+        )
+        .select_related("document")
+        .only(
+            "simhash",
+            "text_sha256",
+            "document__doc_type",
+            "document__fetched_at",
+            "document__site_id",
+        )
+    )
+    return [
+        _Doc(
+            r.document_id,
+            r.document.doc_type,
+            to_unsigned64(r.simhash),  # type: ignore[arg-type]
+            r.text_sha256,
+            r.document.fetched_at,
+            r.document.site_id,
+        )
+        for r in rows
+    ]
+
+
+# Where semantic nominations rank among a document's hits: after the passage ones, in
+# the order of their cosine.
+SEMANTIC_HIT_RANK = PASSAGE_HIT_RANK + 1
+
+
+def semantic_pairs_find(
+    *, method: FingerprintMethod, neighbours: dict[int, list[int]]
+) -> set[tuple[int, int]]:
+    """Pairs of documents with the neighbours the semantic channel found for them
+    (nearest first), under the same rules as the other channels' hits: exact twins
+    linked as a star, one pair per family of twins, links already made and do-not-match
+    records kept, at most CANDIDATES_PER_DOCUMENT_MAX families; then the one pair
+    builder. Returns the pairs (a, b) it created."""
+    docs = _docs_for(method, list(neighbours))
+    if not docs:
+        return set()
+    hits_by_doc = {
+        d.id: [
+            index.Hit(other, 0, SEMANTIC_HIT_RANK + rank)
+            for rank, other in enumerate(neighbours.get(d.id, []))
+        ]
+        for d in docs
+    }
+    wanted = _pairs_wanted(method, docs, hits_by_doc)
+    if not wanted:
+        return set()
+    ids = {d for pair in wanted for d in pair}
+    existing = set(
+        CandidatePair.objects.filter(method=method, a_id__in=ids, b_id__in=ids).values_list(
+            "a_id", "b_id"
+        )
+    )
+    banned = _do_not_match_among(ids)
+    todo = [p for p in wanted if p not in existing and p not in banned]
+    pairs = _pairs_build(method, todo)
     CandidatePair.objects.bulk_create(pairs, ignore_conflicts=True)
     return {(p.a_id, p.b_id) for p in pairs}
 

@@ -20,7 +20,7 @@ from dedup_site import dispatch
 from ingest import candidates, embedder, vectors
 from ingest.core import ann
 from ingest.core import embeddings as core
-from ingest.models import CandidatePair, Document, Embedding, Extraction, FingerprintMethod
+from ingest.models import Document, Embedding, Extraction, FingerprintMethod
 
 log = logging.getLogger(__name__)
 
@@ -171,44 +171,29 @@ def nominate(*, where: vectors.Space, document_ids: Sequence[int]) -> tuple[int,
         hits[d] = [n for n in found if n.document_id != d][: settings.SEMANTIC_NEIGHBOURS]
     others = {n.document_id for ns in hits.values() for n in ns}
     types = {**docs, **dict(Document.objects.filter(pk__in=others).values_list("pk", "doc_type"))}
-    other_vectors = vectors.vectors_for(others, where)
-    wanted: set[tuple[int, int]] = set()
+    stored = {**own, **vectors.vectors_for(others, where)}
+    neighbours: dict[int, list[int]] = {}
     for d, ns in hits.items():
+        scored = []
         for n in ns:
             # The index's float16 distance nominates; the stored vectors decide.
-            cosine = vectors.pair_cosine({**own, **other_vectors}, d, n.document_id)
-            if cosine is None:
-                continue
-            other_type = types.get(n.document_id, "other")
-            if cosine >= vectors.pair_threshold(types.get(d, "other"), other_type):
-                wanted.add((min(d, n.document_id), max(d, n.document_id)))
+            cosine = vectors.pair_cosine(stored, d, n.document_id)
+            cut = vectors.pair_threshold(types.get(d, "other"), types.get(n.document_id, "other"))
+            if cosine is not None and cosine >= cut:
+                scored.append((-cosine, n.document_id))
+        neighbours[d] = [other for _, other in sorted(scored)]
     created = updated = 0
     for key in candidates.candidate_method_keys():
         method = FingerprintMethod.objects.filter(key=key).first()
         if method is None:
             continue
-        new_pairs = _pairs_create(method, wanted)
+        new_pairs = candidates.semantic_pairs_find(method=method, neighbours=neighbours)
         created += len(new_pairs)
-        updated += candidates.pairs_cosine_update(method=method, document_ids=list(document_ids))
-        if new_pairs or updated:
+        filled = candidates.pairs_cosine_update(method=method, document_ids=list(document_ids))
+        updated += filled
+        if new_pairs or filled:
             candidates.groups_update(method=method, document_ids=document_ids, new_pairs=new_pairs)
     return created, updated
-
-
-def _pairs_create(method: FingerprintMethod, wanted: set[tuple[int, int]]) -> set[tuple[int, int]]:
-    if not wanted:
-        return set()
-    ids = {d for pair in wanted for d in pair}
-    existing = set(
-        CandidatePair.objects.filter(method=method, a_id__in=ids, b_id__in=ids).values_list(
-            "a_id", "b_id"
-        )
-    )
-    banned = candidates._do_not_match_among(ids)
-    todo = [p for p in wanted if p not in existing and p not in banned]
-    pairs = candidates._pairs_build(method, todo)
-    CandidatePair.objects.bulk_create(pairs, ignore_conflicts=True)
-    return {(p.a_id, p.b_id) for p in pairs}
 
 
 def embeddings_backfill(*, limit: int | None = None) -> int:

@@ -245,3 +245,17 @@ def test_the_check_api_says_when_the_channel_is_off(settings, client, api_token)
         "threshold": None,
         "matches": [],
     }
+
+
+def test_exact_twins_are_linked_as_a_star_not_a_clique(semantic_on) -> None:
+    """A login wall at many URLs is one text: every copy is each other's nearest
+    neighbour at cosine 1.0. The channel links them as the other channels do (n - 1
+    links), and a rewritten copy of that text gets one pair with the family."""
+    twins = [_doc(i, STORY, simhash=FAR[0]) for i in range(1, 6)]
+    rewritten = _doc(9, REWRITTEN, simhash=FAR[1])
+    semantic.embeddings_compute(document_ids=[d.pk for d in [*twins, rewritten]])
+    pairs = set(CandidatePair.objects.values_list("a_id", "b_id"))
+    first = twins[0].pk
+    assert {(first, t.pk) for t in twins[1:]} <= pairs
+    assert len([p for p in pairs if rewritten.pk in p]) == 1
+    assert len(pairs) == 5
