@@ -10,7 +10,7 @@ neighbours, plus a share of rewritten-copy twins (cosine ~0.95 with a member). Q
 are new vectors drawn the same way (a new document), not stored ones.
 
     .venv/bin/python bench/ann_bench.py --sizes 100000 1000000 [--queries 1000]
-    DATABASE_URL=postgres://postgres@127.0.0.1:5432/dedup_bench \\
+    DEBUG=1 DATABASE_URL=postgres://postgres@127.0.0.1:5432/dedup_bench \\
         .venv/bin/python bench/ann_bench.py --sizes --pg 100000
 """
 
