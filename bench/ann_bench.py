@@ -210,7 +210,12 @@ def main() -> None:
         "cpus": os.cpu_count(),
         "load_avg_before": os.getloadavg(),
     }
-    report["sizes"] = [one_size(n, args.queries, args.k, args.seed) for n in args.sizes]
+    sizes: list[dict[str, object]] = []
+    report["sizes"] = sizes
+    for n in args.sizes:
+        sizes.append(one_size(n, args.queries, args.k, args.seed))
+        # Each size as soon as it is measured (a 1M run takes a while on 2 cores).
+        print(json.dumps(sizes[-1]), file=sys.stderr, flush=True)
     if args.pg:
         report["postgres_rebuild"] = pg_rebuild(args.pg, args.seed)
     report["load_avg_after"] = os.getloadavg()
