@@ -262,12 +262,21 @@ def recall_check(*, sample: int = 200, k: int = 10, seed: int = 0) -> Recall | N
     t1 = time.perf_counter()
     exact_rows = ann.exact_neighbours(matrix, matrix[picked], k)
     t2 = time.perf_counter()
-    exact = [[int(ids[j]) for j in row] for row in exact_rows]
+    row_of = {int(d): r for r, d in enumerate(ids)}
+    # Scored on the same stored vectors: ties (copies of one text) count as found.
+    approx_scores = [
+        [float(matrix[row_of[d]] @ matrix[i]) for d in found if d in row_of]
+        for found, i in zip(approx, picked, strict=True)
+    ]
+    exact_scores = [
+        [float(matrix[j] @ matrix[i]) for j in row]
+        for row, i in zip(exact_rows, picked, strict=True)
+    ]
     return Recall(
         vectors=len(ids),
         queries=len(picked),
         k=min(k, len(ids)),
-        recall=ann.recall_at(approx, exact),
+        recall=ann.recall_with_ties(approx_scores, exact_scores),
         ann_ms=(t1 - t0) * 1000 / max(1, len(picked)),
         exact_ms=(t2 - t1) * 1000 / max(1, len(picked)),
     )

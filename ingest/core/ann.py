@@ -118,6 +118,25 @@ def exact_neighbours(
     return np.take_along_axis(top, order, axis=1)
 
 
+def recall_with_ties(
+    approximate_scores: Sequence[Sequence[float]],
+    exact_scores: Sequence[Sequence[float]],
+    tolerance: float = 1e-4,
+) -> float:
+    """recall@k counting ties: a returned neighbour counts when its exact cosine reaches
+    the exact k-th best (within `tolerance`). Twenty copies of one text are each other's
+    nearest at cosine 1.0; any ten of them are a right answer, not only the ten the brute
+    force happened to list."""
+    total = sum(len(e) for e in exact_scores)
+    if not total:
+        return 1.0
+    hit = 0
+    for got, best in zip(approximate_scores, exact_scores, strict=True):
+        if best:
+            hit += min(len(best), sum(1 for s in got if s >= best[-1] - tolerance))
+    return hit / total
+
+
 def recall_at(approximate: Sequence[Sequence[int]], exact: Sequence[Sequence[int]]) -> float:
     """Share of the exact neighbours the approximate search also returned."""
     total = sum(len(e) for e in exact)

@@ -77,3 +77,11 @@ def test_the_index_finds_the_exact_neighbours_of_clustered_vectors() -> None:
     assert ann.recall_at(approx, exact) >= 0.99
     top = ann.search(index, data[7], 1)[0]
     assert top.document_id == 7 and top.cosine == pytest.approx(1.0, abs=1e-3)
+
+
+def test_recall_counts_ties_as_found() -> None:
+    # Twenty copies at cosine 1.0: the index returned another ten of them than the brute
+    # force listed; all are right answers.
+    assert ann.recall_with_ties([[1.0] * 10], [[1.0] * 10]) == 1.0
+    assert ann.recall_with_ties([[1.0, 0.5]], [[1.0, 0.9]]) == 0.5
+    assert ann.recall_with_ties([], []) == 1.0
