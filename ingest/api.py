@@ -16,7 +16,7 @@ from ninja.security import HttpBearer
 from pydantic import Field, ValidationInfo, create_model, field_validator, model_validator
 
 from dedup_site import roles
-from ingest import candidates, services
+from ingest import candidates, services, vectors
 from ingest.core.extract import extract
 from ingest.core.readers import RawRecord, fetched_at_problem, text_problem, url_problem
 from ingest.models import ApiToken
@@ -253,6 +253,24 @@ MatchOut = _schema(
         "match_in_checked": "Share of its passages in the checked text.",
     },
 )
+SemanticMatchOut = _schema(
+    "SemanticMatchOut",
+    vectors.SemanticMatch,
+    {"cosine": "Cosine of the checked text's embedding and the stored document's."},
+)
+SemanticOut = _schema(
+    "SemanticOut",
+    vectors.SemanticCheck,
+    {
+        "status": "on, off (the channel is not configured), not_covered (the text's "
+        "language), empty or error.",
+        "reason": "Why there are no semantic matches to look for; empty when on.",
+        "threshold": "The doc type's cosine threshold.",
+        "matches": "Stored documents at or above the threshold, nearest first; they do "
+        "not change the verdict.",
+    },
+    {"matches": (list[SemanticMatchOut], ...)},  # type: ignore[valid-type]
+)
 CheckOut = _schema(
     "CheckOut",
     candidates.CheckResult,
@@ -264,6 +282,7 @@ CheckOut = _schema(
         "verdict": (Literal["exact", "near", "new", "insufficient"], ...),
         "matches": (list[MatchOut], ...),  # type: ignore[valid-type]
         "extraction_status": (str | None, None),
+        "semantic": (SemanticOut, ...),
     },
 )
 
@@ -273,13 +292,16 @@ def check(request: HttpRequest, payload: CheckIn) -> dict[str, object]:
     """Is this page a duplicate of something stored? Answers exact, near, new or
     insufficient, with the matches (distance, similarities, guards). Reads only."""
     require(request, roles.can_check, "check pages (needs the crawler role or read access)")
-    title, status = payload.title, None
+    title, status, language = payload.title, None, None
     text = payload.text or ""
     if payload.html is not None:
         extracted = extract(payload.html, url=payload.url or "")
         text, status = extracted.main_text, extracted.status
         title = title or extracted.title
-    result = candidates.check(text=text, title=title, doc_type=payload.doc_type, url=payload.url)
+        language = extracted.language
+    result = candidates.check(
+        text=text, title=title, doc_type=payload.doc_type, url=payload.url, language=language
+    )
     out = {**asdict(result), "extraction_status": status}
     if status not in (None, "ok", "blocked"):
         out["verdict"], out["matches"], out["channels"] = "insufficient", [], []

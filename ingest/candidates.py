@@ -17,11 +17,11 @@ from django.conf import settings
 from django.db import connection, transaction
 from django.db.models import F, Q
 
-from ingest import index, passages
+from ingest import index, passages, vectors
 from ingest.core import channels, grouping
 from ingest.core import passages as passages_core
 from ingest.core.bands import nominating_band
-from ingest.core.extract import EXTRACTOR_VERSION
+from ingest.core.extract import EXTRACTOR_VERSION, guess_language
 from ingest.core.guards import Similarity, guards_check, similarity
 from ingest.core.methods import fingerprint_text, method_get, normalize_for
 from ingest.core.simhash import hamming, to_hex, to_signed64, to_unsigned64
@@ -95,6 +95,9 @@ def candidates_find(
             continue
         new_pairs = _candidates_find_for(method, document_ids)
         created[key] = len(new_pairs)
+        # Vectors committed while these pairs were built: of the pair's commit and the
+        # vectors' commit, whichever comes second sets the cosine (see semantic.py).
+        pairs_cosine_update(method=method, document_ids=document_ids)
         groups_update(method=method, document_ids=document_ids, new_pairs=new_pairs)
     return created
 
@@ -108,30 +111,7 @@ def _candidates_find_for(
     method: FingerprintMethod, document_ids: Sequence[int]
 ) -> set[tuple[int, int]]:
     """Returns the pairs (a, b) it created."""
-    rows = (
-        Fingerprint.objects.filter(
-            document_id__in=document_ids, method=method, branch=MAIN, status="ok"
-        )
-        .select_related("document")
-        .only(
-            "simhash",
-            "text_sha256",
-            "document__doc_type",
-            "document__fetched_at",
-            "document__site_id",
-        )
-    )
-    docs = [
-        _Doc(
-            r.document_id,
-            r.document.doc_type,
-            to_unsigned64(r.simhash),  # type: ignore[arg-type]
-            r.text_sha256,
-            r.document.fetched_at,
-            r.document.site_id,
-        )
-        for r in rows
-    ]
+    docs = _docs_for(method, document_ids)
     if not docs:
         return set()
     # Index first and commit, then query: of two documents fingerprinted at the same
@@ -171,6 +151,73 @@ def _candidates_find_for(
     banned = _do_not_match_among({d for pair in wanted for d in pair})
     todo = [p for p in wanted if p not in existing and p not in banned]
     pairs = _pairs_build(method, todo, known=doc_passages)
+    CandidatePair.objects.bulk_create(pairs, ignore_conflicts=True)
+    return {(p.a_id, p.b_id) for p in pairs}
+
+
+def _docs_for(method: FingerprintMethod, document_ids: Sequence[int]) -> list[_Doc]:
+    """The documents with an indexable main-text fingerprint under the method."""
+    rows = (
+        Fingerprint.objects.filter(
+            document_id__in=document_ids, method=method, branch=MAIN, status="ok"
+        )
+        .select_related("document")
+        .only(
+            "simhash",
+            "text_sha256",
+            "document__doc_type",
+            "document__fetched_at",
+            "document__site_id",
+        )
+    )
+    return [
+        _Doc(
+            r.document_id,
+            r.document.doc_type,
+            to_unsigned64(r.simhash),  # type: ignore[arg-type]
+            r.text_sha256,
+            r.document.fetched_at,
+            r.document.site_id,
+        )
+        for r in rows
+    ]
+
+
+# Where semantic nominations rank among a document's hits: after the passage ones, in
+# the order of their cosine.
+SEMANTIC_HIT_RANK = PASSAGE_HIT_RANK + 1
+
+
+def semantic_pairs_find(
+    *, method: FingerprintMethod, neighbours: dict[int, list[int]]
+) -> set[tuple[int, int]]:
+    """Pairs of documents with the neighbours the semantic channel found for them
+    (nearest first), under the same rules as the other channels' hits: exact twins
+    linked as a star, one pair per family of twins, links already made and do-not-match
+    records kept, at most CANDIDATES_PER_DOCUMENT_MAX families; then the one pair
+    builder. Returns the pairs (a, b) it created."""
+    docs = _docs_for(method, list(neighbours))
+    if not docs:
+        return set()
+    hits_by_doc = {
+        d.id: [
+            index.Hit(other, 0, SEMANTIC_HIT_RANK + rank)
+            for rank, other in enumerate(neighbours.get(d.id, []))
+        ]
+        for d in docs
+    }
+    wanted = _pairs_wanted(method, docs, hits_by_doc)
+    if not wanted:
+        return set()
+    ids = {d for pair in wanted for d in pair}
+    existing = set(
+        CandidatePair.objects.filter(method=method, a_id__in=ids, b_id__in=ids).values_list(
+            "a_id", "b_id"
+        )
+    )
+    banned = _do_not_match_among(ids)
+    todo = [p for p in wanted if p not in existing and p not in banned]
+    pairs = _pairs_build(method, todo)
     CandidatePair.objects.bulk_create(pairs, ignore_conflicts=True)
     return {(p.a_id, p.b_id) for p in pairs}
 
@@ -311,14 +358,20 @@ def _do_not_match_among(ids: Iterable[int]) -> set[tuple[int, int]]:
 
 
 def _below_floor(
-    *, exact: bool, sim: Similarity, doc_type: str, passage_containment: float = 0.0
+    *,
+    exact: bool,
+    sim: Similarity,
+    doc_type: str,
+    passage_containment: float = 0.0,
+    semantic: bool = False,
 ) -> bool:
     """Under the doc type's similarity floor: not the same text, too dissimilar, and
     neither text contained in the other, by word shingles or by passages (a teaser
-    or an excerpt stays above the floor, whichever channel nominated it)."""
+    or an excerpt stays above the floor, whichever channel nominated it). A rewritten
+    copy shares few words by nature: a pair the semantic channel nominates is above it."""
     floor = settings.SIMILARITY_FLOORS.get(doc_type, 60.0)
     contained = max(sim.containment, passage_containment) >= settings.CONTAINMENT_FLOOR
-    return not exact and sim.token_set_ratio < floor and not contained
+    return not exact and sim.token_set_ratio < floor and not contained and not semantic
 
 
 def _pairs_build(
@@ -349,6 +402,7 @@ def _pairs_build(
         for d in ids
     }
     template = passages.templates_among({p.hash for ps in doc_passages.values() for p in ps})
+    embedded = vectors.vectors_for(ids)
     out = []
     for a, b in todo:
         fa, fb = prints.get((a, MAIN)), prints.get((b, MAIN))
@@ -369,11 +423,14 @@ def _pairs_build(
         doc_type = type_a if type_a == type_b else "other"
         ov = passages_core.overlap(doc_passages[a], doc_passages[b], ignore=template)
         exact = fa.text_sha256 == fb.text_sha256
+        cosine = vectors.pair_cosine(embedded, a, b)
         nominated = channel_mask(
             exact=exact,
             distance=distance,
             threshold=max(threshold_for(type_a), threshold_for(type_b)),
             overlap=ov,
+            cosine=cosine,
+            cosine_threshold=vectors.pair_threshold(type_a, type_b),
         )
         if not nominated:
             continue
@@ -407,27 +464,71 @@ def _pairs_build(
                 a_in_b=ov.a_in_b,
                 b_in_a=ov.b_in_a,
                 shared_passages=ov.shared,
+                cosine=cosine,
                 evidence={
                     "exact": {"same_text": exact},
                     "simhash": {"distance": distance, "band": band},
                     "passages": ov.evidence(),
+                    **({"semantic": {"cosine": cosine}} if cosine is not None else {}),
                 },
                 below_floor=_below_floor(
                     exact=exact,
                     sim=sim,
                     doc_type=doc_type,
                     passage_containment=ov.containment,
+                    semantic=bool(nominated & channels.SEMANTIC),
                 ),
             )
         )
     return out
 
 
+def pairs_cosine_update(*, method: FingerprintMethod, document_ids: Sequence[int]) -> int:
+    """Set the cosine of these documents' pairs that have none yet where both sides now
+    have vectors, whatever channel nominated the pair; the semantic bit is added where
+    the cosine reaches the pair's threshold. The pair's other facts stay as they were
+    (its floor included). Returns the pairs updated."""
+    where = vectors.space()
+    if where is None or not document_ids:
+        return 0
+    pairs = list(
+        CandidatePair.objects.filter(method=method, cosine__isnull=True)
+        .filter(Q(a_id__in=document_ids) | Q(b_id__in=document_ids))
+        .select_related("a", "b")
+        .only("a_id", "b_id", "channels", "evidence", "a__doc_type", "b__doc_type")
+    )
+    if not pairs:
+        return 0
+    embedded = vectors.vectors_for({d for p in pairs for d in (p.a_id, p.b_id)}, where)
+    updated = 0
+    for pair in pairs:
+        cosine = vectors.pair_cosine(embedded, pair.a_id, pair.b_id)
+        if cosine is None:
+            continue
+        bit = channels.SEMANTIC
+        if cosine < vectors.pair_threshold(pair.a.doc_type, pair.b.doc_type):
+            bit = 0
+        evidence = {**(pair.evidence or {}), "semantic": {"cosine": cosine}}
+        # Only where no cosine is set yet: two workers filling the same pair write once.
+        updated += CandidatePair.objects.filter(pk=pair.pk, cosine__isnull=True).update(
+            cosine=cosine, channels=F("channels").bitor(bit), evidence=evidence
+        )
+    return updated
+
+
 def channel_mask(
-    *, exact: bool, distance: int, threshold: int, overlap: passages_core.Overlap
+    *,
+    exact: bool,
+    distance: int,
+    threshold: int,
+    overlap: passages_core.Overlap,
+    cosine: float | None = None,
+    cosine_threshold: float = 1.0,
 ) -> int:
     """Every channel's rule applied to the pair's scores: the channels that nominate it."""
     mask = 0
+    if cosine is not None and cosine >= cosine_threshold:
+        mask |= channels.SEMANTIC
     if exact:
         mask |= channels.EXACT
     if distance <= threshold:
@@ -775,26 +876,41 @@ class CheckResult:
     threshold: int
     matches: list[CheckMatch]
     channels: list[str]  # the channels behind the verdict (those of the kept matches)
+    # The semantic channel's matches, apart: they do not change the verdict.
+    semantic: vectors.SemanticCheck | None = None
 
 
 CHECK_MAX_MATCHES = 10
 
 
 def check(
-    *, text: str, title: str = "", doc_type: str = "other", url: str | None = None
+    *,
+    text: str,
+    title: str = "",
+    doc_type: str = "other",
+    url: str | None = None,
+    language: str | None = None,
 ) -> CheckResult:
     """Is this text a duplicate of something stored? Reads only. Every channel is
     consulted (SimHash index, exact text, passage index); a stored document at the
-    checked URL is the page itself, never its match."""
+    checked URL is the page itself, never its match. When the semantic channel is on,
+    the text is embedded and its nearest stored documents are reported apart (the
+    verdict stays the other channels'); when off, the answer says why."""
     key = active_method_key()
     k = threshold_for(doc_type)
+    itself = _documents_at(url)
+    sem = vectors.check_nearest(
+        text=text,
+        language=guess_language(text) if language is None else language,
+        doc_type=doc_type,
+        exclude=itself,
+    )
     result = fingerprint_text(key, text, min_tokens=settings.FINGERPRINT_MIN_TOKENS)
     if result.simhash is None:
-        return CheckResult("insufficient", key, None, result.token_count, k, [], [])
+        return CheckResult("insufficient", key, None, result.token_count, k, [], [], sem)
     method = FingerprintMethod.objects.filter(key=key).first()
     if method is None:
-        return CheckResult("new", key, to_hex(result.simhash), result.token_count, k, [], [])
-    itself = _documents_at(url)
+        return CheckResult("new", key, to_hex(result.simhash), result.token_count, k, [], [], sem)
     hits = {
         h.document_id: h.distance
         for h in index.query(method_id=method.pk, value=result.simhash, k=k)
@@ -890,6 +1006,7 @@ def check(
         k,
         matches,
         [c for c in channels.BITS if c in used],
+        sem,
     )
 
 

@@ -22,6 +22,9 @@ from django.conf import settings
 from ingest.core import embeddings as core
 
 EXTRA_MODULE = "sentence_transformers"
+# The approximate index of the channel's nominations (ingest/core/ann.py), same extra.
+INDEX_MODULE = "usearch"
+EXTRA_MISSING = "the semantic extra (sentence-transformers, usearch) is not installed"
 
 
 @dataclass(frozen=True)
@@ -36,7 +39,7 @@ class ChannelOff(RuntimeError):
 
 
 def extra_installed() -> bool:
-    return importlib.util.find_spec(EXTRA_MODULE) is not None
+    return all(importlib.util.find_spec(m) is not None for m in (EXTRA_MODULE, INDEX_MODULE))
 
 
 def _is_path(model: str) -> bool:
@@ -49,10 +52,22 @@ def channel_state() -> ChannelState:
     if not model:
         return ChannelState(on=False, model="", reason="EMBEDDING_MODEL is not set")
     if not extra_installed():
-        return ChannelState(on=False, model=model, reason="sentence-transformers is not installed")
+        return ChannelState(on=False, model=model, reason=EXTRA_MISSING)
     if _is_path(model) and not Path(model).expanduser().is_dir():
         return ChannelState(on=False, model=model, reason=f"model directory not found: {model}")
     return ChannelState(on=True, model=model)
+
+
+def model_key(model: str | None = None) -> str:
+    """The stable name stored in Embedding.model: a directory's own name (the same
+    model unpacked elsewhere keeps its key), a hub name as it is; empty when no model
+    is configured. Needs neither the extra nor the model."""
+    model = (settings.EMBEDDING_MODEL if model is None else model).strip()
+    if not model:
+        return ""
+    if _is_path(model):
+        return Path(model).expanduser().resolve().name[:200]
+    return model[:200]
 
 
 _models: dict[str, Any] = {}

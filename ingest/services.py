@@ -26,6 +26,7 @@ from django.db.models import F, Q
 from django.utils import timezone
 
 from dedup_site import dispatch
+from ingest import semantic
 from ingest.core.encoding import decode_html
 from ingest.core.extract import EXTRACTOR_VERSION, extract
 from ingest.core.methods import METHODS, FingerprintResult, fingerprint_texts, method_get
@@ -419,6 +420,8 @@ def documents_process(*, document_ids: Sequence[int]) -> int:
     # Candidates are searched for every document handed in, new work or not: a retry
     # after a crash between the two steps must not leave documents unsearched.
     candidates_enqueue(document_ids)
+    # The same for embeddings, on their own queue (nothing when the channel is off).
+    semantic.embeddings_enqueue(document_ids)
     return done
 
 

@@ -3,7 +3,7 @@ the work the services hand on after commit (dedup_site.dispatch)."""
 
 from dedup_site import dispatch
 from dedup_site.task_policy import db_task
-from ingest import candidates, services
+from ingest import candidates, semantic, services
 
 
 @db_task()
@@ -16,5 +16,17 @@ def candidates_find(document_ids: list[int]) -> dict[str, int]:
     return candidates.candidates_find(document_ids=document_ids)
 
 
+# On its own queue (settings.CELERY_TASK_ROUTES): embedding workers can run elsewhere.
+@db_task()
+def embeddings_compute(document_ids: list[int]) -> dict[str, object]:
+    summary = semantic.embeddings_compute(document_ids=document_ids)
+    return {
+        "created": summary.created,
+        "pairs_created": summary.pairs_created,
+        "pairs_updated": summary.pairs_updated,
+    }
+
+
 dispatch.register("documents_process", documents_process.delay_on_commit)
 dispatch.register("candidates_find", candidates_find.delay_on_commit)
+dispatch.register("embeddings_compute", embeddings_compute.delay_on_commit)

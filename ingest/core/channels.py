@@ -10,7 +10,7 @@ from collections.abc import Iterable
 EXACT = 1  # same normalized main text (SHA-256)
 SIMHASH = 2  # main-text SimHash within the doc type's threshold (band index)
 PASSAGES = 4  # shared passages, one text mostly inside the other (ingest/core/passages)
-SEMANTIC = 8  # reserved: nearest neighbours of text embeddings
+SEMANTIC = 8  # nearest neighbours of main-text embeddings (when EMBEDDING_MODEL is set)
 
 BITS: dict[str, int] = {
     "exact": EXACT,
@@ -19,8 +19,8 @@ BITS: dict[str, int] = {
     "semantic": SEMANTIC,
 }
 NAMES: dict[int, str] = {bit: name for name, bit in BITS.items()}
-# Channels the workers run today, in display order.
-ACTIVE: tuple[str, ...] = ("exact", "simhash", "passages")
+# Channels the workers run (semantic: where the model is configured), in display order.
+ACTIVE: tuple[str, ...] = ("exact", "simhash", "passages", "semantic")
 
 
 def names(mask: int) -> list[str]:

@@ -21,7 +21,7 @@ def test_off_without_the_extra(settings, monkeypatch, tmp_path: Path) -> None:
     monkeypatch.setattr(embedder, "extra_installed", lambda: False)
     state = embedder.channel_state()
     assert not state.on
-    assert state.reason == "sentence-transformers is not installed"
+    assert state.reason == "the semantic extra (sentence-transformers, usearch) is not installed"
 
 
 def test_off_when_the_model_directory_is_missing(settings, monkeypatch, tmp_path: Path) -> None:
@@ -45,15 +45,28 @@ def test_on_when_configured_and_installed(settings, monkeypatch, tmp_path: Path)
 def test_extra_installed_tells_the_truth() -> None:
     assert embedder.extra_installed() == (
         importlib.util.find_spec("sentence_transformers") is not None
+        and importlib.util.find_spec("usearch") is not None
     )
 
 
 def test_embedding_while_off_raises_the_reason_and_loads_nothing(settings) -> None:
     settings.EMBEDDING_MODEL = ""
     loaded_before = "sentence_transformers" in sys.modules
+    models_before = dict(embedder._models)
     with pytest.raises(embedder.ChannelOff, match="EMBEDDING_MODEL is not set"):
         embedder.embed_texts(["a text"])
     with pytest.raises(embedder.ChannelOff):
         embedder.model_limits()
     assert ("sentence_transformers" in sys.modules) == loaded_before
-    assert embedder._models == {}
+    assert embedder._models == models_before
+
+
+def test_model_key_is_the_directory_name_or_the_hub_name(settings, tmp_path: Path) -> None:
+    model = tmp_path / "all-MiniLM-L6-v2"
+    model.mkdir()
+    settings.EMBEDDING_MODEL = str(model) + "/"
+    assert embedder.model_key() == "all-MiniLM-L6-v2"
+    settings.EMBEDDING_MODEL = "sentence-transformers/all-MiniLM-L6-v2"
+    assert embedder.model_key() == "sentence-transformers/all-MiniLM-L6-v2"
+    settings.EMBEDDING_MODEL = ""
+    assert embedder.model_key() == ""

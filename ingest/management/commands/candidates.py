@@ -6,7 +6,7 @@ from typing import Any
 from django.conf import settings
 from django.core.management.base import BaseCommand, CommandError, CommandParser
 
-from ingest import candidates, index, passages
+from ingest import candidates, index, passages, semantic
 from ingest.models import Fingerprint, FingerprintMethod, IndexEntry, PassageSet
 
 
@@ -79,12 +79,33 @@ class Command(BaseCommand):
             )
         )
         passage_recall = self._passage_recall(sample, seed)
+        semantic_recall = self._semantic_recall(sample, seed)
         if recall < 1.0:
             raise CommandError(f"recall {recall:.3f} < 1.000: the index missed pairs")
         if passage_recall < 1.0:
             raise CommandError(
                 f"passage recall {passage_recall:.3f} < 1.000: the passage index missed pairs"
             )
+        if semantic_recall is not None and semantic_recall < SEMANTIC_RECALL_MIN:
+            raise CommandError(
+                f"semantic recall@{settings.SEMANTIC_NEIGHBOURS} {semantic_recall:.4f} "
+                f"< {SEMANTIC_RECALL_MIN}"
+            )
+
+    def _semantic_recall(self, sample: int, seed: int) -> float | None:
+        """recall@k of the approximate vector index against exact cosine on the same
+        stored vectors (the approximate index nominates; it may miss a few)."""
+        k = settings.SEMANTIC_NEIGHBOURS
+        found = semantic.recall_check(sample=sample or 1000, k=k, seed=seed)
+        if found is None:
+            self.stdout.write("semantic: no stored vectors under the configured model")
+            return None
+        self.stdout.write(
+            f"semantic: {found.vectors} vectors, {found.queries} queries, "
+            f"recall@{found.k} of the approximate index against exact cosine: "
+            f"{found.recall:.4f} ({found.ann_ms:.2f} ms / {found.exact_ms:.2f} ms per query)"
+        )
+        return found.recall
 
     def _passage_recall(self, sample: int, seed: int) -> float:
         """The passage index against a scan of the same stored passage sets: every
@@ -123,6 +144,8 @@ class Command(BaseCommand):
 
 
 MASK64 = (1 << 64) - 1
+# The approximate vector index's target (README, "Semantic channel").
+SEMANTIC_RECALL_MIN = 0.99
 Pairs = set[tuple[int, int]]
 
 

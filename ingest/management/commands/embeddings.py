@@ -1,0 +1,31 @@
+from typing import Any
+
+from django.core.management.base import BaseCommand, CommandError, CommandParser
+
+from ingest import embedder, semantic
+
+
+class Command(BaseCommand):
+    help = (
+        "The semantic channel: its state (on, or off and why) and the rows per status; "
+        "--backfill hands every extracted document without an embedding to the embedding "
+        "workers (run eagerly where there is no broker)."
+    )
+
+    def add_arguments(self, parser: CommandParser) -> None:
+        parser.add_argument("--backfill", action="store_true")
+        parser.add_argument("--limit", type=int, default=None)
+
+    def handle(self, *args: object, **options: Any) -> None:
+        state = embedder.channel_state()
+        if state.on:
+            self.stdout.write(f"semantic channel: on ({embedder.model_key()})")
+        else:
+            self.stdout.write(f"semantic channel: off ({state.reason})")
+        if options["backfill"]:
+            if not state.on:
+                raise CommandError(f"the semantic channel is off: {state.reason}")
+            n = semantic.embeddings_backfill(limit=options["limit"])
+            self.stdout.write(f"handed {n} documents to the embedding workers")
+        for status, n in sorted(semantic.embedding_counts().items()):
+            self.stdout.write(f"{status}: {n}")
