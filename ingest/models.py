@@ -495,8 +495,9 @@ class CandidatePair(models.Model):
     )
     uncertainty = models.SmallIntegerField(
         default=0,
-        help_text="|distance - the doc type's threshold|, the review queue's first order; "
-        "derived, kept up to date by the queue (reviews.queue_tally).",
+        help_text="|distance - the doc type's threshold|, plus a constant for a pair the "
+        "semantic channel alone nominated (ingest.core.channels.queue_rank): the review "
+        "queue's first order; derived, kept up to date by the queue (reviews.queue_tally).",
     )
     created_at = models.DateTimeField(auto_now_add=True)
 
