@@ -8,8 +8,8 @@ from django.db import connection
 
 from ingest import candidates
 from ingest import services as ingest_services
-from ingest.core.readers import read_warc
 from ingest.core.channels import SEMANTIC
+from ingest.core.readers import read_warc
 from ingest.models import (
     CandidateGroup,
     CandidatePair,
