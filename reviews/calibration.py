@@ -45,6 +45,7 @@ from reviews.core.calibration import (
 )
 from reviews.core.scores import COSINE
 from reviews.models import Adjudication, CalibrationSample, Label
+from reviews.semantic import semantic_threshold
 
 # Distance bands of the calibration sample (inclusive): the easy extremes (0, far) get
 # no more pairs than the uncertain middle.
@@ -387,7 +388,7 @@ class CosineSweep:
 def cosine_thresholds(doc_type: str) -> list[float]:
     """The bins of the cosine score, and the doc type's configured threshold."""
     ts = {round(COSINE.bin_start(i), 4) for i in range(COSINE.bins)}
-    ts.add(round(float(settings.SEMANTIC_THRESHOLDS.get(doc_type, 1.0)), 4))
+    ts.add(round(semantic_threshold(doc_type), 4))
     return sorted(ts)
 
 
@@ -423,7 +424,7 @@ def cosine_sweeps(*, doc_type: str = "", method: str = "") -> list[CosineSweep]:
         out.append(
             CosineSweep(
                 doc_type=dtype,
-                configured=float(settings.SEMANTIC_THRESHOLDS.get(dtype, 1.0)),
+                configured=semantic_threshold(dtype),
                 rows=sweeps.get(dtype, []),
                 counted=len(scored[dtype]),
                 without_cosine=missing[dtype],

@@ -41,6 +41,7 @@ from ingest.models import (
 )
 from reviews import selectors
 from reviews.models import Decision, Label, MergeProposal
+from reviews.semantic import semantic_threshold
 from reviews.services import (
     GroupConflict,
     ReviewError,
@@ -398,10 +399,6 @@ def auto_mode(doc_type: str) -> str:
 
 def auto_threshold(doc_type: str) -> int:
     return int(settings.AUTO_MERGE_THRESHOLDS.get(doc_type, 0))
-
-
-def semantic_threshold(doc_type: str) -> float:
-    return float(settings.SEMANTIC_THRESHOLDS.get(doc_type, 1.0))
 
 
 def auto_eligibility(group: CandidateGroup) -> dict[str, Any] | None:

@@ -18,6 +18,11 @@ from hypothesis import settings as hypothesis_settings  # noqa: E402
 from tests import factories  # noqa: E402
 
 CHROMIUM = os.environ.get("CHROMIUM_PATH", "/usr/bin/chromium")
+# The semantic channel's model for the tests: what `make semantic` unpacks.
+SEMANTIC_MODEL = os.environ.get(
+    "SEMANTIC_TEST_MODEL",
+    os.path.join(os.path.dirname(os.path.dirname(__file__)), "var/models/all-MiniLM-L6-v2"),
+)
 
 # Property tests check rules, not speed: the machines are shared, so no per-example
 # deadline and no "too slow" health check (speed is measured by bench/).
@@ -59,6 +64,13 @@ def _missing(marker: str) -> str | None:
             import playwright  # noqa: F401
         except ImportError:
             return "browser: the playwright package is not installed"
+    elif marker == "semantic":
+        from ingest import embedder
+
+        if not embedder.extra_installed():
+            return "semantic channel: sentence-transformers is not installed (make semantic)"
+        if not os.path.isdir(SEMANTIC_MODEL):
+            return f"semantic channel: no model at {SEMANTIC_MODEL} (make semantic)"
     elif marker == "docker_compose" and shutil.which("docker-compose") is None:
         return "docker-compose is not installed (apt-get install docker-compose)"
     return None
@@ -69,7 +81,7 @@ def pytest_configure(config: pytest.Config) -> None:
 
 
 def pytest_runtest_setup(item: pytest.Item) -> None:
-    for marker in ("postgres", "redis", "browser", "docker_compose"):
+    for marker in ("postgres", "redis", "browser", "docker_compose", "semantic"):
         if item.get_closest_marker(marker) is None:
             continue
         why = _missing(marker)
@@ -119,6 +131,14 @@ def _eager_tasks(request: pytest.FixtureRequest) -> Iterator[None]:
     app.conf.task_always_eager = eager
     yield
     app.conf.task_always_eager = before
+
+
+@pytest.fixture
+def semantic_on(settings) -> Iterator[str]:
+    """The semantic channel on with the real MiniLM model (tests marked `semantic`)."""
+    settings.EMBEDDING_MODEL = SEMANTIC_MODEL
+    settings.EMBEDDING_LANGUAGES = ["en"]
+    yield SEMANTIC_MODEL
 
 
 @pytest.fixture
