@@ -415,7 +415,7 @@ EMBEDDING_QUEUE = env_str("EMBEDDING_QUEUE", "embeddings")
 # pair, per doc type. Pairs nominated by this channel alone rank below the others in
 # the queue and are never merged automatically unless SEMANTIC_AUTO_MERGE names the type.
 # article 0.8: all-MiniLM-L6-v2 gives the demo crawl's rewritten story (same facts,
-# same order, new words) 0.815 and other stories on the same topic 0.55–0.69 (0.77
+# same order, new words) 0.815 and other stories on the same topic 0.55–0.69 (0.76
 # without their titles); a lighter rewrite (synonyms swapped) 0.98 (README, "Semantic
 # channel").
 SEMANTIC_THRESHOLDS = env_per_doc_type(
