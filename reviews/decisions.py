@@ -500,10 +500,15 @@ def auto_eligibility_explained(
 
 
 def _semantic_only_link(pairs: QuerySet[CandidatePair], ids: list[int]) -> bool:
-    """Whether some member joins the others only through pairs that the semantic channel
-    alone nominated: the members are not connected by the pairs another channel
-    nominated (those over the similarity floor, as the groups are built)."""
-    links = pairs.filter(below_floor=False).exclude(channels=channels.SEMANTIC)
+    """Whether pairs that the semantic channel alone nominated join members that no
+    other pair joins (pairs over the similarity floor, as the groups are built). Members
+    a person put together without any pair do not count: the person decided that."""
+    rows = list(pairs.filter(below_floor=False).values_list("a_id", "b_id", "channels"))
+    others = [(a, b) for a, b, mask in rows if not channels.semantic_only(mask)]
+    return _components(ids, others) > _components(ids, [(a, b) for a, b, _ in rows])
+
+
+def _components(ids: list[int], links: list[tuple[int, int]]) -> int:
     parent = {d: d for d in ids}
 
     def root(d: int) -> int:
@@ -512,9 +517,9 @@ def _semantic_only_link(pairs: QuerySet[CandidatePair], ids: list[int]) -> bool:
             d = parent[d]
         return d
 
-    for a, b in links.values_list("a_id", "b_id"):
+    for a, b in links:
         parent[root(a)] = root(b)
-    return len({root(d) for d in ids}) > 1
+    return len({root(d) for d in ids})
 
 
 @transaction.atomic

@@ -348,3 +348,23 @@ def test_a_doc_type_whose_policy_names_the_semantic_channel_merges_on_the_cosine
     assert decisions.automerge_run()["auto_merged"] == 2
     d = Decision.objects.get(group=group_of(a1))
     assert d.reason_code == "semantic" and "lowest semantic cosine 0.93" in d.reason
+
+
+def test_members_a_person_put_together_are_not_held_to_the_semantic_rule(
+    two_groups, settings, editor
+) -> None:
+    """A merge by a person joins documents without a pair between them: no semantic-only
+    link is involved, so the semantic rule does not refuse the group."""
+    settings.AUTO_MERGE = {**settings.AUTO_MERGE, "article": "auto"}
+    a1, a2, b1, b2 = two_groups
+    decisions.group_merge(
+        group=group_of(a1),
+        other_group=group_of(b1),
+        editor=editor,
+        reason_code="same_item",
+        reason="same story",
+    )
+    group = group_of(a1)
+    assert group == group_of(b2)
+    _, why_not = decisions.auto_eligibility_explained(group)
+    assert why_not and "semantic" not in why_not
