@@ -9,6 +9,8 @@ from django.urls import reverse
 from ingest.core.channels import SEMANTIC, SIMHASH
 from ingest.models import CandidatePair
 from reviews import semantic
+from reviews.models import Watermark
+from reviews.queue_tally import ORDER, queue_tally_rebuild
 from tests.factories import embedding_row, find, pair_of, reviewed_document
 
 pytestmark = pytest.mark.django_db
@@ -124,3 +126,15 @@ def test_the_closest_sentences_in_meaning_are_aligned_and_escaped(
     html = _page(client, editor, pair)
     assert "Sentences closest in meaning" in html
     assert "<script>alert('a')" not in html and "&lt;script&gt;" in html
+
+
+def test_the_queue_shows_a_semantic_only_pair_last_and_says_so(client, editor, pairs) -> None:
+    first, second, third = pairs
+    CandidatePair.objects.filter(pk=first.pk).update(channels=SEMANTIC, cosine=0.91)
+    Watermark.objects.filter(name=ORDER).delete()  # the order is recomputed on the next read
+    queue_tally_rebuild()
+    client.force_login(editor)
+    html = client.get(reverse("reviews:queue")).content.decode()
+    rows = [html.index(reverse("reviews:pair-detail", args=[p.pk])) for p in (second, third, first)]
+    assert rows == sorted(rows)
+    assert html.count("(ranked last)") == 1
