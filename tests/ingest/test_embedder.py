@@ -51,9 +51,10 @@ def test_extra_installed_tells_the_truth() -> None:
 def test_embedding_while_off_raises_the_reason_and_loads_nothing(settings) -> None:
     settings.EMBEDDING_MODEL = ""
     loaded_before = "sentence_transformers" in sys.modules
+    models_before = dict(embedder._models)
     with pytest.raises(embedder.ChannelOff, match="EMBEDDING_MODEL is not set"):
         embedder.embed_texts(["a text"])
     with pytest.raises(embedder.ChannelOff):
         embedder.model_limits()
     assert ("sentence_transformers" in sys.modules) == loaded_before
-    assert embedder._models == {}
+    assert embedder._models == models_before
