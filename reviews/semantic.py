@@ -92,8 +92,9 @@ class SemanticView:
                     f"also nominated by {', '.join(self.other_channels)}"
                 )
             return f"same meaning, different words (cosine {self.cosine:.2f})"
+        # Three decimals: 0.7951 must not read as the threshold 0.8 itself.
         return (
-            f"cosine {self.cosine:.2f}, under the semantic threshold {self.threshold:g}: "
+            f"cosine {self.cosine:.3f}, under the semantic threshold {self.threshold:g}: "
             "the embeddings do not say these texts mean the same"
         )
 

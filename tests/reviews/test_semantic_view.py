@@ -55,7 +55,7 @@ def test_a_cosine_at_the_threshold_reads_as_the_same_meaning(
     assert semantic.pair_semantic(pair=pair, text_a="", text_b="").same_meaning
     pair = _set(pairs[0], cosine=0.62)
     html = _page(client, editor, pair)
-    assert "cosine 0.62, under the semantic threshold 0.9" in html
+    assert "cosine 0.620, under the semantic threshold 0.9" in html
     assert "same meaning" not in html and "sentences closest" not in html
 
 
