@@ -4,7 +4,8 @@ the sentences closest in meaning) and the embedding status of the pair's documen
 
 Reads only. The closest-sentences view embeds the first SENTENCES_MAX sentences of each
 main text with the configured model (only when the channel is on and the pair reads as
-the same meaning), and caches the result per model and texts. Crawled text stays plain
+the same meaning in different words: no other channel nominated it), and caches the
+result per model and texts. Crawled text stays plain
 strings: the template escapes it.
 """
 
@@ -145,6 +146,13 @@ def pair_semantic(*, pair: CandidatePair, text_a: str, text_b: str) -> SemanticV
         b=statuses[pair.b_id],
     )
     if not view.same_meaning:
+        return view
+    if view.other_channels:
+        # The words are shared: the sentence diffs show the pair, and the model's work
+        # (about a CPU second per pair) is kept for the pairs only the meaning joins.
+        view.sentences_note = (
+            "The words are shared too: the aligned sentences tab shows them side by side."
+        )
         return view
     if not state.on:
         view.sentences_note = (

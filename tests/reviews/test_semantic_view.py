@@ -45,6 +45,9 @@ def test_a_pair_other_channels_nominated_too_does_not_say_different_words(
     assert "different words" not in html
     assert "same meaning (cosine 0.99); the words are shared too: also nominated by simhash" in html
     assert "semantic only" not in html
+    # No sentence view (nor the model's work) for a pair whose words are shared.
+    assert "the aligned sentences tab shows them" in html
+    assert "need the semantic channel on" not in html
 
 
 def test_a_cosine_at_the_threshold_reads_as_the_same_meaning(
