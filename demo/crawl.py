@@ -66,6 +66,11 @@ CHECK_KEYS: dict[str, str] = {
     "or no stored pair does (false)",
     "passage_containment_pct_min": "every pair: the larger passage containment (percent of "
     "one text's passages found in the other) >= value",
+    "semantic_cosine_min": "every pair: cosine of the main-text embeddings >= value (model "
+    "all-MiniLM-L6-v2, text rule main-first-words-v1, stored float16 vectors; checked where "
+    "the semantic extra and the model are installed)",
+    "semantic_cosine_max": "every pair: cosine of the main-text embeddings <= value (as "
+    "semantic_cosine_min)",
 }
 
 REFERENCE = "simhash64-words-sha256-v1"
@@ -1640,6 +1645,7 @@ class _Crawl:
         )
         assert wire_story is not None
         self._partial_copies(*wire_story)
+        self._rewritten_copies()
 
     def _partial_copies(self, art: _Article, original: DemoPage) -> None:
         """Copies SimHash cannot see (built last, so the pages above stay as they were):
@@ -1716,6 +1722,68 @@ class _Crawl:
             exact_main_text=False,
             passage_channel=True,
             passage_containment_pct_min=80,
+        )
+
+    def _rewritten_copies(self) -> None:
+        """Copies only the meaning gives away (built last, so the pages above stay as
+        they were): a story rewritten by a content farm, the same facts in the same order
+        in new words, and other stories on the same topic. The texts are hand-written
+        (demo/banks/rewrites.json): sentence templates cannot paraphrase."""
+
+        def article(name: str, day: int) -> _Article:
+            story = _bank("rewrites", name)
+            return _Article(
+                slug=self.unique_slug(story["title"]),
+                title=story["title"],
+                paragraphs=tuple(story["paragraphs"]),
+                author=self.rng.choice(_EN_AUTHORS),
+                published=_BASE_TIME + timedelta(days=day),
+                comments=self.rng.randint(0, 60),
+                related=tuple(self.rng.sample(list(_NEWS_RELATED), 3)),
+                section="Regions",
+            )
+
+        def page(page_id: str, art: _Article, host: str, day: int, **kw: Any) -> DemoPage:
+            at = self.when(day)
+            url = f"https://{host}/{_slugify(art.section)}/{art.published:%Y/%m/%d}/{art.slug}/"
+            html = _news_html(art, url, f"{at:%Y-%m-%d %H:%M:%S} UTC", **kw)
+            return self.add(page_id, url, html, doc_type="article", fetched_at=at)
+
+        vote = page("news-bridge-vote", article("bridge_vote", 1), "news.example.com", 1)
+        farm = page(
+            "farm-bridge-vote",
+            article("bridge_vote_rewritten", 2),
+            "roundup.example.org",
+            2,
+            redesign=True,
+        )
+        jam = page("news-bridge-jam", article("bridge_jam", 3), "news.example.com", 3)
+        court = page("news-bridge-court", article("bridge_court", 4), "news.example.com", 4)
+        self.case(
+            "rewritten_story",
+            "a story rewritten by a content farm: the same facts in the same order, new words",
+            [vote, farm],
+            "near-duplicate",
+            "every fact of the council story, in its order, reworded sentence by sentence; "
+            "SimHash and shared passages do not see it, the embeddings' cosine does",
+            same_raw_sha256=False,
+            exact_main_text=False,
+            main_distance_min=6,
+            passage_channel=False,
+            semantic_cosine_min=0.81,
+        )
+        self.case(
+            "same_topic_other_story",
+            "other stories on the same topic: the same town and bridge, other events",
+            [vote, jam, court],
+            "distinct",
+            "the bridge jammed open one day, a court challenge another: the same place, "
+            "people and bridge, but not the same story",
+            same_raw_sha256=False,
+            exact_main_text=False,
+            main_distance_min=6,
+            passage_channel=False,
+            semantic_cosine_max=0.72,
         )
 
 

@@ -442,7 +442,9 @@ def _pairs_build(
                 b_id=b,
                 doc_type=doc_type,
                 distance=distance,
-                uncertainty=abs(distance - threshold_for(doc_type)),
+                uncertainty=channels.queue_rank(
+                    distance=distance, threshold=threshold_for(doc_type), mask=nominated
+                ),
                 full_distance=full_distance,
                 xor=to_signed64(va ^ vb),
                 band=band,

@@ -8,6 +8,7 @@ from django.db import models
 from django.urls import reverse
 
 from ingest.core.channels import names as channel_names
+from ingest.core.channels import semantic_only
 from ingest.core.simhash import to_hex, to_unsigned64
 
 
@@ -495,8 +496,9 @@ class CandidatePair(models.Model):
     )
     uncertainty = models.SmallIntegerField(
         default=0,
-        help_text="|distance - the doc type's threshold|, the review queue's first order; "
-        "derived, kept up to date by the queue (reviews.queue_tally).",
+        help_text="|distance - the doc type's threshold|, plus a constant for a pair the "
+        "semantic channel alone nominated (ingest.core.channels.queue_rank): the review "
+        "queue's first order; derived, kept up to date by the queue (reviews.queue_tally).",
     )
     created_at = models.DateTimeField(auto_now_add=True)
 
@@ -532,6 +534,12 @@ class CandidatePair(models.Model):
     @property
     def channel_names(self) -> list[str]:
         return channel_names(self.channels)
+
+    @property
+    def semantic_only(self) -> bool:
+        """Nominated by the semantic channel alone: last in the queue, never merged by
+        the rule unless SEMANTIC_AUTO_MERGE names the doc type."""
+        return semantic_only(self.channels)
 
     @property
     def passage_containment(self) -> float:

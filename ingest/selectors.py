@@ -1,9 +1,14 @@
+from collections.abc import Iterable
+from dataclasses import dataclass
+
 from django.db.models import Prefetch, Q, QuerySet
 from django.shortcuts import get_object_or_404
 
+from ingest import embedder
 from ingest.candidates import active_method_key
+from ingest.core import embeddings as embeddings_core
 from ingest.core.extract import EXTRACTOR_VERSION
-from ingest.models import CrawlBatch, Document, Extraction, Fingerprint
+from ingest.models import CrawlBatch, Document, Embedding, Extraction, Fingerprint
 
 
 def documents_list(*, status: str = "", q: str = "") -> QuerySet[Document]:
@@ -48,3 +53,60 @@ def batches_list() -> QuerySet[CrawlBatch]:
 def extraction_current(*, document: Document) -> Extraction | None:
     """The document's extraction by the current extractor, if it has one yet."""
     return document.extractions.filter(extractor_version=EXTRACTOR_VERSION).first()
+
+
+@dataclass(frozen=True)
+class EmbeddingStatus:
+    """What the desk says of a document's main-text embedding (the semantic channel)."""
+
+    status: str  # an Embedding.Status, or "missing" (no row yet)
+    words: str  # for people: "embedded", "not covered by the model (language vi)", …
+    model: str = ""
+    dims: int = 0
+
+    @property
+    def embedded(self) -> bool:
+        return self.status == Embedding.Status.COVERED
+
+
+def _status_words(row: Embedding) -> str:
+    if row.status == Embedding.Status.COVERED:
+        return "embedded"
+    if row.status == Embedding.Status.NOT_COVERED:
+        language = row.language or embeddings_core.UNKNOWN_LANGUAGE
+        return f"not covered by the model (language {language})"
+    if row.status == Embedding.Status.EMPTY:
+        return "no main text"
+    return f"error: {row.message}" if row.message else "error"
+
+
+def embedding_statuses(*, document_ids: Iterable[int]) -> dict[int, EmbeddingStatus]:
+    """Each document's embedding under the current extractor and text rule (the latest
+    row when several models wrote one), or why there is none: one query."""
+    ids = list(document_ids)
+    rows: dict[int, Embedding] = {}
+    for row in (
+        Embedding.objects.filter(
+            document_id__in=ids,
+            extractor_version=EXTRACTOR_VERSION,
+            text_rule=embeddings_core.TEXT_RULE,
+        )
+        .defer("vector")
+        .order_by("id")
+    ):
+        rows[row.document_id] = row  # later rows win
+    out: dict[int, EmbeddingStatus] = {}
+    state = embedder.channel_state()
+    for d in ids:
+        row_or_none = rows.get(d)
+        if row_or_none is not None:
+            out[d] = EmbeddingStatus(
+                row_or_none.status, _status_words(row_or_none), row_or_none.model, row_or_none.dims
+            )
+        elif state.on:
+            out[d] = EmbeddingStatus("missing", "not embedded yet: a worker will pick it up")
+        else:
+            out[d] = EmbeddingStatus(
+                "missing", f"not embedded: the semantic channel is off ({state.reason})"
+            )
+    return out

@@ -48,6 +48,7 @@ def document_detail(request: HttpRequest, document_id: int) -> HttpResponse:
             "document": document,
             "extraction": extraction,
             "fingerprints": selectors.document_fingerprints(document=document),
+            "embedding": selectors.embedding_statuses(document_ids=[document.pk])[document.pk],
         },
     )
 

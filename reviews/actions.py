@@ -30,7 +30,8 @@ from reviews.core.actions import (
     labelled_components,
 )
 from reviews.core.calibration import LabeledPair
-from reviews.core.scores import SIMHASH_DISTANCE, TOKEN_SET_RATIO, Score
+from reviews.core.scores import COSINE, SIMHASH_DISTANCE, TOKEN_SET_RATIO, Score
+from reviews.semantic import semantic_threshold
 
 
 @dataclass(frozen=True)
@@ -60,6 +61,9 @@ class ActionReport:
 PAIR_SCORES: tuple[tuple[Score, str], ...] = (
     (SIMHASH_DISTANCE, "distance"),
     (TOKEN_SET_RATIO, "token_set_ratio"),
+    # Empty (None) while a side has no embedding: such pairs are left out, and there is
+    # no report while no labelled pair has a cosine (the semantic channel off).
+    (COSINE, "cosine"),
 )
 
 
@@ -71,7 +75,11 @@ def thresholds_for(score: Score) -> list[float]:
 
 def configured_threshold(score: Score, doc_type: str) -> float:
     """The threshold the desk uses today for this score: the candidate threshold for the
-    SimHash distance, the similarity floor (rounded down to a bin) for the token-set ratio."""
+    SimHash distance, the similarity floor (rounded down to a bin) for the token-set ratio,
+    the semantic channel's threshold (rounded down to a bin) for the cosine."""
+    if score.name == COSINE.name:
+        cut = semantic_threshold(doc_type)
+        return score.bin_start(score.bin_of(cut))
     if score.name == TOKEN_SET_RATIO.name:
         floor = float(settings.SIMILARITY_FLOORS.get(doc_type, 60.0))
         return score.bin_start(score.bin_of(floor))
@@ -90,7 +98,7 @@ def _doc_links(ids: set[int]) -> dict[int, DocLink]:
 
 def _report(
     doc_type: str, method: str, labelled: Sequence[LabeledPair], score: Score, field: str
-) -> ActionReport:
+) -> ActionReport | None:
     links = [
         LabelledLink(
             a=p.a,
@@ -111,6 +119,8 @@ def _report(
             for x in links
             if values.get(x.pair_id) is not None
         ]
+        if not links:
+            return None  # no labelled pair has this score (a channel that is off)
     pairs = [
         ScoredPair(a, b, float(value))
         for a, b, value in CandidatePair.objects.filter(
@@ -144,11 +154,12 @@ def action_reports(*, doc_type: str = "", method: str = "") -> list[ActionReport
     by_key: dict[tuple[str, str], list[LabeledPair]] = defaultdict(list)
     for p in calibration.labeled_pairs(doc_type=doc_type, method=method):
         by_key[(p.doc_type, p.method)].append(p)
-    return [
+    reports = (
         _report(dtype, key, labelled, score, field)
         for (dtype, key), labelled in sorted(by_key.items())
         for score, field in PAIR_SCORES
-    ]
+    )
+    return [r for r in reports if r is not None]
 
 
 @dataclass(frozen=True)

@@ -36,12 +36,16 @@ from reviews.core.calibration import (
     Report,
     ScoredPair,
     ScoreRow,
+    SplitRow,
     calibrate,
     score_sweeps_by_doc_type,
+    score_sweeps_by_split,
     split_of,
     stratified_sample,
 )
+from reviews.core.scores import COSINE
 from reviews.models import Adjudication, CalibrationSample, Label
+from reviews.semantic import semantic_threshold
 
 # Distance bands of the calibration sample (inclusive): the easy extremes (0, far) get
 # no more pairs than the uncertain middle.
@@ -363,3 +367,67 @@ def containment_sweeps(*, doc_type: str = "", method: str = "") -> dict[str, lis
         cost_false_merge=settings.CALIBRATION_COST_FALSE_MERGE,
         cost_missed=settings.CALIBRATION_COST_MISSED,
     )
+
+
+# --- the semantic channel's cosine ---------------------------------------------------
+
+
+@dataclass
+class CosineSweep:
+    """The cosine sweep of one doc type: thresholds over the cosine, precision and
+    recall on the calibration split (which chooses) and the holdout split (which
+    checks), beside the threshold the semantic channel nominates at today."""
+
+    doc_type: str
+    configured: float  # SEMANTIC_THRESHOLDS of the doc type
+    rows: list[SplitRow]
+    counted: int  # labelled pairs with a cosine
+    without_cosine: int  # labelled pairs where a side has no embedding (left out)
+
+
+def cosine_thresholds(doc_type: str) -> list[float]:
+    """The bins of the cosine score, and the doc type's configured threshold."""
+    ts = {round(COSINE.bin_start(i), 4) for i in range(COSINE.bins)}
+    ts.add(round(semantic_threshold(doc_type), 4))
+    return sorted(ts)
+
+
+def cosine_sweeps(*, doc_type: str = "", method: str = "") -> list[CosineSweep]:
+    """The cosine sweep per doc type, over the pairs with a counted verdict (as the
+    distance sweep counts them: majority class, adjudications, sample weights) whose
+    both sides have an embedding."""
+    labelled = labeled_pairs(doc_type=doc_type, method=method)
+    cosines = dict(
+        CandidatePair.objects.filter(
+            pk__in=[p.pair_id for p in labelled], cosine__isnull=False
+        ).values_list("pk", "cosine")
+    )
+    scored: dict[str, list[ScoredPair]] = defaultdict(list)
+    missing: Counter[str] = Counter()
+    for p in labelled:
+        cosine = cosines.get(p.pair_id) if p.pair_id is not None else None
+        if cosine is None:
+            missing[p.doc_type] += 1
+            continue
+        scored[p.doc_type].append(ScoredPair(cosine, p.verdict, p.weight, p.doc_type, p.split))
+    out = []
+    for dtype in sorted(scored):
+        sweeps = score_sweeps_by_split(
+            scored[dtype],
+            thresholds=cosine_thresholds(dtype),
+            score=COSINE,
+            positive=positive(),
+            negative=negative(),
+            cost_false_merge=settings.CALIBRATION_COST_FALSE_MERGE,
+            cost_missed=settings.CALIBRATION_COST_MISSED,
+        )
+        out.append(
+            CosineSweep(
+                doc_type=dtype,
+                configured=semantic_threshold(dtype),
+                rows=sweeps.get(dtype, []),
+                counted=len(scored[dtype]),
+                without_cosine=missing[dtype],
+            )
+        )
+    return out

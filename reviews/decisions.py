@@ -26,9 +26,10 @@ from typing import Any
 from django.conf import settings
 from django.contrib.auth.models import User
 from django.db import transaction
-from django.db.models import Q
+from django.db.models import Q, QuerySet
 from django.utils import timezone
 
+from ingest.core import channels
 from ingest.core.extract import EXTRACTOR_VERSION
 from ingest.models import (
     CandidateGroup,
@@ -40,6 +41,7 @@ from ingest.models import (
 )
 from reviews import selectors
 from reviews.models import Decision, Label, MergeProposal
+from reviews.semantic import semantic_threshold
 from reviews.services import (
     GroupConflict,
     ReviewError,
@@ -402,7 +404,9 @@ def auto_threshold(doc_type: str) -> int:
 def auto_eligibility(group: CandidateGroup) -> dict[str, Any] | None:
     """Why the rule may accept this group, or None. Only exact groups, or groups whose
     every pair is within the auto threshold (the diameter) with no guard firing and no
-    human decision against them; never short texts or blocked/empty/short extractions."""
+    human decision against them; never short texts or blocked/empty/short extractions;
+    never a group with a member linked only by the semantic channel unless
+    SEMANTIC_AUTO_MERGE names its doc type."""
     return auto_eligibility_explained(group)[0]
 
 
@@ -414,7 +418,7 @@ def auto_eligibility_explained(
     approving a proposal decides, whatever the mode is now."""
     if group.dissolved:
         return None, "the group was dissolved"
-    if group.chained or group.oversized or group.needs_review:
+    if group.oversized or group.needs_review:
         return None, "the group is chained, oversized or flagged for review"
     ids = selectors.group_member_ids(group=group)
     if len(ids) < 2:
@@ -432,13 +436,38 @@ def auto_eligibility_explained(
     )
     if any(statuses.get(d) != "ok" for d in ids):
         return None, "a member's extraction is not ok"
-    if group.kind == CandidateGroup.Kind.EXACT:
+    pairs = CandidatePair.objects.filter(method=group.method_id, a_id__in=ids, b_id__in=ids)
+    cosine: float | None = None
+    if _semantic_only_link(pairs, ids):
+        # Same meaning, different words: no text evidence joins that member, so only a
+        # doc type whose policy names it merges so, and then on the cosine of those
+        # links (the SimHash diameter of rewritten copies is large by nature).
+        if check_mode and doc_type not in settings.SEMANTIC_AUTO_MERGE:
+            return None, (
+                "a member is linked only by the semantic channel (same meaning, different "
+                f"words); SEMANTIC_AUTO_MERGE does not name {doc_type}"
+            )
+        basis = "semantic"
+        other = pairs.filter(below_floor=False).exclude(channels=channels.SEMANTIC)
+        if other.filter(exact=False, distance__gt=auto_threshold(doc_type)).exists():
+            return None, "a pair of the group is over the auto threshold"
+        cosines = list(
+            pairs.filter(below_floor=False, channels=channels.SEMANTIC).values_list(
+                "cosine", flat=True
+            )
+        )
+        floor = semantic_threshold(doc_type)
+        if any(c is None or c < floor for c in cosines):
+            return None, f"a semantic link's cosine is under {floor}"
+        cosine = min(c for c in cosines if c is not None)
+    elif group.chained:
+        return None, "the group is chained, oversized or flagged for review"
+    elif group.kind == CandidateGroup.Kind.EXACT:
         basis = "exact"
     elif group.diameter is not None and group.diameter <= auto_threshold(doc_type):
         basis = "near"
     else:
         return None, f"diameter {group.diameter} is over the auto threshold"
-    pairs = CandidatePair.objects.filter(method=group.method_id, a_id__in=ids, b_id__in=ids)
     if pairs.filter(Q(numbers_differ=True) | Q(ids_differ=True) | Q(title_differs=True)).exists():
         return None, "a guard fired on a pair of the group"
     if DoNotMatch.objects.filter(a_id__in=ids, b_id__in=ids, revoked_at__isnull=True).exists():
@@ -465,7 +494,32 @@ def auto_eligibility_explained(
         "distance": group.diameter,
         "threshold": auto_threshold(doc_type),
     }
+    if cosine is not None:
+        why["cosine"] = cosine
     return why, ""
+
+
+def _semantic_only_link(pairs: QuerySet[CandidatePair], ids: list[int]) -> bool:
+    """Whether pairs that the semantic channel alone nominated join members that no
+    other pair joins (pairs over the similarity floor, as the groups are built). Members
+    a person put together without any pair do not count: the person decided that."""
+    rows = list(pairs.filter(below_floor=False).values_list("a_id", "b_id", "channels"))
+    others = [(a, b) for a, b, mask in rows if not channels.semantic_only(mask)]
+    return _components(ids, others) > _components(ids, [(a, b) for a, b, _ in rows])
+
+
+def _components(ids: list[int], links: list[tuple[int, int]]) -> int:
+    parent = {d: d for d in ids}
+
+    def root(d: int) -> int:
+        while parent[d] != d:
+            parent[d] = parent[parent[d]]
+            d = parent[d]
+        return d
+
+    for a, b in links:
+        parent[root(a)] = root(b)
+    return len({root(d) for d in ids})
 
 
 @transaction.atomic
@@ -532,8 +586,9 @@ def automerge_run(*, group_ids: Iterable[int] | None = None) -> dict[str, int]:
             doc_type = str(why["doc_type"])
             reason = (
                 f"{why['basis']} group of {len(why['ids'])} {doc_type} pages "
-                f"(diameter {why['distance']}, auto threshold {why['threshold']}); "
-                "no guard fired, no human decision against"
+                f"(diameter {why['distance']}, auto threshold {why['threshold']}"
+                + (f", lowest semantic cosine {why['cosine']:.2f}" if "cosine" in why else "")
+                + "); no guard fired, no human decision against"
             )
             if auto_mode(doc_type) == "auto":
                 _auto_decision(

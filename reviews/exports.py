@@ -49,7 +49,8 @@ from reviews.core.calibration import SPLITS
 from reviews.models import CalibrationSample, Label
 from reviews.pair_states import pair_states_refresh
 
-CHANNEL_COLUMNS = tuple(f"channel_{name}" for name in channels.ACTIVE)
+# Every channel's column, the semantic one included while it is off (then 0).
+CHANNEL_COLUMNS = tuple(f"channel_{name}" for name in channels.BITS)
 COLUMNS = (
     "pair_id",
     "a_id",
@@ -69,11 +70,13 @@ COLUMNS = (
     "token_set_ratio",
     "containment",
     # One column per candidate channel (1 when it nominated the pair), then the passage
-    # channel's scores (computed for every pair).
+    # and semantic channels' scores (computed for every pair; the cosine is empty while
+    # either side has no embedding).
     *CHANNEL_COLUMNS,
     "a_in_b",
     "b_in_a",
     "shared_passages",
+    "cosine",
     "numbers_differ",
     "ids_differ",
     "title_differs",
@@ -160,12 +163,13 @@ def label_rows(
             "token_set_ratio": pair.token_set_ratio,
             "containment": pair.containment,
             **{
-                f"channel_{name}": int(bool(pair.channels & channels.BITS[name]))
-                for name in channels.ACTIVE
+                f"channel_{name}": int(bool(pair.channels & bit))
+                for name, bit in channels.BITS.items()
             },
             "a_in_b": pair.a_in_b,
             "b_in_a": pair.b_in_a,
             "shared_passages": pair.shared_passages,
+            "cosine": pair.cosine,
             "numbers_differ": pair.numbers_differ,
             "ids_differ": pair.ids_differ,
             "title_differs": pair.title_differs,

@@ -1,8 +1,10 @@
 """What the review queue keeps so that a page of it does not read every pair.
 
-- `CandidatePair.uncertainty`: |distance - the doc type's threshold|, the queue's first
-  order, stored under an index so that a page is the first rows of that index. Set for
-  the pairs newer than the tally's watermark on every read of the queue, and for every
+- `CandidatePair.uncertainty`: |distance - the doc type's threshold| (plus
+  `SEMANTIC_ONLY_RANK` for a pair the semantic channel alone nominated, so that it ranks
+  below every other pair: ingest.core.channels.queue_rank), the queue's first order,
+  stored under an index so that a page is the first rows of that index. Set for the
+  pairs newer than the tally's watermark on every read of the queue, and for every
   pair when the thresholds change.
 - `QueueTally`: the pairs the queue can serve (neither exact nor under the floor, no
   side a wall page) counted by method, doc type, distance, channels and guards, up to
@@ -40,6 +42,7 @@ from django.db.models.functions import Abs
 from django.utils import timezone
 
 from ingest.candidates import threshold_for
+from ingest.core import channels
 from ingest.core.extract import EXTRACTOR_VERSION
 from ingest.models import WALL_STATUSES, CandidatePair, Extraction, FingerprintMethod
 from reviews.compiled_sql import compiled_rows
@@ -79,13 +82,20 @@ def threshold_case() -> Case:
     )
 
 
-def _uncertainty() -> Abs:
-    return Abs(F("distance") - threshold_case())
+def _uncertainty() -> Any:
+    """ingest.core.channels.queue_rank in SQL: semantic-only pairs rank last."""
+    return Abs(F("distance") - threshold_case()) + Case(
+        When(channels=channels.SEMANTIC, then=V(channels.SEMANTIC_ONLY_RANK)),
+        default=V(0),
+        output_field=IntegerField(),
+    )
 
 
 def _thresholds_stamp() -> int:
+    order = {t: threshold_for(t) for t in (*settings.DOC_TYPES, "other")}
+    # The semantic-only rank is part of the order: a change of it re-orders every pair.
     return _stamp(
-        json.dumps({t: threshold_for(t) for t in (*settings.DOC_TYPES, "other")}, sort_keys=True)
+        json.dumps({**order, "semantic_only": channels.SEMANTIC_ONLY_RANK}, sort_keys=True)
     )
 
 

@@ -261,6 +261,10 @@ class QueueRow:
     def channel_names(self) -> list[str]:
         return channels.names(self.channels)
 
+    @property
+    def semantic_only(self) -> bool:
+        return channels.semantic_only(self.channels)
+
 
 class QueuePairPage:
     """The queue's pairs for a Paginator whose count is already known (queue_counts):

@@ -371,6 +371,7 @@ def calibration(request: HttpRequest) -> HttpResponse:
         "reviews/calibration.html",
         {
             "views": views,
+            "cosine_sweeps": cal.cosine_sweeps(doc_type=doc_type, method=method),
             "prelabel": prelabel.prelabel_views(
                 prelabel.distributions(doc_type=doc_type, method=method),
                 [v.report for v in views],

@@ -14,6 +14,7 @@ from warcio.warcwriter import WARCWriter
 
 from demo.crawl import build_demo_crawl, write_warc
 from ingest import candidates, services
+from ingest.core import embeddings
 from ingest.core.extract import EXTRACTOR_VERSION
 from ingest.core.methods import fingerprint_text
 from ingest.core.readers import read_warc
@@ -24,6 +25,7 @@ from ingest.models import (
     CandidatePair,
     Document,
     DocumentBody,
+    Embedding,
     Extraction,
     Fingerprint,
     GroupMember,
@@ -240,3 +242,28 @@ def wait_until(check: Callable[[], bool], timeout: float, what: str) -> None:
             return
         time.sleep(0.05)
     raise AssertionError(f"timed out after {timeout}s waiting for {what}")
+
+
+def embedding_row(  # type: ignore[no-untyped-def]
+    document,
+    *,
+    status: str = "covered",
+    language: str = "en",
+    vector: list[float] | None = None,
+    message: str = "",
+    model: str = "all-MiniLM-L6-v2",
+) -> Embedding:
+    """A document's Embedding row as the embedding task writes it, without the model: a
+    covered row gets `vector` (default: a 4-dimension unit vector) packed as stored."""
+    packed = embeddings.pack(vector or [1.0, 0.0, 0.0, 0.0]) if status == "covered" else None
+    return Embedding.objects.create(
+        document=document,
+        model=model,
+        text_rule=embeddings.TEXT_RULE,
+        extractor_version=EXTRACTOR_VERSION,
+        status=status,
+        language=language,
+        dims=len(packed) // 2 if packed else 0,
+        vector=packed,
+        message=message,
+    )

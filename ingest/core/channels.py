@@ -41,3 +41,21 @@ def masks_with(bit: int) -> list[int]:
     """Every channel mask that has this bit set (for an IN filter)."""
     everything = sum(BITS.values())
     return [m for m in range(everything + 1) if m & bit]
+
+
+# The review queue's first order is a pair's uncertainty: how near its distance is to
+# the doc type's threshold (0 = on the threshold, reviewed first). A pair nominated by
+# the semantic channel alone ("same meaning, different words") carries no textual
+# evidence, so it ranks below every other pair: its uncertainty is lifted by this much,
+# more than any |distance - threshold| of 64-bit fingerprints can be.
+SEMANTIC_ONLY_RANK = 1000
+
+
+def semantic_only(mask: int) -> bool:
+    """Nominated by the semantic channel and by no other."""
+    return mask == SEMANTIC
+
+
+def queue_rank(*, distance: int, threshold: int, mask: int) -> int:
+    """The queue's stored order of a pair (CandidatePair.uncertainty)."""
+    return abs(distance - threshold) + (SEMANTIC_ONLY_RANK if semantic_only(mask) else 0)

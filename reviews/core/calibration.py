@@ -34,8 +34,9 @@ import math
 from collections import defaultdict
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
+from typing import Any
 
-from reviews.core.scores import PASSAGE_CONTAINMENT, SIMHASH_DISTANCE, Score
+from reviews.core.scores import HIGHER, PASSAGE_CONTAINMENT, SIMHASH_DISTANCE, Score
 
 VERDICTS = ("duplicate", "near_duplicate", "revision", "distinct", "unsure")
 
@@ -389,9 +390,12 @@ def score_sweep(
     negative: frozenset[str] = DEFAULT_NEGATIVE,
     cost_false_merge: float,
     cost_missed: float,
+    score: Score = PASSAGE_CONTAINMENT,
 ) -> list[ScoreRow]:
     """Weighted confusion counts at every threshold, ascending (the same rules as
     `sweep`, with "same" when score >= threshold: higher is closer)."""
+    if score.closer != HIGHER:
+        raise ValueError(f"{score.name}: score_sweep reads higher scores as closer")
     _check_classes(positive, negative)
     if cost_false_merge < 0 or cost_missed < 0:
         raise ValueError("costs must be >= 0")
@@ -401,7 +405,7 @@ def score_sweep(
         if not math.isfinite(p.score):
             raise ValueError(f"score must be finite, got {p.score!r}")
     counts = _confusion(
-        PASSAGE_CONTAINMENT,
+        score,
         [(p.score, p.weight, p.verdict) for p in pairs],
         sorted(thresholds),
         positive=positive,
@@ -421,3 +425,29 @@ def score_sweeps_by_doc_type(
         if p.split == CALIBRATION:
             by_type[p.doc_type].append(p)
     return {t: score_sweep(by_type[t], **kwargs) for t in sorted(by_type)}  # type: ignore[arg-type]
+
+
+@dataclass(frozen=True)
+class SplitRow:
+    """One threshold of a score sweep on both splits: the calibration split chooses,
+    the holdout split checks."""
+
+    threshold: float
+    calibration: ScoreRow
+    holdout: ScoreRow
+
+
+def score_sweeps_by_split(
+    pairs: Sequence[ScoredPair], *, thresholds: Sequence[float], **kwargs: Any
+) -> dict[str, list[SplitRow]]:
+    """`score_sweep` per doc type (sorted) on the calibration and the holdout split,
+    threshold by threshold (ascending)."""
+    by_key: dict[tuple[str, str], list[ScoredPair]] = defaultdict(list)
+    for p in pairs:
+        by_key[(p.doc_type, p.split)].append(p)
+    out: dict[str, list[SplitRow]] = {}
+    for doc_type in sorted({p.doc_type for p in pairs}):
+        cal = score_sweep(by_key[(doc_type, CALIBRATION)], thresholds=thresholds, **kwargs)
+        held = score_sweep(by_key[(doc_type, HOLDOUT)], thresholds=thresholds, **kwargs)
+        out[doc_type] = [SplitRow(c.threshold, c, h) for c, h in zip(cal, held, strict=True)]
+    return out

@@ -102,3 +102,14 @@ PASSAGE_CONTAINMENT = Score(
     hi=1,
     bin_width=0.05,
 )
+# The semantic channel's cosine of two main-text embeddings. Rewritten copies and
+# same-topic pages both sit high (MiniLM gives 0.5–0.8 to unrelated news on one
+# topic), so the bins cover the top half finely; lower values fall in the first bin.
+COSINE = Score(
+    name="cosine",
+    label="embedding cosine, main text (semantic channel)",
+    closer=HIGHER,
+    lo=0.5,
+    hi=1,
+    bin_width=0.025,
+)

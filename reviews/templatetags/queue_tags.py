@@ -50,6 +50,10 @@ _GROUP_ROW = (
     "</tr>\n"
 )
 _FLAG = '<span class="flag">{}</span>'
+_RANKED_LAST = (
+    "nominated by the semantic channel alone: ranked below every other pair",
+    "(ranked last)",
+)
 
 
 def _disputed() -> SafeString:
@@ -111,7 +115,13 @@ def queue_pair_rows(pairs: Iterable[Any], blind: bool) -> SafeString:
                 b_url=p.b_url,
                 scores=scores,
                 guards=format_html_join("", _FLAG, ((g,) for g in p.guard_flags)),
-                channels=" · ".join(p.channel_names),
+                channels=format_html(
+                    "{}{}",
+                    " · ".join(p.channel_names),
+                    format_html(' <small class="dim" title="{}">{}</small>', *_RANKED_LAST)
+                    if p.semantic_only
+                    else "",
+                ),
                 status=status,
                 claim=_claim(p),
             )

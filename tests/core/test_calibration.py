@@ -7,15 +7,19 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from reviews.core.calibration import (
+    HOLDOUT,
     VERDICTS,
     LabeledPair,
     Row,
+    ScoredPair,
     calibrate,
     recommend,
+    score_sweeps_by_split,
     split_of,
     stratified_sample,
     sweep,
 )
+from reviews.core.scores import COSINE
 
 POSITIVE = frozenset({"duplicate", "near_duplicate"})
 MAX_T = 12
@@ -364,3 +368,19 @@ def test_sample_refuses_bad_bands(bands: list[tuple[int, int]]) -> None:
 def test_sample_refuses_duplicate_ids() -> None:
     with pytest.raises(ValueError):
         stratified_sample([(1, 1), (1, 2)], per_band=1, bands=BANDS, seed=0)
+
+
+def test_a_score_sweep_by_split_checks_the_holdout_at_the_same_thresholds() -> None:
+    pairs = [
+        ScoredPair(0.95, "duplicate", doc_type="article"),
+        ScoredPair(0.70, "distinct", doc_type="article"),
+        ScoredPair(0.92, "distinct", doc_type="article", split=HOLDOUT),
+        ScoredPair(0.88, "duplicate", doc_type="article", split=HOLDOUT),
+    ]
+    (rows,) = score_sweeps_by_split(
+        pairs, thresholds=[0.9, 0.5], score=COSINE, cost_false_merge=10, cost_missed=1
+    ).values()
+    assert [r.threshold for r in rows] == [0.5, 0.9]
+    at = rows[1]
+    assert (at.calibration.precision, at.calibration.recall) == (1.0, 1.0)
+    assert (at.holdout.tp, at.holdout.fp, at.holdout.fn) == (0, 1, 1)

@@ -33,7 +33,8 @@ from demo.crawl import (
     write_jsonl,
     write_warc,
 )
-from ingest.core import passages
+from ingest import embedder
+from ingest.core import embeddings, passages
 from ingest.core.methods import fingerprint_text, normalize_for, tokens_for
 from ingest.core.readers import DOC_TYPES, RawRecord, record_from_json
 from ingest.core.simhash import hamming
@@ -55,7 +56,11 @@ REQUIRED_CASES = {
     "unicode_nfc_nfd",
     "fullwidth_halfwidth",
     "refetch_timestamp",
+    "rewritten_story",
+    "same_topic_other_story",
 }
+# Promises on the embeddings' cosine: checked by the test that loads the model.
+SEMANTIC_KEYS = ("semantic_cosine_min", "semantic_cosine_max")
 NUMBER_RE = re.compile(r"\d+(?:[.,]\d+)*")
 
 
@@ -411,6 +416,37 @@ def test_every_check_holds_when_recomputed(seed: int) -> None:
             broken += check_pair(seed, case, a, b)
         for page_id in case.pages:
             broken += check_page(seed, case, page_id)
+    assert not broken, "\n".join(broken)
+
+
+@pytest.mark.semantic
+@pytest.mark.parametrize("seed", SEEDS)
+def test_semantic_checks_hold_with_the_real_model(seed: int, semantic_on, settings) -> None:  # type: ignore[no-untyped-def]
+    """The cosines of the extracted main texts, embedded as the channel embeds them: the
+    rewritten story reaches the shipped article threshold, other stories on the same
+    topic stay under it."""
+    shipped = settings.SEMANTIC_THRESHOLDS["article"]
+    broken: list[str] = []
+    for case in crawl(seed)[1]:
+        if not set(SEMANTIC_KEYS) & case.checks.keys():
+            continue
+        vectors = dict(
+            zip(
+                case.pages,
+                embedder.embed_texts([main_text(seed, p) for p in case.pages]),
+                strict=True,
+            )
+        )
+        for a, b in itertools.combinations(case.pages, 2):
+            cos = embeddings.cosine(vectors[a], vectors[b])
+            low, high = (
+                case.checks.get("semantic_cosine_min"),
+                case.checks.get("semantic_cosine_max"),
+            )
+            if low is not None and not (cos >= low and cos >= shipped):  # type: ignore[operator]
+                broken.append(f"{case.case} {a}/{b}: cosine {cos:.4f} under {low} or {shipped}")
+            if high is not None and not (cos <= high and cos < shipped):  # type: ignore[operator]
+                broken.append(f"{case.case} {a}/{b}: cosine {cos:.4f} over {high} or {shipped}")
     assert not broken, "\n".join(broken)
 
 

@@ -10,6 +10,8 @@ from django.core.management import call_command
 
 from demo import crawl as democrawl
 from demo.crawl import CHECK_KEYS, DemoCase
+from ingest import embedder
+from ingest.core import embeddings
 from ingest.core.extract import EXTRACTOR_VERSION
 from ingest.core.methods import method_key, normalize_for, tokens_for
 from ingest.core.simhash import hamming
@@ -215,3 +217,45 @@ def test_cosmetic_cases_are_stored_pairs_at_distance_zero(gold) -> None:  # type
         x, y = (ids[p] for p in cases[name].pages)
         pair = _stored_pair(x, y, REFERENCE)
         assert pair is not None and pair.distance == 0, name
+
+
+# --- rewritten copies: the semantic channel's cases --------------------------------
+
+SEMANTIC_CASES = ("rewritten_story", "same_topic_other_story")
+
+
+@pytest.mark.django_db
+def test_rewritten_copies_are_not_nominated_without_the_semantic_channel(gold) -> None:  # type: ignore[no-untyped-def]
+    """With the channel off, neither SimHash nor shared passages pair a rewritten story
+    with its original, nor other stories on its topic: no pair is stored."""
+    ids, cases = gold
+    for name in SEMANTIC_CASES:
+        for x, y in itertools.combinations((ids[p] for p in cases[name].pages), 2):
+            assert _stored_pair(x, y, REFERENCE) is None, name
+
+
+@pytest.mark.semantic
+@pytest.mark.django_db
+def test_the_rewritten_story_reaches_the_shipped_threshold_and_other_stories_do_not(
+    gold, semantic_on, settings
+) -> None:  # type: ignore[no-untyped-def]
+    """The stored main texts embedded as the channel embeds them: the rewrite's cosine
+    is at or above SEMANTIC_THRESHOLDS["article"] (and its promise), the other stories'
+    under it."""
+    ids, cases = gold
+    shipped = settings.SEMANTIC_THRESHOLDS["article"]
+    seen: dict[str, list[float]] = {}
+    for name in SEMANTIC_CASES:
+        case = cases[name]
+        docs = [ids[p] for p in case.pages]
+        vectors = dict(
+            zip(docs, embedder.embed_texts([_extraction(d).main_text for d in docs]), strict=True)
+        )
+        seen[name] = [
+            embeddings.cosine(vectors[x], vectors[y]) for x, y in itertools.combinations(docs, 2)
+        ]
+    rewritten, others = seen["rewritten_story"], seen["same_topic_other_story"]
+    assert min(rewritten) >= shipped, (rewritten, shipped)
+    assert min(rewritten) >= cases["rewritten_story"].checks["semantic_cosine_min"]  # type: ignore[operator]
+    assert max(others) < shipped, (others, shipped)
+    assert max(others) <= cases["same_topic_other_story"].checks["semantic_cosine_max"]  # type: ignore[operator]

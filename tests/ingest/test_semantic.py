@@ -6,6 +6,7 @@ import io
 from datetime import UTC, datetime
 
 import pytest
+from django.conf import settings
 from django.core.management import call_command
 
 from ingest import candidates, embedder, semantic
@@ -222,7 +223,7 @@ def test_the_check_api_reports_semantic_matches_apart(semantic_on, client, api_t
     answer = _check(client, api_token, text=REWRITTEN, doc_type="article")
     sem = answer["semantic"]
     assert sem["status"] == "on" and sem["model"] == "all-MiniLM-L6-v2"
-    assert sem["threshold"] == 0.9
+    assert sem["threshold"] == settings.SEMANTIC_THRESHOLDS["article"]
     assert [m["document_id"] for m in sem["matches"]] == [story.pk]
     assert sem["matches"][0]["cosine"] >= 0.95
     assert sem["matches"][0]["url"] == story.url

@@ -163,7 +163,7 @@ def test_calibrate_prints_json_and_text(pairs, editor) -> None:  # type: ignore[
     out = io.StringIO()
     call_command("calibrate", "--format", "json", stdout=out)
     payload = json.loads(out.getvalue())
-    assert set(payload) == {"settings", "reports", "prelabel", "containment"}
+    assert set(payload) == {"settings", "reports", "prelabel", "containment", "cosine"}
     assert payload["reports"][0]["actions"][0]["rows"][0]["threshold"] == 0
     out = io.StringIO()
     call_command("calibrate", stdout=out)

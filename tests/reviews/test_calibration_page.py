@@ -180,3 +180,38 @@ def test_the_page_sample_form_keeps_the_doc_type_filter(client, pairs, editor) -
         reverse("reviews:calibration-sample-create"), {"per_band": "5", "doc_type": "product"}
     )
     assert CalibrationSample.objects.count() == 3  # the pairs are articles
+
+
+def _row(sweep, threshold: float):  # type: ignore[no-untyped-def]
+    return next(r for r in sweep.rows if r.threshold == threshold)
+
+
+def test_the_cosine_is_swept_on_both_splits(client, pairs, editor, settings) -> None:
+    settings.SEMANTIC_THRESHOLDS = {**settings.SEMANTIC_THRESHOLDS, "article": 0.9}
+    p0, p1, p2 = pairs
+    label(p0, editor, "duplicate")
+    label(p1, editor, "distinct")
+    label(p2, editor, "duplicate")
+    client.force_login(editor)
+    html = client.get(reverse("reviews:calibration")).content.decode()
+    assert "No labelled pair has a cosine yet" in html
+    assert "-cosine" not in html.split('id="cosine"')[0]  # no action report either
+    CandidatePair.objects.filter(pk=p0.pk).update(cosine=0.95)
+    CandidatePair.objects.filter(pk=p1.pk).update(cosine=0.6)  # p2: a side without a vector
+    (sweep,) = calibration.cosine_sweeps()
+    assert (sweep.doc_type, sweep.configured) == ("article", 0.9)
+    assert (sweep.counted, sweep.without_cosine) == (2, 1)
+
+    def both(row, field: str) -> float:  # type: ignore[no-untyped-def]
+        return getattr(row.calibration, field) + getattr(row.holdout, field)
+
+    at_configured, at_low = _row(sweep, 0.9), _row(sweep, 0.5)
+    assert (both(at_configured, "tp"), both(at_configured, "fp")) == (1, 0)
+    assert (both(at_low, "tp"), both(at_low, "fp")) == (1, 1)
+    assert both(_row(sweep, 0.975), "tp") == 0
+    html = client.get(reverse("reviews:calibration")).content.decode()
+    assert 'id="cosine-article"' in html and "nominating at cosine ≥ 0.9" in html
+    assert 'id="actions-1-cosine"' in html  # errors per action over the cosine
+    out = io.StringIO()
+    call_command("calibrate", stdout=out)
+    assert "embedding cosine (same when ≥ c)" in out.getvalue()

@@ -8,8 +8,16 @@ from django.db import connection
 
 from ingest import candidates
 from ingest import services as ingest_services
+from ingest.core.channels import SEMANTIC
 from ingest.core.readers import read_warc
-from ingest.models import CandidateGroup, Document, DoNotMatch, Extraction, GroupMember
+from ingest.models import (
+    CandidateGroup,
+    CandidatePair,
+    Document,
+    DoNotMatch,
+    Extraction,
+    GroupMember,
+)
 from reviews import decisions, services
 from reviews.models import AppendOnlyError, Decision, Label, MergeProposal
 from tests import factories
@@ -302,3 +310,61 @@ def test_restoring_an_auto_merge_withdraws_it_for_good(exact_pair, settings, edi
     group.refresh_from_db()
     assert not decisions.is_accepted(group)
     assert decisions.automerge_run()["auto_merged"] == 0
+
+
+def _semantic_only(a, b, cosine: float | None) -> None:  # type: ignore[no-untyped-def]
+    """The pair as if the semantic channel alone had nominated it."""
+    x, y = sorted((a.pk, b.pk))
+    CandidatePair.objects.filter(a_id=x, b_id=y).update(channels=SEMANTIC, cosine=cosine)
+
+
+def test_a_group_linked_only_by_the_semantic_channel_is_never_merged_by_the_rule(
+    two_groups, settings
+) -> None:
+    settings.AUTO_MERGE = {**settings.AUTO_MERGE, "article": "auto"}
+    settings.AUTO_MERGE_THRESHOLDS = {**settings.AUTO_MERGE_THRESHOLDS, "article": 1}
+    a1, a2, b1, _ = two_groups
+    _semantic_only(a1, a2, 0.97)
+    why, why_not = decisions.auto_eligibility_explained(group_of(a1))
+    assert why is None and "only by the semantic channel" in why_not
+    assert decisions.automerge_run()["auto_merged"] == 1  # group B only
+    assert Decision.objects.get().group == group_of(b1)
+    settings.AUTO_MERGE = {**settings.AUTO_MERGE, "article": "semi"}
+    assert decisions.automerge_run()["proposed"] == 0  # not proposed either
+
+
+def test_a_doc_type_whose_policy_names_the_semantic_channel_merges_on_the_cosine(
+    two_groups, settings
+) -> None:
+    settings.AUTO_MERGE = {**settings.AUTO_MERGE, "article": "auto"}
+    settings.AUTO_MERGE_THRESHOLDS = {**settings.AUTO_MERGE_THRESHOLDS, "article": 1}
+    settings.SEMANTIC_AUTO_MERGE = ["article"]
+    settings.SEMANTIC_THRESHOLDS = {**settings.SEMANTIC_THRESHOLDS, "article": 0.9}
+    a1, a2, _, _ = two_groups
+    _semantic_only(a1, a2, 0.85)
+    why, why_not = decisions.auto_eligibility_explained(group_of(a1))
+    assert why is None and "cosine is under 0.9" in why_not
+    _semantic_only(a1, a2, 0.93)
+    assert decisions.automerge_run()["auto_merged"] == 2
+    d = Decision.objects.get(group=group_of(a1))
+    assert d.reason_code == "semantic" and "lowest semantic cosine 0.93" in d.reason
+
+
+def test_members_a_person_put_together_are_not_held_to_the_semantic_rule(
+    two_groups, settings, editor
+) -> None:
+    """A merge by a person joins documents without a pair between them: no semantic-only
+    link is involved, so the semantic rule does not refuse the group."""
+    settings.AUTO_MERGE = {**settings.AUTO_MERGE, "article": "auto"}
+    a1, a2, b1, b2 = two_groups
+    decisions.group_merge(
+        group=group_of(a1),
+        other_group=group_of(b1),
+        editor=editor,
+        reason_code="same_item",
+        reason="same story",
+    )
+    group = group_of(a1)
+    assert group == group_of(b2)
+    _, why_not = decisions.auto_eligibility_explained(group)
+    assert why_not and "semantic" not in why_not

@@ -11,6 +11,7 @@ from django.core.management import CommandError, call_command
 from django.http import StreamingHttpResponse
 from django.urls import reverse
 
+from ingest.core.channels import SEMANTIC, SIMHASH
 from ingest.models import CandidatePair, DoNotMatch
 from reviews import calibration, exports, services
 from reviews.models import CalibrationSample, Label
@@ -71,6 +72,22 @@ def test_jsonl_keeps_types(history) -> None:
     assert set(first) == set(exports.COLUMNS)
     assert isinstance(first["distance"], int) and isinstance(first["superseded"], bool)
     assert isinstance(first["sampling_weight"], float)
+
+
+def test_the_export_carries_the_cosine_and_the_semantic_channel(history) -> None:
+    """Empty cosine (CSV) / null (JSONL) while a side has no embedding; the semantic
+    channel's column is 1 only where it nominated the pair."""
+    p0, p1, _ = history
+    CandidatePair.objects.filter(pk=p0.pk).update(cosine=0.9371, channels=SEMANTIC | SIMHASH)
+    rows = export_csv()
+    by_pair = {r["pair_id"]: r for r in rows}
+    assert by_pair[str(p0.pk)]["cosine"] == "0.9371"
+    assert by_pair[str(p0.pk)]["channel_semantic"] == "1"
+    assert by_pair[str(p0.pk)]["channel_simhash"] == "1"
+    assert by_pair[str(p1.pk)]["cosine"] == ""
+    assert by_pair[str(p1.pk)]["channel_semantic"] == "0"
+    jsonl = {r["pair_id"]: r for r in map(json.loads, exports.export_lines(fmt="jsonl"))}
+    assert jsonl[p0.pk]["cosine"] == 0.9371 and jsonl[p1.pk]["cosine"] is None
 
 
 def test_the_split_never_depends_on_labels(history, editor) -> None:

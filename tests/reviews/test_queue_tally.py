@@ -9,8 +9,9 @@ import pytest
 from django.conf import settings
 from django.core.management import call_command
 from django.db.models import F
-from django.db.models.functions import Abs
 
+from ingest.candidates import threshold_for
+from ingest.core import channels
 from ingest.core.channels import ACTIVE
 from ingest.core.extract import EXTRACTOR_VERSION
 from ingest.models import CandidatePair, Document, Extraction
@@ -18,10 +19,11 @@ from reviews import selectors, services
 from reviews.models import LabelTally, PairState, QueueTally, Watermark
 from reviews.pair_states import TALLY_WALLS, label_key_counts, pair_states_rebuild
 from reviews.queue_tally import (
+    ORDER,
+    _uncertainty,
     pair_count_rows,
     queue_sync,
     queue_tally_rebuild,
-    threshold_case,
     walls,
 )
 from tests import factories
@@ -90,9 +92,7 @@ def assert_counts_true(monkeypatch: pytest.MonkeyPatch) -> None:
     shown = selectors.queue_counts(filters=ALL)
     assert shown == _recount(monkeypatch)
     # The stored order is the order the thresholds give.
-    assert not CandidatePair.objects.exclude(
-        uncertainty=Abs(F("distance") - threshold_case())
-    ).exists()
+    assert not CandidatePair.objects.exclude(uncertainty=_uncertainty()).exists()
 
 
 def _label(pair, editor, verdict):  # type: ignore[no-untyped-def]
@@ -205,6 +205,32 @@ def test_new_thresholds_reorder_the_queue(settings, pairs, monkeypatch) -> None:
     settings.CANDIDATE_THRESHOLDS = {t: 0 for t in settings.DOC_TYPES}
     assert list(selectors.queue_pairs(filters=ALL)) == [third, second, first]
     assert_counts_true(monkeypatch)
+
+
+def test_semantic_only_pairs_rank_below_every_other_pair(settings, pairs, monkeypatch) -> None:
+    """The most uncertain pair, once nominated by the semantic channel alone, comes after
+    every other pair; the stored order equals ingest.core.channels.queue_rank."""
+    settings.QUEUE_TALLY_LAG_SECONDS = 0
+    first, second, third = pairs
+    assert list(selectors.queue_pairs(filters=ALL)) == [first, second, third]
+    CandidatePair.objects.filter(pk=first.pk).update(channels=channels.SEMANTIC)
+    # As after an upgrade to this order: the stored stamp of the order differs, so the
+    # next read of the queue recomputes every pair's rank.
+    Watermark.objects.filter(name=ORDER).delete()
+    queue_tally_rebuild()
+    assert list(selectors.queue_pairs(filters=ALL)) == [second, third, first]
+    for p in CandidatePair.objects.all():
+        rank = channels.queue_rank(
+            distance=p.distance, threshold=threshold_for(p.doc_type), mask=p.channels
+        )
+        assert p.uncertainty == rank
+    assert CandidatePair.objects.get(pk=first.pk).uncertainty >= channels.SEMANTIC_ONLY_RANK
+    assert_counts_true(monkeypatch)
+    # With another channel beside it, the pair is back in the ordinary order.
+    CandidatePair.objects.filter(pk=first.pk).update(channels=channels.SEMANTIC | channels.SIMHASH)
+    Watermark.objects.filter(name=ORDER).delete()
+    queue_tally_rebuild()
+    assert list(selectors.queue_pairs(filters=ALL)) == [first, second, third]
 
 
 def test_a_new_extractor_version_rebuilds_the_tally(settings, pairs, editor, monkeypatch) -> None:

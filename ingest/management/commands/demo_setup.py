@@ -23,6 +23,9 @@ SITE_SETTINGS = {
     "shop.example.com": (5, "product"),
     "tintuc.example.vn": (5, "article"),
     "xinwen.example.cn": (5, "article"),
+    # A content farm that rewrites other sites' stories (the demo's rewritten story):
+    # articles, and the lowest priority, so the original represents a group.
+    "roundup.example.org": (1, "article"),
 }
 
 

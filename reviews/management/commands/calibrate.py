@@ -63,6 +63,24 @@ def containment_text(doc_type: str, rows: list[ScoreRow]) -> list[str]:
     return lines
 
 
+def cosine_text(sweep: calibration.CosineSweep) -> list[str]:
+    """The cosine sweep (higher is closer) on both splits as text lines."""
+    lines = [
+        f"== doc type {sweep.doc_type} · embedding cosine (same when ≥ c); "
+        f"{sweep.counted} labelled pairs with a cosine, {sweep.without_cosine} without; "
+        f"the semantic channel nominates at {sweep.configured:g} (*)",
+        f"{'c':>6} {'cal P':>6} {'cal R':>6} {'cal cost':>9} {'hold P':>6} {'hold R':>6}",
+    ]
+    for r in sweep.rows:
+        mark = " *" if r.threshold == sweep.configured else ""
+        c, h = r.calibration, r.holdout
+        lines.append(
+            f"{r.threshold:>6.3f} {_f(c.precision):>6} {_f(c.recall):>6} {_n(c.cost):>9} "
+            f"{_f(h.precision):>6} {_f(h.recall):>6}{mark}"
+        )
+    return lines
+
+
 def _t(value: float | None) -> str:
     return "none" if value is None else f"{value:g}"
 
@@ -192,6 +210,7 @@ def calibration_json(*, doc_type: str = "", method: str = "") -> dict[str, Any]:
             dt: [asdict(r) for r in rows]
             for dt, rows in calibration.containment_sweeps(doc_type=doc_type, method=method).items()
         },
+        "cosine": [asdict(c) for c in calibration.cosine_sweeps(doc_type=doc_type, method=method)],
     }
 
 
@@ -256,4 +275,10 @@ class Command(BaseCommand):
         ).items():
             self.stdout.write("")
             for line in containment_text(doc_type, rows):
+                self.stdout.write(line)
+        for sweep in calibration.cosine_sweeps(
+            doc_type=str(options["doc_type"]), method=str(options["method"])
+        ):
+            self.stdout.write("")
+            for line in cosine_text(sweep):
                 self.stdout.write(line)
