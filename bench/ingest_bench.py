@@ -980,8 +980,9 @@ def worker_profile(warc_path: Path, sample: int, warm_docs: int) -> dict:
         .order_by("?")
         .values_list("main_text", "full_text")[:warm_docs]
     )
+    keys = services.fingerprint_method_keys()
     for main, full in warm:
-        for key in settings.FINGERPRINT_METHODS:
+        for key in keys:
             fingerprint_text(key, main)
             fingerprint_text(key, full)
     Fingerprint.objects.filter(document_id__in=chosen).delete()
