@@ -349,6 +349,8 @@ def _pairs_build(
         for d in ids
     }
     template = passages.templates_among({p.hash for ps in doc_passages.values() for p in ps})
+    # Each text normalized once, however many pairs it is in.
+    normalized = {d: normalize_for(method.key, texts.get(d, {}).get("main_text", "")) for d in ids}
     out = []
     for a, b in todo:
         fa, fb = prints.get((a, MAIN)), prints.get((b, MAIN))
@@ -361,8 +363,7 @@ def _pairs_build(
         if full_a and full_b and full_a.simhash is not None and full_b.simhash is not None:
             full_distance = hamming(to_unsigned64(full_a.simhash), to_unsigned64(full_b.simhash))
         ta, tb = texts.get(a, {}), texts.get(b, {})
-        text_a = normalize_for(method.key, ta.get("main_text", ""))
-        text_b = normalize_for(method.key, tb.get("main_text", ""))
+        text_a, text_b = normalized[a], normalized[b]
         sim = similarity(text_a, text_b, max_chars=settings.SIMILARITY_MAX_CHARS)
         guards = guards_check(text_a, text_b, ta.get("title", ""), tb.get("title", ""))
         type_a, type_b = documents[a].doc_type, documents[b].doc_type
