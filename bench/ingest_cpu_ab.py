@@ -217,12 +217,24 @@ def workers_replica(db: str) -> dict[str, Any]:
         backend = cursor.fetchone()[0]
     pg0 = _proc_cpu_s(backend)
     size = settings.PROCESS_TASK_SIZE
+    profile_to = os.environ.get("BENCH_CPROFILE")  # a cProfile (CPU clock) of the run
+    profiler = None
+    if profile_to:
+        import cProfile
+
+        profiler = cProfile.Profile(time.process_time)
     gc.callbacks.append(gc_cb)
     start = time.process_time()
     with connection.execute_wrapper(sql_wrapper):
+        if profiler:
+            profiler.enable()
         for i in range(0, len(ids), size):
             services.documents_process(document_ids=ids[i : i + size])
+        if profiler:
+            profiler.disable()
     total = time.process_time() - start
+    if profiler and profile_to:
+        profiler.dump_stats(profile_to)
     gc.callbacks.remove(gc_cb)
     pg = _proc_cpu_s(backend) - pg0
     return {
@@ -239,8 +251,12 @@ def workers_replica(db: str) -> dict[str, Any]:
 
 def workers_step(project: Path, db: str) -> dict[str, Any]:
     env = _env(project, db, None)  # no broker: Celery eager, candidates run on commit
+    command = [PY, str(Path(__file__)), "--replica", db]
+    if os.environ.get("BENCH_PYSPY"):  # py-spy record … -- the replica (collapsed stacks)
+        out = os.environ["BENCH_PYSPY"]
+        command = ["py-spy", "record", "-r", "250", "-f", "raw", "-o", out, "--", *command]
     proc = subprocess.run(
-        [PY, str(Path(__file__)), "--replica", db],
+        command,
         cwd=project,
         env=env,
         capture_output=True,
@@ -248,7 +264,7 @@ def workers_step(project: Path, db: str) -> dict[str, Any]:
     )
     if proc.returncode != 0:
         raise RuntimeError(f"replica failed:\n{proc.stderr[-3000:]}")
-    return json.loads(proc.stdout.strip().splitlines()[-1])
+    return json.loads([x for x in proc.stdout.splitlines() if x.startswith("{")][-1])
 
 
 # --- extraction alone (no Django) -----------------------------------------------------
