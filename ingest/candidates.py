@@ -344,10 +344,17 @@ def _pairs_build(
         ).values("document_id", "main_text", "title")
     }
     known = known or {}
-    doc_passages = {
-        d: known[d] if d in known else passages_core.passages(texts.get(d, {}).get("main_text", ""))
-        for d in ids
-    }
+    # A text's passages once: exact copies share them (and most pairs are exact copies).
+    by_text = {texts[d]["main_text"]: ps for d, ps in known.items() if d in texts}
+    doc_passages = {}
+    for d in ids:
+        if d in known:
+            doc_passages[d] = known[d]
+            continue
+        text = texts.get(d, {}).get("main_text", "")
+        if text not in by_text:
+            by_text[text] = passages_core.passages(text)
+        doc_passages[d] = by_text[text]
     template = passages.templates_among({p.hash for ps in doc_passages.values() for p in ps})
     # Each text normalized once, however many pairs it is in.
     normalized = {d: normalize_for(method.key, texts.get(d, {}).get("main_text", "")) for d in ids}
