@@ -210,6 +210,12 @@ def workers_replica(db: str) -> dict[str, Any]:
         elif gc_start:
             t[f"gc gen{info['generation']}"] += time.process_time() - gc_start.pop()
 
+    # What a worker process runs when it starts (prefork child), whatever the code's is.
+    from celery.signals import worker_process_init
+
+    import dedup_site.celery  # noqa: F401  (connects the project's handlers)
+
+    worker_process_init.send(sender=None)
     ids = list(Document.objects.order_by("pk").values_list("pk", flat=True))
     connection.ensure_connection()
     with connection.cursor() as cursor:
