@@ -726,7 +726,8 @@ def group_facts_set(
     shas = {sha for _, _, sha in rows}
     # An excerpt is far from its article in bits by nature: the diameter measures the
     # whole versions, so a group is chained only when those drift apart.
-    inner = {i for o, i in facts.containment if o in members and i in members}
+    member_set = set(members)
+    inner = {i for o, i in facts.containment if o in member_set and i in member_set}
     ordered = sorted(set(members) - inner or members)
     diameter, cut = grouping.diameter(
         [to_unsigned64(v) for d in ordered if (v := prints.get(d)) is not None],
