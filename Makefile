@@ -51,6 +51,9 @@ demo-data: install
 	$(PY) manage.py make_demo_crawl $(DEMO_WARC)
 	$(PY) manage.py demo_setup --url http://$(HOST):$(PORT)/
 	$(PY) manage.py ingest $(DEMO_WARC) --no-progress
+	@# Ingest computes the active method only; the methods page compares these with it.
+	$(PY) manage.py refingerprint --method simhash64-shingle3-sha256-v1@trafilatura-2-v2 --no-progress
+	$(PY) manage.py refingerprint --method simhash64-cjkbigram-sha256-v1@trafilatura-2-v2 --no-progress
 	$(PY) manage.py rollup_metrics --crawled
 	$(PY) manage.py calibrate --recompute --format json > var/calibration.json
 

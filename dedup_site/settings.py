@@ -317,18 +317,12 @@ EXTRACTION_MIN_TOKENS = env_int("EXTRACTION_MIN_TOKENS", 8)
 SHORT_DOC_MAX_TOKENS = env_int("SHORT_DOC_MAX_TOKENS", 40)
 
 # --- Fingerprints ---------------------------------------------------------------------
-# Methods computed for every document; the active one feeds candidates. The defaults are
-# the recipes over the current extractor's text (ingest/core/methods.py); a database
-# whose active method is an older extractor's keeps it until a recorded switch.
-FINGERPRINT_METHODS = [
-    m
-    for m in env_str(
-        "FINGERPRINT_METHODS",
-        "simhash64-words-sha256-v1@trafilatura-2-v2,simhash64-shingle3-sha256-v1@trafilatura-2-v2,"
-        "simhash64-cjkbigram-sha256-v1@trafilatura-2-v2",
-    ).split(",")
-    if m
-]
+# Every new document gets the methods that are searched (the active one, ACTIVE_METHOD and
+# CANDIDATE_METHODS), those computed in the background since (`refingerprint --method KEY`,
+# reviews.upgrades: what comparing or switching to a method starts) and FINGERPRINT_METHODS,
+# none by default: each method costs CPU at ingest. A database whose active method is an
+# older extractor's keeps it until a recorded switch.
+FINGERPRINT_METHODS = [m for m in env_str("FINGERPRINT_METHODS", "").split(",") if m]
 ACTIVE_METHOD = env_str("ACTIVE_METHOD", "simhash64-words-sha256-v1@trafilatura-2-v2")
 FINGERPRINT_MIN_TOKENS = env_int("FINGERPRINT_MIN_TOKENS", 3)
 

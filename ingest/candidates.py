@@ -397,12 +397,21 @@ def _pairs_build(
         ).values("document_id", "main_text", "title")
     }
     known = known or {}
-    doc_passages = {
-        d: known[d] if d in known else passages_core.passages(texts.get(d, {}).get("main_text", ""))
-        for d in ids
-    }
+    # A text's passages once: exact copies share them (and most pairs are exact copies).
+    by_text = {texts[d]["main_text"]: ps for d, ps in known.items() if d in texts}
+    doc_passages = {}
+    for d in ids:
+        if d in known:
+            doc_passages[d] = known[d]
+            continue
+        text = texts.get(d, {}).get("main_text", "")
+        if text not in by_text:
+            by_text[text] = passages_core.passages(text)
+        doc_passages[d] = by_text[text]
     template = passages.templates_among({p.hash for ps in doc_passages.values() for p in ps})
     embedded = vectors.vectors_for(ids)
+    # Each text normalized once, however many pairs it is in.
+    normalized = {d: normalize_for(method.key, texts.get(d, {}).get("main_text", "")) for d in ids}
     out = []
     for a, b in todo:
         fa, fb = prints.get((a, MAIN)), prints.get((b, MAIN))
@@ -415,8 +424,7 @@ def _pairs_build(
         if full_a and full_b and full_a.simhash is not None and full_b.simhash is not None:
             full_distance = hamming(to_unsigned64(full_a.simhash), to_unsigned64(full_b.simhash))
         ta, tb = texts.get(a, {}), texts.get(b, {})
-        text_a = normalize_for(method.key, ta.get("main_text", ""))
-        text_b = normalize_for(method.key, tb.get("main_text", ""))
+        text_a, text_b = normalized[a], normalized[b]
         sim = similarity(text_a, text_b, max_chars=settings.SIMILARITY_MAX_CHARS)
         guards = guards_check(text_a, text_b, ta.get("title", ""), tb.get("title", ""))
         type_a, type_b = documents[a].doc_type, documents[b].doc_type
@@ -709,6 +717,7 @@ def _groups_store(
         conflicts_by_doc[a].append((a, b))
         conflicts_by_doc[b].append((a, b))
 
+    facts = GroupFacts.load(method.pk, {d for members in result.groups for d in members})
     changed: set[int] = set()
     kept: set[int] = set()
     assignment: dict[int, int] = {}
@@ -733,24 +742,37 @@ def _groups_store(
         kept.add(group.pk)
         for d in members:
             assignment[d] = group.pk
-        if _group_refresh(group, members, by_doc, method, conflicts_by_doc):
+        if _group_refresh(group, members, by_doc, facts, conflicts_by_doc):
             changed.add(group.pk)
 
     # Memberships follow the assignment; documents in no group lose theirs.
-    for d in area:
+    leaving: list[int] = []
+    joining: list[GroupMember] = []
+    moving: dict[int, list[int]] = defaultdict(list)
+    for d in sorted(area):
         old, new = current.get(d), assignment.get(d)
         if old == new:
             continue
         if old is not None:
             changed.add(old)
         if new is None:
-            GroupMember.objects.filter(method=method, document_id=d).delete()
+            leaving.append(d)
         elif old is None:
-            GroupMember.objects.create(
-                group_id=new, document_id=d, method=method, added_by=f"rule:{settings.GROUP_RULE}"
+            joining.append(
+                GroupMember(
+                    group_id=new,
+                    document_id=d,
+                    method=method,
+                    added_by=f"rule:{settings.GROUP_RULE}",
+                )
             )
         else:
-            GroupMember.objects.filter(method=method, document_id=d).update(group_id=new)
+            moving[new].append(d)
+    if leaving:
+        GroupMember.objects.filter(method=method, document_id__in=leaving).delete()
+    for new, ids in moving.items():
+        GroupMember.objects.filter(method=method, document_id__in=ids).update(group_id=new)
+    GroupMember.objects.bulk_create(joining)
     for gid, group in groups.items():
         if gid not in kept and not group.dissolved:
             group.dissolved = True
@@ -770,25 +792,51 @@ def _rule_params() -> dict[str, object]:
     }
 
 
-def group_facts_set(group: CandidateGroup, members: Collection[int]) -> None:
+@dataclass(frozen=True)
+class GroupFacts:
+    """What a group's facts are made of, read for a set of documents at once (a worker
+    regrouping an area sets many groups' facts)."""
+
+    prints: dict[int, tuple[int | None, str]]  # main fingerprint: (signed SimHash, SHA-256)
+    doc_types: dict[int, str]
+    containment: set[tuple[int, int]]  # (outer, inner), see containment_relations
+
+    @classmethod
+    def load(cls, method_id: int, ids: Collection[int]) -> "GroupFacts":
+        ids = list(ids)
+        return cls(
+            prints={
+                d: (value, sha)
+                for d, value, sha in Fingerprint.objects.filter(
+                    method=method_id, branch=MAIN, document_id__in=ids
+                ).values_list("document_id", "simhash", "text_sha256")
+            },
+            doc_types=dict(Document.objects.filter(pk__in=ids).values_list("pk", "doc_type")),
+            containment=containment_relations(ids),
+        )
+
+
+def group_facts_set(
+    group: CandidateGroup, members: Collection[int], facts: GroupFacts | None = None
+) -> None:
     """Size, kind, diameter, the chained and oversized flags of a group's members: the
-    one rule, for the workers' groups and for the desk's splits and merges alike."""
-    rows = list(
-        Fingerprint.objects.filter(
-            method=group.method_id, branch=MAIN, document_id__in=members
-        ).values_list("document_id", "simhash", "text_sha256")
-    )
+    one rule, for the workers' groups and for the desk's splits and merges alike.
+    ``facts``: read beforehand for a set of documents holding the members."""
+    if facts is None:
+        facts = GroupFacts.load(group.method_id, members)
+    rows = [(d, *facts.prints[d]) for d in members if d in facts.prints]
     prints = {d: value for d, value, _ in rows}
     shas = {sha for _, _, sha in rows}
     # An excerpt is far from its article in bits by nature: the diameter measures the
     # whole versions, so a group is chained only when those drift apart.
-    inner = {i for _, i in containment_relations(members)}
+    member_set = set(members)
+    inner = {i for o, i in facts.containment if o in member_set and i in member_set}
     ordered = sorted(set(members) - inner or members)
     diameter, cut = grouping.diameter(
         [to_unsigned64(v) for d in ordered if (v := prints.get(d)) is not None],
         settings.GROUP_PAIRWISE_MAX,
     )
-    types = Document.objects.filter(pk__in=members).values_list("doc_type", flat=True)
+    types = [facts.doc_types[d] for d in members if d in facts.doc_types]
     group.size = len(members)
     group.kind = CandidateGroup.Kind.EXACT if len(shas) == 1 else CandidateGroup.Kind.NEAR
     group.diameter = diameter
@@ -821,12 +869,12 @@ def _group_refresh(
     group: CandidateGroup,
     members: set[int],
     by_doc: dict[int, grouping.Candidate],
-    method: FingerprintMethod,
+    facts: GroupFacts,
     conflicts_by_doc: dict[int, list[tuple[int, int]]],
 ) -> bool:
     """Recompute a group's facts; True when anything an editor sees changed."""
     before = _seen(group)
-    group_facts_set(group, members)
+    group_facts_set(group, members, facts)
     group.dissolved = False
     if not (group.representative_locked and group.representative_id in members):
         if group.representative_locked:

@@ -68,8 +68,7 @@ def entries_add(entries: Sequence[Entry]) -> None:
     holders: dict[int, list[int]] = {}
     if uses_gin():
         holders = _commons_count(set().union(*by_site.values()))
-    for site_id, hashes in by_site.items():
-        _templates_count(site_id, hashes, holders)
+    _templates_count(by_site, holders)
 
 
 def stored_hashes(passages: Iterable[core.Passage]) -> list[int]:
@@ -117,28 +116,56 @@ def _commons_count(signed: set[int]) -> dict[int, list[int]]:
     return {h: sites for h, sites in counted.items() if len(sites) < common}
 
 
-def _templates_count(site_id: int, signed: set[int], holders: dict[int, list[int]]) -> None:
-    """`holders`: the sites of every page holding a passage, where all are known."""
+def _templates_count(by_site: dict[int, set[int]], holders: dict[int, list[int]]) -> None:
+    """Count each site's new passages on its pages (``by_site``: site → signed hashes);
+    `holders`: the sites of every page holding a passage, where all are known."""
     df_min = settings.PASSAGE_TEMPLATE_DF
-    known = set(
-        PassageTemplate.objects.filter(
+    known = _templates_known(by_site)
+    reached: list[PassageTemplate] = []
+    for site_id, signed in by_site.items():
+        todo = sorted(h for h in signed if (site_id, h) not in known)
+        if not todo:
+            continue
+        counts = {h: holders[h].count(site_id) for h in todo if h in holders}
+        rest = [h for h in todo if h not in holders]
+        if rest and uses_gin():
+            counts.update(_site_counts_pg(site_id, rest, df_min))
+        elif rest:
+            counts.update(_site_counts_scan(site_id, rest))
+        reached += [
+            PassageTemplate(method=METHOD_ID, site_id=site_id, hash=h, df=n)
+            for h, n in counts.items()
+            if n >= df_min
+        ]
+    PassageTemplate.objects.bulk_create(reached, ignore_conflicts=True)
+
+
+# One statement for every site and hash of a write, each list one array parameter.
+_PG_TEMPLATES_KNOWN = """
+SELECT site_id, hash FROM ingest_passagetemplate
+WHERE method = %s AND site_id = ANY(%s::bigint[]) AND hash = ANY(%s::bigint[])
+"""
+
+
+def _templates_known(by_site: dict[int, set[int]]) -> set[tuple[int, int]]:
+    """The (site, signed hash) pairs among these already recorded as template passages."""
+    if not by_site:
+        return set()
+    if uses_gin():
+        with connection.cursor() as cursor:
+            cursor.execute(
+                _PG_TEMPLATES_KNOWN,
+                [METHOD_ID, sorted(by_site), sorted(set().union(*by_site.values()))],
+            )
+            rows = cursor.fetchall()
+        return {(site, h) for site, h in rows if h in by_site[site]}
+    return {
+        (site_id, h)
+        for site_id, signed in by_site.items()
+        for h in PassageTemplate.objects.filter(
             method=METHOD_ID, site_id=site_id, hash__in=list(signed)
         ).values_list("hash", flat=True)
-    )
-    todo = sorted(signed - known)
-    if not todo:
-        return
-    counts = {h: holders[h].count(site_id) for h in todo if h in holders}
-    rest = [h for h in todo if h not in holders]
-    if rest and uses_gin():
-        counts.update(_site_counts_pg(site_id, rest, df_min))
-    elif rest:
-        counts.update(_site_counts_scan(site_id, rest))
-    reached = [(h, n) for h, n in counts.items() if n >= df_min]
-    PassageTemplate.objects.bulk_create(
-        [PassageTemplate(method=METHOD_ID, site_id=site_id, hash=h, df=n) for h, n in reached],
-        ignore_conflicts=True,
-    )
+    }
 
 
 _PG_SITE_COUNTS = """
@@ -174,11 +201,23 @@ def templates_among(hashes: Collection[int]) -> set[int]:
     evidence of a copy anywhere."""
     if not hashes:
         return set()
-    signed = [core.to_signed(h) for h in hashes]
-    found = PassageTemplate.objects.filter(method=METHOD_ID, hash__in=signed).values_list(
-        "hash", flat=True
-    )
+    signed = sorted({core.to_signed(h) for h in hashes})
+    if uses_gin():  # one array parameter, not one placeholder per hash
+        with connection.cursor() as cursor:
+            cursor.execute(_PG_TEMPLATES_AMONG, [METHOD_ID, signed])
+            found = [h for (h,) in cursor.fetchall()]
+    else:
+        found = list(
+            PassageTemplate.objects.filter(method=METHOD_ID, hash__in=signed).values_list(
+                "hash", flat=True
+            )
+        )
     return {core.to_unsigned(h) for h in found}
+
+
+_PG_TEMPLATES_AMONG = """
+SELECT DISTINCT hash FROM ingest_passagetemplate WHERE method = %s AND hash = ANY(%s::bigint[])
+"""
 
 
 def query(

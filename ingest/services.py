@@ -101,10 +101,13 @@ def methods_ensure() -> dict[str, FingerprintMethod]:
 
 
 def fingerprint_method_keys(methods: dict[str, FingerprintMethod] | None = None) -> list[str]:
-    """Methods computed for every new document: FINGERPRINT_METHODS, the active method,
-    and every method computed in the background since (reviews.upgrades) — a new
-    document must not lack the method it may be switched to. Retired methods are no
-    longer computed (the active one always is)."""
+    """Methods computed for every new document: the active method, the configured one
+    (ACTIVE_METHOD: a database still on an older method moves to it) and CANDIDATE_METHODS
+    (searched for candidates), FINGERPRINT_METHODS, and every method computed in the
+    background since (reviews.upgrades: comparing or switching to a method starts that) —
+    a new document must not lack the method it may be switched to. Retired methods are no
+    longer computed (the active one always is). Nothing else: each method costs CPU at
+    ingest, and a method wanted later is computed for the stored documents by its run."""
     methods = methods if methods is not None else methods_ensure()
     upgraded = set(
         RefingerprintRun.objects.filter(kind=RefingerprintRun.Kind.FINGERPRINTS).values_list(
@@ -112,7 +115,13 @@ def fingerprint_method_keys(methods: dict[str, FingerprintMethod] | None = None)
         )
     )
     active = [m.key for m in methods.values() if m.is_active]
-    keys = [*active, *settings.FINGERPRINT_METHODS, *sorted(upgraded)]
+    keys = [
+        *active,
+        settings.ACTIVE_METHOD,
+        *settings.CANDIDATE_METHODS,
+        *settings.FINGERPRINT_METHODS,
+        *sorted(upgraded),
+    ]
     return [
         k
         for k in dict.fromkeys(keys)

@@ -9,14 +9,16 @@ from datetime import UTC, datetime
 
 from django.conf import settings
 from django.contrib.auth.models import Group, User
+from django.test import override_settings
 from warcio.statusandheaders import StatusAndHeaders
 from warcio.warcwriter import WARCWriter
 
+from demo import crawl as democrawl
 from demo.crawl import build_demo_crawl, write_warc
 from ingest import candidates, services
 from ingest.core import embeddings
 from ingest.core.extract import EXTRACTOR_VERSION
-from ingest.core.methods import fingerprint_text
+from ingest.core.methods import fingerprint_text, method_key
 from ingest.core.readers import read_warc
 from ingest.core.simhash import to_signed64
 from ingest.models import (
@@ -194,13 +196,21 @@ def indexed_document(
     return document
 
 
+# The recipes the demo cases' checks name (demo/crawl.py), over the current extractor's text.
+GOLD_METHODS = [method_key(k) for k in (democrawl.REFERENCE, democrawl.SHINGLE, democrawl.CJK)]
+
+
 def gold_crawl_ingest(seed: int = 7):  # type: ignore[no-untyped-def]
-    """Ingest the demo gold crawl (demo/crawl.py) as a WARC. Returns (page id →
-    document id, case name → DemoCase, page id → DemoPage)."""
+    """Ingest the demo gold crawl (demo/crawl.py) as a WARC, with the fingerprint recipes
+    its cases name (GOLD_METHODS) computed at ingest. Returns (page id → document id, case
+    name → DemoCase, page id → DemoPage)."""
     pages, cases = build_demo_crawl(seed)
     out = io.BytesIO()
     write_warc(pages, out, seed=seed)
-    services.batch_ingest(source="gold", fmt="warc", items=read_warc(io.BytesIO(out.getvalue())))
+    with override_settings(FINGERPRINT_METHODS=GOLD_METHODS):
+        services.batch_ingest(
+            source="gold", fmt="warc", items=read_warc(io.BytesIO(out.getvalue()))
+        )
     ids = {p.id: Document.objects.get(url=p.url, fetched_at=p.fetched_at).pk for p in pages}
     return ids, {c.case: c for c in cases}, {p.id: p for p in pages}
 

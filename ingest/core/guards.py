@@ -116,16 +116,26 @@ def _title(title: str) -> str:
 
 
 def guards_check(text_a: str, text_b: str, title_a: str = "", title_b: str = "") -> Guards:
+    ta, tb = _title(title_a), _title(title_b)
+    title_differs = bool(ta) and bool(tb) and ta != tb
+    if text_a == text_b:
+        # One text (exact copies are most pairs of a crawl): no number nor ID can differ,
+        # and scanning it twice would only confirm that.
+        return Guards(numbers_differ=False, ids_differ=False, title_differs=title_differs)
+    return _guards(text_a, text_b, title_differs)
+
+
+def _guards(text_a: str, text_b: str, title_differs: bool) -> Guards:
+    """The number and ID guards of two texts scanned."""
     ids_a, numbers_a = _split(text_a)
     ids_b, numbers_b = _split(text_b)
     count_a, count_b = Counter(numbers_a), Counter(numbers_b)
     set_a = {t.casefold() for t in ids_a}
     set_b = {t.casefold() for t in ids_b}
-    ta, tb = _title(title_a), _title(title_b)
     return Guards(
         numbers_differ=count_a != count_b,
         ids_differ=set_a != set_b,
-        title_differs=bool(ta) and bool(tb) and ta != tb,
+        title_differs=title_differs,
         numbers_a=_only_in(numbers_a, count_b),
         numbers_b=_only_in(numbers_b, count_a),
         ids_a=_unique_capped(t for t in ids_a if t.casefold() not in set_b),
@@ -173,6 +183,15 @@ def similarity(a: str, b: str, *, max_chars: int = 20_000) -> Similarity:
     ea, eb = excerpt(a, max_chars), excerpt(b, max_chars)
     if not fold_spaces(ea) or not fold_spaces(eb):
         return EMPTY
+    if a == b:
+        # One text (exact copies are most pairs of a crawl): every score is at its top,
+        # as the computation below would find in O(max_chars²) work.
+        return Similarity(100.0, 100.0, 1.0, 1.0 if tokens_words(ea) else 0.0)
+    return _similarity(a, b, ea, eb)
+
+
+def _similarity(a: str, b: str, ea: str, eb: str) -> Similarity:
+    """The scores of two non-blank texts and their excerpts."""
     length_ratio = min(len(a), len(b)) / max(len(a), len(b))
     short, long = (ea, eb) if len(a) <= len(b) else (eb, ea)
     short_words = tokens_words(short)

@@ -5,6 +5,8 @@ from hypothesis import strategies as st
 from ingest.core.guards import (
     MAX_SHOWN,
     Guards,
+    _guards,
+    _similarity,
     excerpt,
     guards_check,
     id_tokens,
@@ -117,6 +119,25 @@ def test_similarity_of_a_text_with_itself(text: str) -> None:
     s = similarity(text, text)
     assert s.ratio == 100
     assert s.length_ratio == 1
+
+
+@given(
+    st.text(max_size=300).filter(lambda t: fold_spaces(t) != ""),
+    st.integers(min_value=2, max_value=400),
+)
+def test_a_text_with_itself_scores_as_the_full_computation_says(text: str, max_chars: int) -> None:
+    # Equal texts skip the computation: the result must be the one it would give.
+    e = excerpt(text, max_chars)
+    assert similarity(text, text, max_chars=max_chars) == _similarity(text, text, e, e)
+
+
+@given(st.text(max_size=300), st.text(max_size=40), st.text(max_size=40))
+def test_guards_of_a_text_with_itself_are_those_the_full_check_gives(
+    text: str, title_a: str, title_b: str
+) -> None:
+    # Equal texts skip the scan: the result must be the one the scan would give.
+    g = guards_check(text, text, title_a, title_b)
+    assert g == _guards(text, text, g.title_differs)
 
 
 def test_empty_text_is_similar_to_nothing() -> None:

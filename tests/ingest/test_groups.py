@@ -1,9 +1,19 @@
 """Grouping rules, do-not-match and human decisions, on documents with set distances."""
 
+import random
+
 import pytest
+from django.db import connection
+from django.test.utils import CaptureQueriesContext
 
 from ingest import candidates
-from ingest.models import CandidateGroup, CandidatePair, DoNotMatch, GroupMember
+from ingest.models import (
+    CandidateGroup,
+    CandidatePair,
+    DoNotMatch,
+    FingerprintMethod,
+    GroupMember,
+)
 from tests import factories
 
 pytestmark = pytest.mark.django_db
@@ -170,3 +180,30 @@ def test_a_login_wall_at_hundreds_of_urls_stays_linear_and_is_flagged(settings) 
     assert group.size == 300
     assert group.kind == "exact"
     assert group.oversized
+
+
+def _twin_groups(n: int, start: int):  # type: ignore[no-untyped-def]
+    """n groups of two exact copies each, the groups far apart."""
+    docs = []
+    for i in range(start, start + n):
+        text = factories.article_text(300 + i, words=60)
+        value = random.Random(i).getrandbits(64)
+        docs += [_doc(f"twins-{i}-{j}", simhash=value, text=text) for j in range(2)]
+    return docs
+
+
+def test_regrouping_reads_the_facts_of_every_group_at_once() -> None:
+    # A worker regroups many groups per task: per group it writes the group, and reads
+    # nothing more (the facts of all of them come in one statement each).
+    few, many = _twin_groups(2, 0), _twin_groups(8, 10)
+    _find(few)
+    _find(many)
+    assert CandidateGroup.objects.filter(size=2).count() == 10
+    method = FingerprintMethod.objects.get(is_active=True)
+
+    def statements(docs) -> int:  # type: ignore[no-untyped-def]
+        with CaptureQueriesContext(connection) as ctx:
+            candidates.groups_update(method=method, document_ids=[d.pk for d in docs])
+        return len(ctx.captured_queries)
+
+    assert statements(many) - statements(few) <= len(many) // 2 - len(few) // 2

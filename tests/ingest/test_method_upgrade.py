@@ -193,6 +193,26 @@ def test_new_documents_after_a_switch_use_the_new_method(corpus, committed) -> N
 
 
 @pytest.mark.django_db
+def test_ingest_computes_the_searched_methods_and_those_being_compared(
+    corpus, committed, settings
+) -> None:
+    # By default a new document gets the active method only: every other one costs CPU.
+    assert set(Fingerprint.objects.values_list("method__key", flat=True)) == {ACTIVE}
+    shingle = method_key("simhash64-shingle3-sha256-v1")
+    settings.CANDIDATE_METHODS = [ACTIVE, shingle]
+    assert services.fingerprint_method_keys() == [ACTIVE, shingle]
+    settings.CANDIDATE_METHODS = [ACTIVE]
+    # Comparing a method starts its run: from then on new documents get it too.
+    call_command("refingerprint", "--method", NEW, "--no-progress")
+    assert services.fingerprint_method_keys() == [ACTIVE, NEW]
+    ingest(committed, [("https://d.example/new", factories.article_text(900, words=160))])
+    late = Document.objects.get(url="https://d.example/new")
+    assert set(late.fingerprints.values_list("method__key", "branch")) == {
+        (key, branch) for key in (ACTIVE, NEW) for branch in ("main", "full")
+    }
+
+
+@pytest.mark.django_db
 def test_retire_keeps_every_row_and_leaves_the_queue(corpus, editor) -> None:
     call_command("refingerprint", "--method", NEW, "--no-progress")
     upgrades.method_switch(key=NEW, actor="person:admin", reason="nfkc")
