@@ -11,6 +11,7 @@ import logging
 import time
 from collections.abc import Sequence
 from dataclasses import dataclass
+from typing import Any
 
 import numpy as np
 from django.conf import settings
@@ -77,50 +78,37 @@ def _rows_store(where: vectors.Space, document_ids: Sequence[int]) -> dict[str, 
     }
     rows: list[Embedding] = []
     to_embed: list[tuple[int, str, str]] = []
+
+    def embedding(document_id: int, language: str, status: str, **facts: Any) -> Embedding:
+        return Embedding(
+            document_id=document_id,
+            model=where.model,
+            text_rule=where.text_rule,
+            extractor_version=where.extractor_version,
+            language=language,
+            status=status,
+            **facts,
+        )
+
     for d in todo:
         e = extractions.get(d)
         if e is None:
             continue
         language = core.primary_language(e["language"] or "")
-        base = dict(
-            document_id=d,
-            model=where.model,
-            text_rule=where.text_rule,
-            extractor_version=where.extractor_version,
-            language=language,
-        )
         if core.coverage(language, settings.EMBEDDING_LANGUAGES) == core.NOT_COVERED:
-            rows.append(
-                Embedding(
-                    **base,
-                    status=Embedding.Status.NOT_COVERED,
-                    message=f"language {language!r} is not covered by the model",
-                )
-            )
+            message = f"language {language!r} is not covered by the model"
+            rows.append(embedding(d, language, Embedding.Status.NOT_COVERED, message=message))
         elif not (e["main_text"] or "").strip():
-            rows.append(Embedding(**base, status=Embedding.Status.EMPTY))
+            rows.append(embedding(d, language, Embedding.Status.EMPTY))
         else:
             to_embed.append((d, language, e["main_text"]))
     if to_embed:
         for d, language, packed, error in _embed([t for _, _, t in to_embed], to_embed):
-            base = dict(
-                document_id=d,
-                model=where.model,
-                text_rule=where.text_rule,
-                extractor_version=where.extractor_version,
-                language=language,
-            )
             if packed is None:
-                rows.append(Embedding(**base, status=Embedding.Status.ERROR, message=error))
+                rows.append(embedding(d, language, Embedding.Status.ERROR, message=error))
             else:
-                rows.append(
-                    Embedding(
-                        **base,
-                        status=Embedding.Status.COVERED,
-                        dims=len(packed) // 2,
-                        vector=packed,
-                    )
-                )
+                covered = Embedding.Status.COVERED
+                rows.append(embedding(d, language, covered, dims=len(packed) // 2, vector=packed))
     with transaction.atomic():
         Embedding.objects.bulk_create(rows, ignore_conflicts=True)
     counts: dict[str, int] = {}
