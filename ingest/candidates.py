@@ -140,19 +140,7 @@ def _candidates_find_for(
             for other in _passage_hits(doc, doc_passages.get(doc.id))
             if other not in known
         ]
-    wanted = _pairs_wanted(method, docs, hits_by_doc)
-    if not wanted:
-        return set()
-    existing = set(
-        CandidatePair.objects.filter(method=method)
-        .filter(Q(a_id__in=[d.id for d in docs]) | Q(b_id__in=[d.id for d in docs]))
-        .values_list("a_id", "b_id")
-    )
-    banned = _do_not_match_among({d for pair in wanted for d in pair})
-    todo = [p for p in wanted if p not in existing and p not in banned]
-    pairs = _pairs_build(method, todo, known=doc_passages)
-    CandidatePair.objects.bulk_create(pairs, ignore_conflicts=True)
-    return {(p.a_id, p.b_id) for p in pairs}
+    return _pairs_store(method, _pairs_wanted(method, docs, hits_by_doc), known=doc_passages)
 
 
 def _docs_for(method: FingerprintMethod, document_ids: Sequence[int]) -> list[_Doc]:
@@ -206,7 +194,16 @@ def semantic_pairs_find(
         ]
         for d in docs
     }
-    wanted = _pairs_wanted(method, docs, hits_by_doc)
+    return _pairs_store(method, _pairs_wanted(method, docs, hits_by_doc))
+
+
+def _pairs_store(
+    method: FingerprintMethod,
+    wanted: Collection[tuple[int, int]],
+    known: dict[int, list[passages_core.Passage]] | None = None,
+) -> set[tuple[int, int]]:
+    """Build and store the wanted pairs that are neither stored yet nor under a
+    do-not-match record (every channel's hits end here). Returns the pairs created."""
     if not wanted:
         return set()
     ids = {d for pair in wanted for d in pair}
@@ -217,7 +214,7 @@ def semantic_pairs_find(
     )
     banned = _do_not_match_among(ids)
     todo = [p for p in wanted if p not in existing and p not in banned]
-    pairs = _pairs_build(method, todo)
+    pairs = _pairs_build(method, todo, known=known)
     CandidatePair.objects.bulk_create(pairs, ignore_conflicts=True)
     return {(p.a_id, p.b_id) for p in pairs}
 
