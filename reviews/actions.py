@@ -17,6 +17,7 @@ from dataclasses import dataclass
 from django.conf import settings
 from django.urls import reverse
 
+from ingest import vectors
 from ingest.candidates import policy_candidates, threshold_for
 from ingest.models import CandidatePair, Document
 from reviews import calibration
@@ -31,7 +32,6 @@ from reviews.core.actions import (
 )
 from reviews.core.calibration import LabeledPair
 from reviews.core.scores import COSINE, SIMHASH_DISTANCE, TOKEN_SET_RATIO, Score
-from reviews.semantic import semantic_threshold
 
 
 @dataclass(frozen=True)
@@ -78,7 +78,7 @@ def configured_threshold(score: Score, doc_type: str) -> float:
     SimHash distance, the similarity floor (rounded down to a bin) for the token-set ratio,
     the semantic channel's threshold (rounded down to a bin) for the cosine."""
     if score.name == COSINE.name:
-        cut = semantic_threshold(doc_type)
+        cut = vectors.threshold(doc_type)
         return score.bin_start(score.bin_of(cut))
     if score.name == TOKEN_SET_RATIO.name:
         floor = float(settings.SIMILARITY_FLOORS.get(doc_type, 60.0))

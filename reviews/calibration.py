@@ -29,6 +29,7 @@ from django.conf import settings
 from django.db import transaction
 from django.db.models import Exists, Max, OuterRef, QuerySet, Subquery
 
+from ingest import vectors
 from ingest.models import CandidatePair
 from reviews.core import charts
 from reviews.core.calibration import (
@@ -45,7 +46,6 @@ from reviews.core.calibration import (
 )
 from reviews.core.scores import COSINE
 from reviews.models import Adjudication, CalibrationSample, Label
-from reviews.semantic import semantic_threshold
 
 # Distance bands of the calibration sample (inclusive): the easy extremes (0, far) get
 # no more pairs than the uncertain middle.
@@ -388,7 +388,7 @@ class CosineSweep:
 def cosine_thresholds(doc_type: str) -> list[float]:
     """The bins of the cosine score, and the doc type's configured threshold."""
     ts = {round(COSINE.bin_start(i), 4) for i in range(COSINE.bins)}
-    ts.add(round(semantic_threshold(doc_type), 4))
+    ts.add(round(vectors.threshold(doc_type), 4))
     return sorted(ts)
 
 
@@ -424,7 +424,7 @@ def cosine_sweeps(*, doc_type: str = "", method: str = "") -> list[CosineSweep]:
         out.append(
             CosineSweep(
                 doc_type=dtype,
-                configured=semantic_threshold(dtype),
+                configured=vectors.threshold(dtype),
                 rows=sweeps.get(dtype, []),
                 counted=len(scored[dtype]),
                 without_cosine=missing[dtype],

@@ -29,6 +29,7 @@ from django.db import transaction
 from django.db.models import Q, QuerySet
 from django.utils import timezone
 
+from ingest import vectors
 from ingest.core import channels
 from ingest.core.extract import EXTRACTOR_VERSION
 from ingest.models import (
@@ -41,7 +42,6 @@ from ingest.models import (
 )
 from reviews import selectors
 from reviews.models import Decision, Label, MergeProposal
-from reviews.semantic import semantic_threshold
 from reviews.services import (
     GroupConflict,
     ReviewError,
@@ -456,7 +456,7 @@ def auto_eligibility_explained(
                 "cosine", flat=True
             )
         )
-        floor = semantic_threshold(doc_type)
+        floor = vectors.threshold(doc_type)
         if any(c is None or c < floor for c in cosines):
             return None, f"a semantic link's cosine is under {floor}"
         cosine = min(c for c in cosines if c is not None)

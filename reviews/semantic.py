@@ -14,10 +14,9 @@ from __future__ import annotations
 import hashlib
 from dataclasses import dataclass, field
 
-from django.conf import settings
 from django.core.cache import cache
 
-from ingest import embedder
+from ingest import embedder, vectors
 from ingest.core import channels
 from ingest.core.embeddings import TEXT_RULE
 from ingest.models import CandidatePair
@@ -30,18 +29,6 @@ from reviews.core.meaning import closest
 SENTENCES_MAX = 40
 SENTENCE_CHARS = 600  # a "sentence" longer than this (a list without stops) is cut
 CACHE_SECONDS = 24 * 3600
-
-
-def semantic_threshold(doc_type: str) -> float:
-    """The cosine at or above which the semantic channel nominates pairs of this doc
-    type (SEMANTIC_THRESHOLDS; "other" for a type it does not name)."""
-    table = settings.SEMANTIC_THRESHOLDS
-    return float(table.get(doc_type, table.get("other", 1.0)))
-
-
-def pair_threshold(pair: CandidatePair) -> float:
-    """Either side's doc type may nominate, as with the SimHash thresholds."""
-    return min(semantic_threshold(pair.a.doc_type), semantic_threshold(pair.b.doc_type))
 
 
 @dataclass(frozen=True)
@@ -138,7 +125,7 @@ def pair_semantic(*, pair: CandidatePair, text_a: str, text_b: str) -> SemanticV
     state = embedder.channel_state()
     view = SemanticView(
         cosine=pair.cosine,
-        threshold=pair_threshold(pair),
+        threshold=vectors.pair_threshold(pair.a.doc_type, pair.b.doc_type),
         channels=pair.channels,
         channel_on=state.on,
         channel_reason=state.reason,
