@@ -149,8 +149,11 @@ def nominate(*, where: vectors.Space, document_ids: Sequence[int]) -> tuple[int,
     if not own:
         return 0, 0
     index = vectors.process_index(where)
-    docs = dict(Document.objects.filter(pk__in=list(own)).values_list("pk", "doc_type"))
-    fetched = vectors.fetched_at_of(list(own))
+    rows = list(
+        Document.objects.filter(pk__in=list(own)).values_list("pk", "doc_type", "fetched_at")
+    )
+    docs = {pk: doc_type for pk, doc_type, _ in rows}
+    fetched = {pk: fetched_at for pk, _, fetched_at in rows}
     hits: dict[int, list[ann.Neighbour]] = {}
     for d, packed in own.items():
         found = index.nearest(

@@ -181,10 +181,6 @@ def process_indexes_forget() -> None:
         _indexes.clear()
 
 
-def fetched_at_of(ids: list[int]) -> dict[int, datetime]:
-    return dict(Document.objects.filter(pk__in=ids).values_list("pk", "fetched_at"))
-
-
 # --- the check API's semantic part ------------------------------------------------------
 
 
