@@ -100,3 +100,47 @@ def test_site_counts_agree_with_the_whole_index_count(settings) -> None:  # type
     )
     assert sites == {"s.example.com", "u.example.com"}
     assert PassageCommon.objects.filter(hash=core.to_signed(byline)).exists()
+
+
+def _indexes_read(sql: str, params: list[object]) -> set[str]:
+    with connection.cursor() as cursor:
+        cursor.execute("EXPLAIN (FORMAT JSON) " + sql, params)
+        (plan,) = cursor.fetchone()
+    plan = json.loads(plan) if isinstance(plan, str) else plan
+
+    def walk(node: dict) -> set[str]:
+        own = {node["Index Name"]} if "Index Name" in node else set()
+        return own.union(*(walk(child) for child in node.get("Plans", [])))
+
+    return walk(plan[0]["Plan"])
+
+
+def test_probes_never_read_the_primary_key_of_a_table_without_statistics() -> None:
+    """A young table has no statistics yet: each GIN probe must still read only its own
+    posting list, not AND it with every row of the method through the primary key."""
+    site, _ = Site.objects.get_or_create(host="young.example.com")
+    docs = [
+        Document(
+            site=site,
+            url=f"https://young.example.com/{n}",
+            fetched_at=WHEN,
+            raw_sha256=f"{n:064x}",
+            raw_size=1,
+        )
+        for n in range(400)
+    ]
+    Document.objects.bulk_create(docs)
+    passages.entries_add(
+        [
+            passages.Entry(d.pk, site.pk, WHEN, [core.Passage(h, j) for j, h in enumerate(_own(n))])
+            for n, d in enumerate(docs)
+        ]
+    )
+    query = _own(7)
+    sql, params = passages.pg_statement(query)
+    assert "ingest_passageset_pkey" not in _indexes_read(sql, params)
+    signed = [core.to_signed(h) for h in query]
+    holders = [signed, passages.METHOD_ID, 200, passages.METHOD_ID, 200]
+    assert "ingest_passageset_pkey" not in _indexes_read(passages._PG_HOLDERS, holders)
+    counts = [passages.METHOD_ID, site.pk, 3, signed]
+    assert "ingest_passageset_pkey" not in _indexes_read(passages._PG_SITE_COUNTS, counts)
