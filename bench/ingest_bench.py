@@ -1077,7 +1077,7 @@ def worker_profile(warc_path: Path, sample: int, warm_docs: int) -> dict:
     extraction = t["decompress"] + t["decode"] + t["extract"]
     stages = {
         "EXTRACTION": extraction,
-        "  decompress stored body (zlib)": t["decompress"],
+        "  decompress stored body": t["decompress"],
         "  decode charset": t["decode"],
         "  trafilatura main text": t["x trafilatura"],
         "  full-text walk (lxml)": t["x full"],

@@ -451,12 +451,17 @@ def documents_extract(
     todo = [d for d in documents if d.pk not in found]
     if not todo:
         return found
-    bodies = dict(DocumentBody.objects.filter(document__in=todo).values_list("document_id", "data"))
+    bodies = {
+        pk: DocumentBody(codec=codec, data=data)
+        for pk, codec, data in DocumentBody.objects.filter(document__in=todo).values_list(
+            "document_id", "codec", "data"
+        )
+    }
     created: list[Extraction] = []
     errors: list[BatchError] = []
     for document in todo:
         decoded = decode_html(
-            DocumentBody(data=bodies[document.pk]).raw(),
+            bodies[document.pk].raw(),
             content_type=document.content_type or None,
             forced=document.declared_encoding if document.charset_forced else None,
         )

@@ -1,10 +1,12 @@
 import io
 
 import pytest
+from django.utils import timezone
 
 from ingest import services
 from ingest.core.readers import read_warc
-from ingest.models import BatchError, Document, Extraction, Fingerprint
+from ingest.models import BatchError, Document, DocumentBody, Extraction, Fingerprint, Site
+from reviews.selectors import document_source
 from tests import factories
 
 pytestmark = pytest.mark.django_db
@@ -71,7 +73,32 @@ def test_raw_bytes_are_kept_compressed_with_their_sha256(ingest) -> None:
     document = Document.objects.get(pk=summary.document_ids[0])
     assert document.raw_sha256 == hashlib.sha256(body).hexdigest()
     assert document.body.raw() == body
+    assert document.body.codec == "zstd"
     assert len(bytes(document.body.data)) < len(body)
+
+
+def test_a_body_stored_with_zlib_before_is_still_extracted(committed) -> None:
+    """Bodies keep the codec they were written with: rows from before zstd are read
+    with zlib by the workers and the source view."""
+    import zlib
+
+    html = factories.article_html("Old story", factories.article_text(3)).encode()
+    site = Site.objects.create(host="old.example.com")
+    with committed():
+        document = Document.objects.create(
+            site=site,
+            url="https://old.example.com/a",
+            fetched_at=timezone.now(),
+            raw_sha256="0" * 64,
+            raw_size=len(html),
+            content_type="text/html; charset=utf-8",
+        )
+        DocumentBody.objects.create(document=document, codec="zlib", data=zlib.compress(html))
+    services.documents_process(document_ids=[document.pk])
+    extraction = Extraction.objects.get(document=document)
+    assert extraction.status == "ok"
+    assert factories.article_text(3).split()[5] in extraction.main_text
+    assert document_source(document=document) == html.decode()
 
 
 def test_empty_page_gets_a_status_and_no_main_fingerprint(ingest) -> None:
