@@ -16,6 +16,7 @@ from typing import Any
 from django.conf import settings
 from django.db import connection, transaction
 from django.db.models import F, Q
+from django.utils import timezone
 
 from ingest import index, passages, vectors
 from ingest.core import channels, grouping
@@ -717,29 +718,38 @@ def _groups_store(
     facts = GroupFacts.load(method.pk, {d for members in result.groups for d in members})
     changed: set[int] = set()
     kept: set[int] = set()
-    assignment: dict[int, int] = {}
+    fresh: list[CandidateGroup] = []  # written in one statement after the loop
+    dirty: dict[int, CandidateGroup] = {}  # stored groups whose row changed
+    placed: list[tuple[CandidateGroup, set[int], bool]] = []  # group, members, seen changed
     # Biggest new groups pick their old group first; a locked (human) group wins ties.
     for members in sorted(result.groups, key=len, reverse=True):
         overlap: dict[int, int] = defaultdict(int)
         for d in members:
             if d in current and current[d] not in kept:
                 overlap[current[d]] += 1
-        group = None
         if overlap:
             gid = max(overlap, key=lambda g: (overlap[g], groups[g].representative_locked, -g))
             group = groups[gid]
-        if group is None:
-            group = CandidateGroup.objects.create(
+            kept.add(gid)
+        else:
+            group = CandidateGroup(
                 method=method,
                 kind=CandidateGroup.Kind.NEAR,
                 rule=settings.GROUP_RULE,
                 rule_params=_rule_params(),
             )
-            groups[group.pk] = group
-        kept.add(group.pk)
+            fresh.append(group)
+        before = _stored(group)
+        seen_changed = _group_refresh(group, members, by_doc, facts, conflicts_by_doc)
+        if group.pk is not None and _stored(group) != before:
+            dirty[group.pk] = group
+        placed.append((group, members, seen_changed))
+    CandidateGroup.objects.bulk_create(fresh)
+    assignment: dict[int, int] = {}
+    for group, members, seen_changed in placed:
         for d in members:
             assignment[d] = group.pk
-        if _group_refresh(group, members, by_doc, facts, conflicts_by_doc):
+        if seen_changed:
             changed.add(group.pk)
 
     # Memberships follow the assignment; documents in no group lose theirs.
@@ -775,8 +785,13 @@ def _groups_store(
             group.dissolved = True
             group.size = 0
             group.version += 1
-            group.save()
+            dirty[gid] = group
             changed.add(gid)
+    if dirty:
+        now = timezone.now()
+        for group in dirty.values():
+            group.updated_at = now
+        CandidateGroup.objects.bulk_update(list(dirty.values()), [*_STORED_FIELDS, "updated_at"])
     return sorted(changed)
 
 
@@ -849,6 +864,32 @@ def representative_by_rule(group: CandidateGroup, candidates: list[grouping.Cand
     group.representative_by = f"rule:{'>'.join(settings.REPRESENTATIVE_POLICY)}"
 
 
+# What the regrouping may change in a group's row: a group whose values are all as they
+# were is not written again.
+_STORED_FIELDS = (
+    "kind",
+    "representative",
+    "representative_reason",
+    "representative_by",
+    "representative_locked",
+    "size",
+    "diameter",
+    "chained",
+    "oversized",
+    "needs_review",
+    "review_note",
+    "dissolved",
+    "version",
+)
+
+
+def _stored(group: CandidateGroup) -> tuple[object, ...]:
+    return tuple(
+        group.representative_id if f == "representative" else getattr(group, f)
+        for f in _STORED_FIELDS
+    )
+
+
 def _seen(group: CandidateGroup) -> tuple[object, ...]:
     """What an editor sees of a group: a change of any of it bumps the version."""
     return (
@@ -869,7 +910,8 @@ def _group_refresh(
     facts: GroupFacts,
     conflicts_by_doc: dict[int, list[tuple[int, int]]],
 ) -> bool:
-    """Recompute a group's facts; True when anything an editor sees changed."""
+    """Recompute a group's facts (the caller writes the row); True when anything an
+    editor sees changed."""
     before = _seen(group)
     group_facts_set(group, members, facts)
     group.dissolved = False
@@ -891,7 +933,6 @@ def _group_refresh(
     after = _seen(group)
     if before != after:
         group.version += 1
-    group.save()
     return before != after
 
 

@@ -207,3 +207,44 @@ def test_regrouping_reads_the_facts_of_every_group_at_once() -> None:
         return len(ctx.captured_queries)
 
     assert statements(many) - statements(few) <= len(many) // 2 - len(few) // 2
+
+
+def test_regrouping_writes_only_the_groups_that_changed() -> None:
+    # New groups are written in one statement; a second regrouping of the same area
+    # finds nothing changed and writes no group row; a new member changes one group.
+    docs = _twin_groups(6, 0)
+    method = FingerprintMethod.objects.get(is_active=True)
+    with CaptureQueriesContext(connection) as ctx:
+        _find(docs)
+    inserts = [
+        q
+        for q in ctx.captured_queries
+        if q["sql"].startswith('INSERT INTO "ingest_candidategroup"')
+    ]
+    assert len(inserts) == 1
+    assert CandidateGroup.objects.filter(size=2, dissolved=False).count() == 6
+    versions = dict(CandidateGroup.objects.values_list("pk", "version"))
+
+    def group_writes() -> list[str]:
+        with CaptureQueriesContext(connection) as ctx:
+            candidates.groups_update(method=method, document_ids=[d.pk for d in docs])
+        return [
+            q["sql"]
+            for q in ctx.captured_queries
+            if q["sql"].startswith('UPDATE "ingest_candidategroup"')
+        ]
+
+    assert group_writes() == []
+    assert dict(CandidateGroup.objects.values_list("pk", "version")) == versions
+    third = _doc(
+        "twins-0-2",
+        simhash=random.Random(0).getrandbits(64),
+        text=factories.article_text(300, words=60),
+    )
+    _find([third])
+    grown = CandidateGroup.objects.get(size=3)
+    assert grown.version == versions[grown.pk] + 1
+    assert all(
+        v == versions[pk]
+        for pk, v in CandidateGroup.objects.exclude(pk=grown.pk).values_list("pk", "version")
+    )
