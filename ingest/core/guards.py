@@ -35,7 +35,7 @@ from dataclasses import dataclass
 
 from rapidfuzz import fuzz
 
-from ingest.core.normalize import fold_spaces, normalize_nfc_v1, tokens_words
+from ingest.core.normalize import is_blank, normalize_nfc_v1, tokens_words
 
 MAX_SHOWN = 20  # differing tokens kept for display, per side
 
@@ -181,7 +181,7 @@ def similarity(a: str, b: str, *, max_chars: int = 20_000) -> Similarity:
     if max_chars < 2:
         raise ValueError("max_chars must be at least 2")
     ea, eb = excerpt(a, max_chars), excerpt(b, max_chars)
-    if not fold_spaces(ea) or not fold_spaces(eb):
+    if is_blank(ea) or is_blank(eb):
         return EMPTY
     if a == b:
         # One text (exact copies are most pairs of a crawl): every score is at its top,

@@ -10,6 +10,12 @@ from collections.abc import Callable
 # block, narrow NBSP, …) folds to one ASCII space; zero-width characters vanish.
 _SPACES = re.compile(r"[\s\u00a0\u1680\u2000-\u200a\u2028\u2029\u202f\u205f\u3000\u180e]+")
 _ZERO_WIDTH = re.compile(r"[\u200b\u200c\u200d\u2060\ufeff\u00ad]")
+# Text that `fold_spaces` empties: spaces and zero-width characters only. Matching stops
+# at the first other character, where folding reads the whole text.
+_BLANK = re.compile(
+    r"[\s\u00a0\u1680\u2000-\u200a\u2028\u2029\u202f\u205f\u3000\u180e"
+    r"\u200b\u200c\u200d\u2060\ufeff\u00ad]*"
+)
 
 # The locked reference tokenizer: it is locked; changing it is a new method.
 WORD_RE = re.compile(r"\w+")
@@ -24,6 +30,11 @@ _HAN_CHAR_RE = re.compile(rf"[{_HAN}]")
 def fold_spaces(text: str) -> str:
     text = _ZERO_WIDTH.sub("", text)
     return _SPACES.sub(" ", text).strip()
+
+
+def is_blank(text: str) -> bool:
+    """``fold_spaces(text) == ""``, without folding the text."""
+    return _BLANK.fullmatch(text) is not None
 
 
 def normalize_nfc_v1(text: str) -> str:

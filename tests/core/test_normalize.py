@@ -14,6 +14,8 @@ from ingest.core.methods import (
     tokens_for,
 )
 from ingest.core.normalize import (
+    fold_spaces,
+    is_blank,
     nfc_words,
     normalize_nfc_v1,
     normalize_nfkc_v1,
@@ -124,3 +126,29 @@ def test_remembered_nfc_words_are_the_definition(texts: list[str]) -> None:
         norm, words = nfc_words(text)
         assert norm == normalize_nfc_v1(text)
         assert words == tokens_words(normalize_nfc_v1(text))
+
+
+_BLANKISH = st.text(
+    alphabet=st.sampled_from(
+        [
+            " ",
+            "\t",
+            "\n",
+            "\u00a0",
+            "\u3000",
+            "\u2007",
+            "\u200b",
+            "\u00ad",
+            "\ufeff",
+            "a",
+            "\u0301",
+            "字",
+        ]
+    ),
+    max_size=30,
+)
+
+
+@given(st.one_of(_BLANKISH, st.text(max_size=30)))
+def test_is_blank_is_exactly_what_folding_empties(text: str) -> None:
+    assert is_blank(text) == (fold_spaces(text) == "")
