@@ -35,6 +35,7 @@ from ingest.models import (
     Fingerprint,
     FingerprintMethod,
     GroupMember,
+    rows_update,
 )
 
 log = logging.getLogger(__name__)
@@ -792,33 +793,11 @@ def _groups_store(
 
 
 def _groups_write(groups: list[CandidateGroup]) -> None:
-    """Write these groups' regrouped fields: on PostgreSQL in one statement over arrays
-    (Django's bulk_update builds a CASE per field and row, costlier in the worker than
-    the writes it saves), elsewhere a save each."""
-    if not groups:
-        return
+    """Write these groups' regrouped fields (one statement on PostgreSQL)."""
     now = timezone.now()
     for group in groups:
         group.updated_at = now
-    names = [*_STORED_FIELDS, "updated_at"]
-    if connection.vendor != "postgresql":
-        for group in groups:
-            group.save(update_fields=names)
-        return
-    fields = [CandidateGroup._meta.get_field(name) for name in names]
-    columns = [f.column for f in fields]
-    sql = (
-        f"UPDATE {CandidateGroup._meta.db_table} AS g SET "
-        + ", ".join(f"{c} = v.{c}" for c in columns)
-        + " FROM unnest(%s::bigint[], "
-        + ", ".join(f"%s::{f.db_type(connection)}[]" for f in fields)
-        + ") AS v(id, "
-        + ", ".join(columns)
-        + ") WHERE g.id = v.id"
-    )
-    params = [[g.pk for g in groups], *([getattr(g, f.attname) for g in groups] for f in fields)]
-    with connection.cursor() as cursor:
-        cursor.execute(sql, params)
+    rows_update(groups, [*_STORED_FIELDS, "updated_at"])
 
 
 def _rule_params() -> dict[str, object]:
