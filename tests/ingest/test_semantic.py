@@ -8,7 +8,6 @@ from datetime import UTC, datetime
 import pytest
 from django.conf import settings
 from django.core.management import call_command
-from django.db import IntegrityError, transaction
 
 from ingest import candidates, embedder, semantic
 from ingest.core import channels
@@ -306,16 +305,6 @@ def test_tries_stop_after_embedding_attempts(semantic_on, monkeypatch, settings)
     assert [(r.attempt, r.status) for r in rows] == [(1, "error"), (2, "error")]
     monkeypatch.undo()
     assert semantic.embeddings_compute(document_ids=[bad.pk]).created == {}
-
-
-def test_the_database_keeps_one_outcome_and_one_row_per_try(semantic_on) -> None:
-    doc = _doc(1, STORY, simhash=FAR[0])
-    factories.embedding_row(doc, status="error", message="first", attempt=1)
-    with pytest.raises(IntegrityError), transaction.atomic():
-        factories.embedding_row(doc, status="error", message="a racing worker", attempt=1)
-    factories.embedding_row(doc, attempt=2)
-    with pytest.raises(IntegrityError), transaction.atomic():
-        factories.embedding_row(doc, status="empty", attempt=3)
 
 
 def test_the_backfill_hands_on_failed_documents_until_their_tries_are_used(
