@@ -212,7 +212,12 @@ class Embedding(models.Model):
     """A document's main-text vector under one model and text rule (the semantic
     channel, ingest/core/embeddings.py). Written once: another model, text rule or
     extractor version adds rows beside it. A document the model does not cover gets a
-    row without a vector, so the desk can say so."""
+    row without a vector, so the desk can say so.
+
+    A failed attempt (`error`) is kept: the next attempt is a new row beside it with the
+    next `attempt` number, until one succeeds or EMBEDDING_ATTEMPTS rows have failed. So
+    a document has at most one row that is not `error` in a space, and its `error` rows
+    are its failed attempts, numbered from 1."""
 
     class Status(models.TextChoices):
         COVERED = "covered"  # the vector is stored
@@ -231,13 +236,23 @@ class Embedding(models.Model):
         null=True, help_text="Unit vector, float16 little-endian (2 bytes per dimension)."
     )
     message = models.TextField(blank=True)
+    attempt = models.PositiveSmallIntegerField(
+        default=1, help_text="1 for the first try; a retry after an error row adds the next."
+    )
     created_at = models.DateTimeField(auto_now_add=True)
 
     class Meta:
         constraints = [
+            # One outcome per document and space; failed attempts beside it.
             models.UniqueConstraint(
                 fields=["document", "model", "text_rule", "extractor_version"],
+                condition=~models.Q(status="error"),
                 name="embedding_once",
+            ),
+            # Two workers retrying at once add one row for the attempt, not two.
+            models.UniqueConstraint(
+                fields=["document", "model", "text_rule", "extractor_version", "attempt"],
+                name="embedding_attempt_once",
             ),
         ]
         indexes = [
