@@ -542,9 +542,10 @@ def pairs_cosine_update(*, method: FingerprintMethod, document_ids: Sequence[int
     with transaction.atomic():
         pair_facts_changing.send(sender=CandidatePair, pair_ids=sorted(cosines))
         # Only where no cosine is set yet, read under the rows' lock: two workers
-        # filling the same pair write once, and `before` is what the row held.
+        # filling the same pair write once, and `before` is what the row held. (No key
+        # update: the key-share lock of a label's foreign key check does not wait.)
         rows = list(
-            CandidatePair.objects.select_for_update(of=("self",))
+            CandidatePair.objects.select_for_update(of=("self",), no_key=True)
             .filter(pk__in=list(cosines), cosine__isnull=True)
             .order_by("pk")
             .only("doc_type", "distance", "channels", "below_floor", "evidence")

@@ -103,6 +103,7 @@ def _race(first: Callable[[Hold], None], second: Callable[[], None]) -> None:
 
 
 def _assert_tallies_true() -> None:
+    queue_sync()  # the watermarks where a rebuild puts them (the lag is 0)
     kept = _tables()
     pair_states_rebuild()
     queue_tally_rebuild()
