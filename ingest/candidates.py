@@ -495,7 +495,8 @@ def _pairs_build(
 # ingest never imports them). In the transaction that writes the pairs:
 # `pair_facts_changing` (pair_ids) before any row is locked, so that a receiver takes
 # the locks that order it against its own writers first; `pair_facts_changed`
-# (before: {pair id: PairFacts as they were}) once the rows are written.
+# (before: {pair id: PairFacts as they were}, the pairs whose channels or floor changed)
+# once the rows are written. Neither is sent for a cosine under the threshold.
 pair_facts_changing = Signal()
 pair_facts_changed = Signal()
 
@@ -539,8 +540,12 @@ def pairs_cosine_update(*, method: FingerprintMethod, document_ids: Sequence[int
         cosines[pair.pk] = (cosine, bit)
     if not cosines:
         return 0
+    # A cosine under the threshold changes no fact the receivers count by: no signal
+    # then (nor their locks).
+    nominated = sorted(pk for pk, (_, bit) in cosines.items() if bit)
     with transaction.atomic():
-        pair_facts_changing.send(sender=CandidatePair, pair_ids=sorted(cosines))
+        if nominated:
+            pair_facts_changing.send(sender=CandidatePair, pair_ids=nominated)
         # Only where no cosine is set yet, read under the rows' lock: two workers
         # filling the same pair write once, and `before` is what the row held. (No key
         # update: the key-share lock of a label's foreign key check does not wait.)
@@ -553,7 +558,8 @@ def pairs_cosine_update(*, method: FingerprintMethod, document_ids: Sequence[int
         before: dict[int, PairFacts] = {}
         for row in rows:
             cosine, bit = cosines[row.pk]
-            before[row.pk] = PairFacts(row.channels, row.below_floor)
+            if row.channels | bit != row.channels or (row.below_floor and bit):
+                before[row.pk] = PairFacts(row.channels, row.below_floor)
             row.cosine = cosine
             row.channels |= bit
             # A pair the semantic channel nominates is above the floor (_below_floor).
