@@ -16,6 +16,7 @@ from typing import Any
 from django.conf import settings
 from django.db import connection, transaction
 from django.db.models import F, Q
+from django.dispatch import Signal
 from django.utils import timezone
 
 from ingest import index, passages, vectors
@@ -492,11 +493,32 @@ def _pairs_build(
     return out
 
 
+# A late cosine changes facts other apps count pairs by (the review queue's tallies;
+# ingest never imports them). In the transaction that writes the pairs:
+# `pair_facts_changing` (pair_ids) before any row is locked, so that a receiver takes
+# the locks that order it against its own writers first; `pair_facts_changed`
+# (before: {pair id: PairFacts as they were}, the pairs whose channels or floor changed)
+# once the rows are written. Neither is sent for a cosine under the threshold.
+pair_facts_changing = Signal()
+pair_facts_changed = Signal()
+
+
+@dataclass(frozen=True)
+class PairFacts:
+    """The facts of a pair a late cosine can change (what the queue counts pairs by)."""
+
+    channels: int
+    below_floor: bool
+
+
 def pairs_cosine_update(*, method: FingerprintMethod, document_ids: Sequence[int]) -> int:
     """Set the cosine of these documents' pairs that have none yet where both sides now
-    have vectors, whatever channel nominated the pair; the semantic bit is added where
-    the cosine reaches the pair's threshold. The pair's other facts stay as they were
-    (its floor included). Returns the pairs updated."""
+    have vectors, whatever channel nominated the pair. The pair ends as _pairs_build
+    makes it when both vectors exist: the semantic bit where the cosine reaches the
+    pair's threshold, and then above the similarity floor, its queue rank from its new
+    channels, the cosine in its evidence. Its other facts stay as they were. Receivers
+    of pair_facts_changing / pair_facts_changed hear of it in the same transaction.
+    Returns the pairs updated."""
     where = vectors.space()
     if where is None or not document_ids:
         return 0
@@ -504,12 +526,12 @@ def pairs_cosine_update(*, method: FingerprintMethod, document_ids: Sequence[int
         CandidatePair.objects.filter(method=method, cosine__isnull=True)
         .filter(Q(a_id__in=document_ids) | Q(b_id__in=document_ids))
         .select_related("a", "b")
-        .only("a_id", "b_id", "channels", "evidence", "a__doc_type", "b__doc_type")
+        .only("a_id", "b_id", "a__doc_type", "b__doc_type")
     )
     if not pairs:
         return 0
     embedded = vectors.vectors_for({d for p in pairs for d in (p.a_id, p.b_id)}, where)
-    updated = 0
+    cosines: dict[int, tuple[float, int]] = {}
     for pair in pairs:
         cosine = vectors.pair_cosine(embedded, pair.a_id, pair.b_id)
         if cosine is None:
@@ -517,12 +539,43 @@ def pairs_cosine_update(*, method: FingerprintMethod, document_ids: Sequence[int
         bit = channels.SEMANTIC
         if cosine < vectors.pair_threshold(pair.a.doc_type, pair.b.doc_type):
             bit = 0
-        evidence = {**(pair.evidence or {}), "semantic": {"cosine": cosine}}
-        # Only where no cosine is set yet: two workers filling the same pair write once.
-        updated += CandidatePair.objects.filter(pk=pair.pk, cosine__isnull=True).update(
-            cosine=cosine, channels=F("channels").bitor(bit), evidence=evidence
+        cosines[pair.pk] = (cosine, bit)
+    if not cosines:
+        return 0
+    # A cosine under the threshold changes no fact the receivers count by: no signal
+    # then (nor their locks).
+    nominated = sorted(pk for pk, (_, bit) in cosines.items() if bit)
+    with transaction.atomic():
+        if nominated:
+            pair_facts_changing.send(sender=CandidatePair, pair_ids=nominated)
+        # Only where no cosine is set yet, read under the rows' lock: two workers
+        # filling the same pair write once, and `before` is what the row held. (No key
+        # update: the key-share lock of a label's foreign key check does not wait.)
+        rows = list(
+            CandidatePair.objects.select_for_update(of=("self",), no_key=True)
+            .filter(pk__in=list(cosines), cosine__isnull=True)
+            .order_by("pk")
+            .only("doc_type", "distance", "channels", "below_floor", "evidence")
         )
-    return updated
+        before: dict[int, PairFacts] = {}
+        for row in rows:
+            cosine, bit = cosines[row.pk]
+            if row.channels | bit != row.channels or (row.below_floor and bit):
+                before[row.pk] = PairFacts(row.channels, row.below_floor)
+            row.cosine = cosine
+            row.channels |= bit
+            # A pair the semantic channel nominates is above the floor (_below_floor).
+            row.below_floor = row.below_floor and not bit
+            row.uncertainty = channels.queue_rank(
+                distance=row.distance, threshold=threshold_for(row.doc_type), mask=row.channels
+            )
+            row.evidence = {**(row.evidence or {}), "semantic": {"cosine": cosine}}
+        CandidatePair.objects.bulk_update(
+            rows, ["cosine", "channels", "below_floor", "uncertainty", "evidence"]
+        )
+        if before:
+            pair_facts_changed.send(sender=CandidatePair, before=before)
+    return len(rows)
 
 
 def channel_mask(

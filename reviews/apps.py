@@ -8,6 +8,8 @@ class ReviewsConfig(AppConfig):
     def ready(self) -> None:
         # The tasks register the work the services hand on after commit; the metrics
         # time every task for /metrics (Celery task_prerun / task_postrun).
-        from reviews import metrics, tasks  # noqa: F401
+        # The queue's tallies hear of late changes to pairs' facts (a late cosine).
+        from reviews import metrics, queue_tally, tasks  # noqa: F401
 
         metrics.signals_connect()
+        queue_tally.signals_connect()

@@ -321,7 +321,8 @@ class PairState(models.Model):
     adjudicated_verdict = models.CharField(
         max_length=16, blank=True, help_text="The latest adjudication's verdict, if any."
     )
-    # The pair's own facts the queue counts by (copied: a pair never changes them), so
+    # The pair's own facts the queue counts by (copied; a late cosine changes the
+    # channels and `queued`, and reviews.queue_tally refreshes the copy then), so
     # that the counts of labelled pairs read this table alone.
     method_ref = models.IntegerField(default=0, help_text="The pair's method id.")
     side_a = models.BigIntegerField(default=0, help_text="The pair's document a.")

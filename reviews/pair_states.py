@@ -2,7 +2,8 @@
 the labels' extractor version and whether a re-crawl changed a side. The label services
 refresh a pair's state when they append a label; pair_states_sync, run before the queue
 is read, picks up labels written any other way and re-crawls (new fingerprints) from
-two watermarks. The queue reads only this table, never the labels.
+two watermarks; a late cosine that changes a pair's channels refreshes its state
+(reviews.queue_tally._pairs_changed). The queue reads only this table, never the labels.
 
 The same writer keeps the labelled part of the queue's counts (reviews.models.LabelTally)
 in the transaction that writes the states: the states' old keys out, the new ones in,
@@ -25,7 +26,9 @@ from ingest.models import WALL_STATUSES, CandidatePair, Document, Extraction, Fi
 from reviews.models import Adjudication, Label, LabelTally, PairState, Watermark
 
 SYNC_BATCH = 5000
-# The pair's facts copied into its state (a pair never changes them).
+# The pair's facts copied into its state. A pair's sides, method, doc type, distance and
+# guards never change; its channels (and so `queued`) change when a late cosine adds the
+# semantic bit, and reviews.queue_tally refreshes the state then.
 FACTS = (
     "method_ref",
     "side_a",
@@ -269,7 +272,7 @@ def pair_states_refresh(*, pair_ids: Iterable[int]) -> None:
             "updated_at",
         ],
     )
-    # The facts of a pair never change: its sides are those of its old state.
+    # A pair's sides never change: they are those of its old state (walls judged alike).
     sides = {s.side_a for s in states} | {s.side_b for s in states}
     walled = set(
         _walls_upto(wall_mark).filter(document_id__in=sides).values_list("document_id", flat=True)

@@ -12,6 +12,12 @@
   ever added, and a page is a wall for good once its extraction says so, so the counts
   of today are the tally, plus the pairs since the watermark without a wall side,
   minus the tallied pairs with a side that became a wall since: a few small queries.
+  One change to a pair comes later: a late cosine (ingest.candidates
+  pairs_cosine_update) adds the semantic bit and lifts the pair over the similarity
+  floor. Its signals reach `_pairs_changing` (the watermarks locked before the pairs'
+  rows, so the change and a move of the watermarks never interleave) and
+  `_pairs_changed` (the tallied pairs moved from their old key to the new one, their
+  review states refreshed, the label tally with them), in the change's transaction.
 - `LabelTally`: the labelled pairs among them, by the same facts and disputed / stale,
   kept by the review states' writer (reviews.pair_states) as labels come in, up to the
   same wall watermark. The counts take them out of the pairs' counts.
@@ -41,7 +47,12 @@ from django.db.models import Value as V
 from django.db.models.functions import Abs
 from django.utils import timezone
 
-from ingest.candidates import threshold_for
+from ingest.candidates import (
+    PairFacts,
+    pair_facts_changed,
+    pair_facts_changing,
+    threshold_for,
+)
 from ingest.core import channels
 from ingest.core.extract import EXTRACTOR_VERSION
 from ingest.models import WALL_STATUSES, CandidatePair, Extraction, FingerprintMethod
@@ -55,6 +66,7 @@ from reviews.pair_states import (
     label_key_counts,
     label_tally_add,
     label_tally_recount,
+    pair_states_refresh,
     pair_states_sync,
     sync_reads,
 )
@@ -268,6 +280,49 @@ def _tally_add(delta: Counter[Key]) -> None:
         update_conflicts=True,
         unique_fields=["method_ref", "doc_type", "distance", "channels", "guards"],
         update_fields=["n"],
+    )
+
+
+def _pairs_changing(*, pair_ids: list[int], **_: Any) -> None:
+    """A late cosine is about to change these pairs' facts (ingest.candidates
+    pairs_cosine_update): take the tally's lock before the pairs' rows, so that the
+    change and a move of the watermarks happen one after the other, never interleaved."""
+    _locked_marks()
+
+
+def _pairs_changed(*, before: dict[int, PairFacts], **_: Any) -> None:
+    """These pairs' channels (and floor) changed: move the ones the tally holds (up to
+    its pair watermark, exact-free, no side a wall up to its wall watermark) from their
+    old key to their new one, and refresh their review states (the label tally with
+    them). Pairs after the watermark are counted live from their rows."""
+    marks = _locked_marks()  # held since _pairs_changing: these are the marks in force
+    if marks[VERSION] == _stamp(EXTRACTOR_VERSION):
+        tallied = [pk for pk in before if pk <= marks[PAIRS]]
+        delta: Counter[Key] = Counter()
+        for pk, m, t, d, c, g, floor in (
+            CandidatePair.objects.filter(pk__in=tallied, exact=False)
+            .filter(_no_wall(walls(upto=marks[WALLS])))
+            .annotate(g=_guards_expr())
+            .values_list("pk", "method_id", "doc_type", "distance", "channels", "g", "below_floor")
+        ):
+            old = before[pk]
+            if not old.below_floor:
+                delta[(m, t, d, old.channels, g)] -= 1
+            if not floor:
+                delta[(m, t, d, c, g)] += 1
+        _tally_add(delta)
+    # (A tally of another extractor version is rebuilt by the next read of the queue.)
+    stated = PairState.objects.filter(pair_id__in=list(before)).values_list("pair_id", flat=True)
+    pair_states_refresh(pair_ids=list(stated))
+
+
+def signals_connect() -> None:
+    """Hear of late changes to pairs' facts (ingest never imports reviews)."""
+    pair_facts_changing.connect(
+        _pairs_changing, sender=CandidatePair, weak=False, dispatch_uid="queue-tally-changing"
+    )
+    pair_facts_changed.connect(
+        _pairs_changed, sender=CandidatePair, weak=False, dispatch_uid="queue-tally-changed"
     )
 
 

@@ -10,9 +10,10 @@ from django.conf import settings
 from django.core.management import call_command
 from django.db.models import F
 
+from ingest import candidates
 from ingest.candidates import threshold_for
 from ingest.core import channels
-from ingest.core.channels import ACTIVE
+from ingest.core.channels import ACTIVE, SEMANTIC
 from ingest.core.extract import EXTRACTOR_VERSION
 from ingest.models import CandidatePair, Document, Extraction
 from reviews import selectors, services
@@ -27,7 +28,7 @@ from reviews.queue_tally import (
     walls,
 )
 from tests import factories
-from tests.reviews.conftest import TEXT, find, group_of, pair_of, reviewed_document
+from tests.reviews.conftest import BASE, TEXT, find, group_of, pair_of, reviewed_document
 
 pytestmark = pytest.mark.django_db
 ALL = selectors.QueueFilters()
@@ -297,3 +298,89 @@ def test_group_counts_equal_a_recount_group_by_group(chain, pairs, editor) -> No
     counts = selectors.queue_counts(filters=ALL)
     assert counts["guard"]["numbers_differ"] >= 1
     assert counts["status"]["disputed"] >= 1
+
+
+# --- a late cosine: a pair's channels (and floor) change after it was counted ----------
+
+
+def _tables() -> tuple[Counter[tuple[Any, ...]], Counter[tuple[Any, ...]], list[tuple[Any, ...]]]:
+    """The pair tally, the label tally and the review states' facts, as stored."""
+    pairs = +Counter(
+        {
+            (r.method_ref, r.doc_type, r.distance, r.channels, r.guards): r.n
+            for r in QueueTally.objects.all()
+        }
+    )
+    states = list(
+        PairState.objects.order_by("pair_id").values_list(
+            "pair_id",
+            "labels",
+            "method_ref",
+            "doc_type",
+            "distance",
+            "channels",
+            "guards",
+            "queued",
+        )
+    )
+    return pairs, _label_tally(), states
+
+
+def _unlike_pair():  # type: ignore[no-untyped-def]
+    """Two pages SimHash calls near whose words have nothing in common: a pair under the
+    similarity floor (stored, not served) until a channel of meaning nominates it."""
+    half = len(factories.WORDS) // 2
+    base = BASE ^ (0xFFFF << 48)  # 16+ bits from the other pairs
+    a = reviewed_document(
+        url="https://u.example.com/a", text=" ".join(factories.WORDS[:half] * 6), base=base
+    )
+    b = reviewed_document(
+        url="https://u.example.com/b",
+        text=" ".join(factories.WORDS[half:] * 6),
+        flips=1,
+        base=base,
+    )
+    find(a, b)
+    pair = pair_of(a, b)
+    assert pair.below_floor
+    return pair
+
+
+@pytest.mark.parametrize("labelled", [True, False], ids=["labelled", "unlabelled"])
+def test_a_late_cosine_keeps_the_tallies_equal_to_a_recount(
+    lag, labelled, pairs, editor, settings, monkeypatch
+) -> None:
+    """Pairs counted (or not: `lag`) and labelled, then their vectors arrive: the tallies
+    and the review states follow the pairs' new channels and floor, and the queue's
+    channel counts and filter agree with the pairs."""
+    settings.EMBEDDING_MODEL = "all-MiniLM-L6-v2"
+    first, second, third = pairs
+    unlike = _unlike_pair()
+    walled = pairs[2]
+    _rewall(walled.a)  # a pair the tally leaves out: a side is a login wall
+    assert_counts_true(monkeypatch)  # the queue read: the tallies move their watermarks
+    if labelled:
+        _label(first, editor, "duplicate")
+        _label(unlike, editor, "distinct")  # labelled under the floor (not queued)
+    assert_counts_true(monkeypatch)
+    same, other = [1.0, 0.0, 0.0, 0.0], [0.0, 1.0, 0.0, 0.0]
+    for pair, vector_b in ((first, same), (second, other), (unlike, same), (walled, same)):
+        factories.embedding_row(pair.a, vector=same)
+        factories.embedding_row(pair.b, vector=vector_b)
+    ids = [d for p in (first, second, unlike, walled) for d in (p.a_id, p.b_id)]
+    assert candidates.pairs_cosine_update(method=first.method, document_ids=ids) == 4
+    assert CandidatePair.objects.filter(channels__in=channels.masks_with(SEMANTIC)).count() == 3
+    assert not CandidatePair.objects.get(pk=unlike.pk).below_floor
+    # As stored, before any read of the queue: equal to a count from scratch.
+    kept = _tables()
+    pair_states_rebuild()
+    queue_tally_rebuild()
+    assert _tables() == kept
+    assert_counts_true(monkeypatch)
+    everything = ALL.replace(status="all", kind="pair")
+    shown = selectors.queue_counts(filters=everything)
+    assert shown["channel"]["semantic"] == 2  # first and unlike (walled is not served)
+    if labelled:
+        assert selectors.queue_counts(filters=ALL.replace(kind="pair"))["channel"]["semantic"] == 0
+    served = list(selectors.queue_pairs(filters=everything.replace(channel="semantic")))
+    assert sorted(p.pk for p in served) == sorted([first.pk, unlike.pk])
