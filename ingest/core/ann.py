@@ -280,7 +280,7 @@ def snapshot_read(path: Path, space: Sequence[str]) -> Snapshot:
         raise SnapshotInvalid(f"snapshot {path} is inconsistent")
     index = new_index(dims)
     try:
-        index.load(bytearray(index_bytes.tobytes()))
+        index.load(np.ascontiguousarray(index_bytes, dtype=np.uint8))  # copied in
     except (ValueError, RuntimeError) as exc:
         raise SnapshotInvalid(f"snapshot {path}: index unreadable: {exc}") from exc
     index.expansion_add = EXPANSION_ADD
