@@ -243,6 +243,7 @@ def snapshot_write(path: Path, snapshot: Snapshot) -> int:
                 index=index_bytes,
             )
             f.flush()
+            os.fchmod(f.fileno(), 0o644)  # mkstemp makes it 0600: other workers read it
             os.fsync(f.fileno())
         os.replace(tmp, path)
     except BaseException:
