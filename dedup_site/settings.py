@@ -402,6 +402,9 @@ EMBEDDING_MODEL = env_str("EMBEDDING_MODEL")
 EMBEDDING_LANGUAGES = env_list("EMBEDDING_LANGUAGES", "en")
 # Texts per model call.
 EMBEDDING_BATCH = env_int("EMBEDDING_BATCH", 32)
+# Tries per document before an `error` is final: each later task or backfill that meets
+# the document tries again (a new row; the failed ones stay), up to this many in all.
+EMBEDDING_ATTEMPTS = max(1, env_int("EMBEDDING_ATTEMPTS", 3))
 # The Celery queue of the embedding tasks: a deployment runs their workers apart
 # (`celery -A dedup_site worker -Q embeddings`), on other machines or a GPU.
 EMBEDDING_QUEUE = env_str("EMBEDDING_QUEUE", "embeddings")

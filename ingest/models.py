@@ -3,7 +3,7 @@
 import json
 from typing import Any
 
-from django.db import models
+from django.db import connection, models
 from django.urls import reverse
 
 from ingest.core import bodies
@@ -212,7 +212,12 @@ class Embedding(models.Model):
     """A document's main-text vector under one model and text rule (the semantic
     channel, ingest/core/embeddings.py). Written once: another model, text rule or
     extractor version adds rows beside it. A document the model does not cover gets a
-    row without a vector, so the desk can say so."""
+    row without a vector, so the desk can say so.
+
+    A failed attempt (`error`) is kept: the next attempt is a new row beside it with the
+    next `attempt` number, until one succeeds or EMBEDDING_ATTEMPTS rows have failed. So
+    a document has at most one row that is not `error` in a space, and its `error` rows
+    are its failed attempts, numbered from 1."""
 
     class Status(models.TextChoices):
         COVERED = "covered"  # the vector is stored
@@ -231,13 +236,23 @@ class Embedding(models.Model):
         null=True, help_text="Unit vector, float16 little-endian (2 bytes per dimension)."
     )
     message = models.TextField(blank=True)
+    attempt = models.PositiveSmallIntegerField(
+        default=1, help_text="1 for the first try; a retry after an error row adds the next."
+    )
     created_at = models.DateTimeField(auto_now_add=True)
 
     class Meta:
         constraints = [
+            # One outcome per document and space; failed attempts beside it.
             models.UniqueConstraint(
                 fields=["document", "model", "text_rule", "extractor_version"],
+                condition=~models.Q(status="error"),
                 name="embedding_once",
+            ),
+            # Two workers retrying at once add one row for the attempt, not two.
+            models.UniqueConstraint(
+                fields=["document", "model", "text_rule", "extractor_version", "attempt"],
+                name="embedding_attempt_once",
             ),
         ]
         indexes = [
@@ -763,3 +778,34 @@ class SitePriorityChange(models.Model):
 
     def delete(self, *args: Any, **kwargs: Any) -> tuple[int, dict[str, int]]:
         raise ValueError("site priority changes are append-only")
+
+
+def rows_update[M: models.Model](objs: list[M], names: list[str]) -> None:
+    """Write these fields of these saved rows, all of one model. PostgreSQL: one UPDATE
+    over arrays (Django's bulk_update builds a CASE per field and row: in a worker that
+    costs more than the writes it saves); elsewhere a save each."""
+    if not objs:
+        return
+    model = type(objs[0])
+    if connection.vendor != "postgresql":
+        for obj in objs:
+            obj.save(update_fields=names)
+        return
+    pk = model._meta.pk
+    assert pk is not None
+    fields = [model._meta.get_field(name) for name in names]
+    concrete = [f for f in fields if isinstance(f, models.Field)]
+    assert len(concrete) == len(fields), "only concrete fields can be written"
+    columns = [str(f.column) for f in concrete]
+    sql = (
+        f"UPDATE {model._meta.db_table} AS t SET "
+        + ", ".join(f"{c} = v.{c}" for c in columns)
+        + f" FROM unnest(%s::{pk.db_type(connection)}[], "
+        + ", ".join(f"%s::{f.db_type(connection)}[]" for f in concrete)
+        + ") AS v(pk, "
+        + ", ".join(columns)
+        + f") WHERE t.{pk.column} = v.pk"
+    )
+    params = [[o.pk for o in objs], *([getattr(o, f.attname) for o in objs] for f in concrete)]
+    with connection.cursor() as cursor:
+        cursor.execute(sql, params)

@@ -1,10 +1,11 @@
 from collections.abc import Iterable
 from dataclasses import dataclass
 
+from django.conf import settings
 from django.db.models import Prefetch, Q, QuerySet
 from django.shortcuts import get_object_or_404
 
-from ingest import embedder
+from ingest import embedder, vectors
 from ingest.candidates import active_method_key
 from ingest.core import embeddings as embeddings_core
 from ingest.core.extract import EXTRACTOR_VERSION
@@ -57,12 +58,15 @@ def extraction_current(*, document: Document) -> Extraction | None:
 
 @dataclass(frozen=True)
 class EmbeddingStatus:
-    """What the desk says of a document's main-text embedding (the semantic channel)."""
+    """What the desk says of a document's main-text embedding in the configured space
+    (model, text rule, extractor version: vectors.Space)."""
 
-    status: str  # an Embedding.Status, or "missing" (no row yet)
+    status: str  # an Embedding.Status, or "missing" (no row in the configured space)
     words: str  # for people: "embedded", "not covered by the model (language vi)", …
     model: str = ""
     dims: int = 0
+    attempts: int = 0  # tries in the configured space, the failed ones included
+    earlier_errors: tuple[str, ...] = ()  # the messages of failed tries before this row
 
     @property
     def embedded(self) -> bool:
@@ -80,33 +84,79 @@ def _status_words(row: Embedding) -> str:
     return f"error: {row.message}" if row.message else "error"
 
 
+def _tries_words(row: Embedding) -> str:
+    """A failed try's number, and whether another will be made (EMBEDDING_ATTEMPTS)."""
+    most = settings.EMBEDDING_ATTEMPTS
+    if row.attempt >= most:
+        return f"try {row.attempt} of {most}: no more tries"
+    return f"try {row.attempt} of {most}: the next run tries again"
+
+
+def _latest(rows: list[Embedding]) -> tuple[Embedding, list[Embedding]]:
+    """A space's row to show (its outcome, else its latest failed try) and the failed
+    tries before it."""
+    failed = sorted(
+        (r for r in rows if r.status == Embedding.Status.ERROR), key=lambda r: r.attempt
+    )
+    outcome = next((r for r in rows if r.status != Embedding.Status.ERROR), None)
+    if outcome is not None:
+        return outcome, failed
+    return failed[-1], failed[:-1]
+
+
+def _elsewhere(rows: list[Embedding], where: vectors.Space | None) -> str:
+    """Rows outside the configured space, in words: whose they are and what they say."""
+    spaces: dict[vectors.Space, list[Embedding]] = {}
+    for row in rows:
+        spaces.setdefault(vectors.Space.of(row), []).append(row)
+    parts = []
+    for space, space_rows in spaces.items():
+        row, _ = _latest(space_rows)
+        if where is None or space.model != where.model:
+            whose = f"a row of another model exists: {space.model}"
+        elif space.text_rule != where.text_rule:
+            whose = f"a row under another text rule exists: {space.model}, {space.text_rule}"
+        else:
+            whose = (
+                f"a row under another extractor version exists: {space.model}, "
+                f"{space.extractor_version}"
+            )
+        parts.append(f"only {whose} ({_status_words(row)})")
+    return "; ".join(parts)
+
+
 def embedding_statuses(*, document_ids: Iterable[int]) -> dict[int, EmbeddingStatus]:
-    """Each document's embedding under the current extractor and text rule (the latest
-    row when several models wrote one), or why there is none: one query."""
+    """Each document's embedding in the configured space (its outcome, else its latest
+    failed try and how many were made), or why there is none, saying so when only
+    another model, text rule or extractor version has a row: one query."""
     ids = list(document_ids)
-    rows: dict[int, Embedding] = {}
-    for row in (
-        Embedding.objects.filter(
-            document_id__in=ids,
-            extractor_version=EXTRACTOR_VERSION,
-            text_rule=embeddings_core.TEXT_RULE,
-        )
-        .defer("vector")
-        .order_by("id")
-    ):
-        rows[row.document_id] = row  # later rows win
+    where = vectors.space()
+    rows: dict[int, list[Embedding]] = {}
+    for row in Embedding.objects.filter(document_id__in=ids).defer("vector").order_by("id"):
+        rows.setdefault(row.document_id, []).append(row)
     out: dict[int, EmbeddingStatus] = {}
     state = embedder.channel_state()
     for d in ids:
-        row_or_none = rows.get(d)
-        if row_or_none is not None:
+        ours = [r for r in rows.get(d, []) if vectors.Space.of(r) == where]
+        if ours:
+            row, earlier = _latest(ours)
+            words = _status_words(row)
+            if row.status == Embedding.Status.ERROR:
+                words = f"{words} ({_tries_words(row)})"
             out[d] = EmbeddingStatus(
-                row_or_none.status, _status_words(row_or_none), row_or_none.model, row_or_none.dims
+                row.status,
+                words,
+                row.model,
+                row.dims,
+                attempts=row.attempt,
+                earlier_errors=tuple(r.message or "error" for r in earlier),
             )
-        elif state.on:
-            out[d] = EmbeddingStatus("missing", "not embedded yet: a worker will pick it up")
+            continue
+        by = f" by {where.model}" if where is not None else ""
+        if state.on:
+            words = f"not embedded{by} yet: a worker will pick it up"
         else:
-            out[d] = EmbeddingStatus(
-                "missing", f"not embedded: the semantic channel is off ({state.reason})"
-            )
+            words = f"not embedded{by}: the semantic channel is off ({state.reason})"
+        elsewhere = _elsewhere(rows.get(d, []), where)
+        out[d] = EmbeddingStatus("missing", f"{words}; {elsewhere}" if elsewhere else words)
     return out

@@ -3,8 +3,10 @@ their nearest neighbours as candidate pairs (ingest/vectors.py has the index des
 
 Runs on the embeddings queue (settings.EMBEDDING_QUEUE), apart from the other pipeline
 steps, so that a deployment can give it other machines or a GPU. Idempotent: a document
-has one Embedding row per model, text rule and extractor version; a retry embeds
-nothing twice and nominates nothing twice.
+has one outcome row per model, text rule and extractor version; a retry embeds
+nothing twice and nominates nothing twice. A model failure is an `error` row, and the
+next run that meets the document tries again with a new row (the failed one stays, the
+attempts are numbered), up to EMBEDDING_ATTEMPTS in all.
 """
 
 import logging
@@ -75,13 +77,40 @@ def embeddings_compute(*, document_ids: Sequence[int]) -> EmbedSummary:
     return summary
 
 
+@dataclass(frozen=True)
+class Attempts:
+    """Where documents stand in a space: those with an outcome (a row that is not
+    `error`), and the failed attempts of the others."""
+
+    done: set[int]
+    failed: dict[int, int]  # document → attempts that failed so far
+
+    def next_attempt(self, document_id: int) -> int | None:
+        """The number of the document's next try; None when it has an outcome or has
+        used its EMBEDDING_ATTEMPTS."""
+        if document_id in self.done:
+            return None
+        tried = self.failed.get(document_id, 0)
+        return tried + 1 if tried < settings.EMBEDDING_ATTEMPTS else None
+
+
+def attempts_of(where: vectors.Space, document_ids: Sequence[int]) -> Attempts:
+    done: set[int] = set()
+    failed: dict[int, int] = {}
+    for d, status, attempt in Embedding.objects.filter(
+        where.rows(), document_id__in=list(document_ids)
+    ).values_list("document_id", "status", "attempt"):
+        if status == Embedding.Status.ERROR:
+            failed[d] = max(failed.get(d, 0), attempt)
+        else:
+            done.add(d)
+    return Attempts(done=done, failed=failed)
+
+
 def _rows_store(where: vectors.Space, document_ids: Sequence[int]) -> dict[str, int]:
-    have = set(
-        Embedding.objects.filter(where.rows(), document_id__in=document_ids).values_list(
-            "document_id", flat=True
-        )
-    )
-    todo = [d for d in dict.fromkeys(document_ids) if d not in have]
+    attempts = attempts_of(where, document_ids)
+    attempt_of = {d: attempts.next_attempt(d) for d in dict.fromkeys(document_ids)}
+    todo = [d for d, n in attempt_of.items() if n is not None]
     extractions = {
         e["document_id"]: e
         for e in Extraction.objects.filter(
@@ -99,6 +128,7 @@ def _rows_store(where: vectors.Space, document_ids: Sequence[int]) -> dict[str, 
             extractor_version=where.extractor_version,
             language=language,
             status=status,
+            attempt=attempt_of[document_id] or 1,
             **facts,
         )
 
@@ -207,16 +237,22 @@ def nominate(
 
 
 def embeddings_backfill(*, limit: int | None = None) -> int:
-    """Hand every extracted document without a row in the configured space to the
-    embedding workers. Returns how many documents were handed on."""
+    """Hand every extracted document without an outcome in the configured space to the
+    embedding workers: those without a row, and those whose tries all failed while
+    fewer than EMBEDDING_ATTEMPTS were made. Returns how many documents were handed on."""
     state = embedder.channel_state()
     if not state.on:
         raise embedder.ChannelOff(state.reason)
     where = vectors.Space(embedder.model_key())
-    done = Embedding.objects.filter(where.rows()).values("document_id")
+    rows = Embedding.objects.filter(where.rows())
+    done = rows.exclude(status=Embedding.Status.ERROR).values("document_id")
+    given_up = rows.filter(
+        status=Embedding.Status.ERROR, attempt__gte=settings.EMBEDDING_ATTEMPTS
+    ).values("document_id")
     ids = list(
         Extraction.objects.filter(extractor_version=where.extractor_version)
         .exclude(document_id__in=done)
+        .exclude(document_id__in=given_up)
         .order_by("document_id")
         .values_list("document_id", flat=True)[:limit]
     )
@@ -232,15 +268,39 @@ def embeddings_snapshot(*, seconds: float | None = None) -> vectors.SnapshotResu
     return vectors.index_snapshot(seconds=seconds)
 
 
-def embedding_counts() -> dict[str, int]:
-    """Rows per status in the configured space (empty when no model is configured)."""
+@dataclass(frozen=True)
+class EmbeddingCounts:
+    """Documents per status of their latest row in the configured space."""
+
+    statuses: dict[str, int]
+    failed_attempts: int = 0  # error rows in all, a document's earlier tries included
+    given_up: int = 0  # documents in `error` after EMBEDDING_ATTEMPTS tries: no more
+
+
+def embedding_counts() -> EmbeddingCounts:
+    """Where the configured space stands (empty when no model is configured): each
+    document counted once, by its outcome or else its latest failed attempt."""
     where = vectors.space()
     if where is None:
-        return {}
-    out: dict[str, int] = {}
-    for status in Embedding.objects.filter(where.rows()).values_list("status", flat=True):
-        out[status] = out.get(status, 0) + 1
-    return out
+        return EmbeddingCounts(statuses={})
+    done: set[int] = set()
+    failed: dict[int, int] = {}
+    statuses: dict[str, int] = {}
+    failed_rows = 0
+    for d, status, attempt in Embedding.objects.filter(where.rows()).values_list(
+        "document_id", "status", "attempt"
+    ):
+        if status == Embedding.Status.ERROR:
+            failed[d] = max(failed.get(d, 0), attempt)
+            failed_rows += 1
+        else:
+            done.add(d)
+            statuses[status] = statuses.get(status, 0) + 1
+    still_failed = {d: n for d, n in failed.items() if d not in done}
+    if still_failed:
+        statuses[Embedding.Status.ERROR] = len(still_failed)
+    given_up = sum(1 for n in still_failed.values() if n >= settings.EMBEDDING_ATTEMPTS)
+    return EmbeddingCounts(statuses=statuses, failed_attempts=failed_rows, given_up=given_up)
 
 
 # --- recall of the approximate search ----------------------------------------------------

@@ -50,6 +50,7 @@ from ingest.models import (
     FingerprintMethod,
     RefingerprintRun,
     Site,
+    rows_update,
 )
 
 log = logging.getLogger(__name__)
@@ -501,7 +502,7 @@ def documents_extract(
             if result.status == Extraction.Status.ERROR:
                 errors.append(_batch_error(document, "extraction_error", offset, result.message))
     Extraction.objects.bulk_create(created)
-    Document.objects.bulk_update(todo, ["declared_encoding", "detected_encoding", "doc_type"])
+    rows_update(todo, ["declared_encoding", "detected_encoding", "doc_type"])
     BatchError.objects.bulk_create(errors, ignore_conflicts=True)
     found.update({e.document_id: e for e in created})
     return found

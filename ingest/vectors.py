@@ -64,6 +64,10 @@ class Space:
     def parts(self) -> tuple[str, str, str]:
         return (self.model, self.text_rule, self.extractor_version)
 
+    @classmethod
+    def of(cls, row: Embedding) -> "Space":
+        return cls(row.model, row.text_rule, row.extractor_version)
+
 
 def space() -> Space | None:
     """The configured model's space; None when no model is configured. Stored vectors

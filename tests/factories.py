@@ -262,6 +262,8 @@ def embedding_row(  # type: ignore[no-untyped-def]
     vector: list[float] | None = None,
     message: str = "",
     model: str = "all-MiniLM-L6-v2",
+    attempt: int = 1,
+    extractor_version: str = EXTRACTOR_VERSION,
 ) -> Embedding:
     """A document's Embedding row as the embedding task writes it, without the model: a
     covered row gets `vector` (default: a 4-dimension unit vector) packed as stored."""
@@ -270,10 +272,11 @@ def embedding_row(  # type: ignore[no-untyped-def]
         document=document,
         model=model,
         text_rule=embeddings.TEXT_RULE,
-        extractor_version=EXTRACTOR_VERSION,
+        extractor_version=extractor_version,
         status=status,
         language=language,
         dims=len(packed) // 2 if packed else 0,
         vector=packed,
         message=message,
+        attempt=attempt,
     )

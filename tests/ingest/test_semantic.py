@@ -260,3 +260,73 @@ def test_exact_twins_are_linked_as_a_star_not_a_clique(semantic_on) -> None:
     assert {(first, t.pk) for t in twins[1:]} <= pairs
     assert len([p for p in pairs if rewritten.pk in p]) == 1
     assert len(pairs) == 5
+
+
+# --- failed tries: kept, tried again, up to EMBEDDING_ATTEMPTS -------------------------
+
+
+def _failing(monkeypatch, prefix: str = "POISON") -> None:  # type: ignore[no-untyped-def]
+    real = embedder.embed_texts
+
+    def flaky(texts):  # type: ignore[no-untyped-def]
+        if any(t.startswith(prefix) for t in texts):
+            raise RuntimeError("the model choked")
+        return real(texts)
+
+    monkeypatch.setattr(embedder, "embed_texts", flaky)
+
+
+def test_a_failed_document_is_tried_again_and_its_failure_kept(semantic_on, monkeypatch) -> None:
+    story = _doc(1, STORY, simhash=FAR[0])
+    bad = _doc(2, REWRITTEN, simhash=FAR[1])
+    _failing(monkeypatch, prefix=REWRITTEN[:20])
+    assert semantic.embeddings_compute(document_ids=[story.pk, bad.pk]).created == {
+        "covered": 1,
+        "error": 1,
+    }
+    monkeypatch.undo()  # the model works again
+    again = semantic.embeddings_compute(document_ids=[story.pk, bad.pk])
+    assert again.created == {"covered": 1} and again.pairs_created == 1
+    rows = list(Embedding.objects.filter(document=bad).order_by("attempt"))
+    assert [(r.attempt, r.status) for r in rows] == [(1, "error"), (2, "covered")]
+    assert rows[0].message == "RuntimeError: the model choked"
+    assert Embedding.objects.get(document=story).attempt == 1
+    # Done: a later run adds nothing.
+    assert semantic.embeddings_compute(document_ids=[bad.pk]).created == {}
+
+
+def test_tries_stop_after_embedding_attempts(semantic_on, monkeypatch, settings) -> None:
+    settings.EMBEDDING_ATTEMPTS = 2
+    bad = _doc(1, "POISON " + STORY, simhash=FAR[0])
+    _failing(monkeypatch)
+    for _ in range(3):
+        semantic.embeddings_compute(document_ids=[bad.pk])
+    rows = Embedding.objects.filter(document=bad).order_by("attempt")
+    assert [(r.attempt, r.status) for r in rows] == [(1, "error"), (2, "error")]
+    monkeypatch.undo()
+    assert semantic.embeddings_compute(document_ids=[bad.pk]).created == {}
+
+
+def test_the_backfill_hands_on_failed_documents_until_their_tries_are_used(
+    semantic_on, committed, monkeypatch, settings
+) -> None:
+    settings.EMBEDDING_ATTEMPTS = 2
+    a = _doc(1, "POISON " + STORY, simhash=FAR[0])
+    b = _doc(2, REWRITTEN, simhash=FAR[1])
+    _failing(monkeypatch)
+    out = io.StringIO()
+    with committed():
+        call_command("embeddings", "--backfill", stdout=out)
+    assert "handed 2 documents" in out.getvalue()
+    with committed():
+        call_command("embeddings", "--backfill", stdout=out)
+    assert "handed 1 documents" in out.getvalue()  # a's second try
+    out = io.StringIO()
+    with committed():
+        call_command("embeddings", "--backfill", stdout=out)
+    assert "handed 0 documents" in out.getvalue()  # a used its two tries
+    lines = out.getvalue().splitlines()
+    assert "covered: 1" in lines and "error: 1" in lines
+    assert "failed attempts: 2 rows; 1 documents gave up after EMBEDDING_ATTEMPTS=2 tries" in lines
+    assert Embedding.objects.filter(document=a, status="error").count() == 2
+    assert Embedding.objects.get(document=b).status == "covered"

@@ -8,6 +8,7 @@ from django.urls import reverse
 
 from ingest.core.channels import SEMANTIC, SIMHASH
 from ingest.models import CandidatePair
+from ingest.selectors import embedding_statuses
 from reviews import semantic
 from reviews.models import Watermark
 from reviews.queue_tally import ORDER, queue_tally_rebuild
@@ -62,37 +63,110 @@ def test_a_cosine_at_the_threshold_reads_as_the_same_meaning(
     assert "same meaning" not in html and "sentences closest" not in html
 
 
-def test_a_side_without_a_vector_says_why(client, editor, pairs) -> None:
+# The web process names the model (its key: the directory's name) without having it.
+CONFIGURED = "/nowhere/all-MiniLM-L6-v2"
+
+
+def test_a_side_without_a_vector_says_why(client, editor, pairs, settings) -> None:
+    settings.EMBEDDING_MODEL = CONFIGURED
     pair = pairs[0]
     embedding_row(pair.a, status="not_covered", language="vi")
     embedding_row(pair.b, status="error", message="<script>alert(1)</script> model failed")
     html = _page(client, editor, pair)
     assert "No cosine: A: not covered by the model (language vi); B: error:" in html
+    assert "model failed (try 1 of 3: the next run tries again)" in html
     assert "<script>alert(1)" not in html and "&lt;script&gt;alert(1)" in html
 
 
-def test_the_document_page_says_the_embedding_status(client, editor, settings) -> None:
+def _documents(n: int) -> list:  # type: ignore[type-arg]
     text = "A short story about the harbour."
-    docs = [
-        reviewed_document(url=f"https://e.example.com/{i}", text=text, flips=i) for i in range(4)
+    return [
+        reviewed_document(url=f"https://e.example.com/{i}", text=text, flips=i) for i in range(n)
     ]
+
+
+def _status(client, doc) -> str:  # type: ignore[no-untyped-def]
+    html = client.get(reverse("ingest:document-detail", args=[doc.pk])).content.decode()
+    return html.split('id="embedding-status">')[1].split("</p>")[0]
+
+
+def test_the_document_page_says_the_embedding_status(client, editor, settings) -> None:
+    settings.EMBEDDING_MODEL = CONFIGURED
+    docs = _documents(4)
     embedding_row(docs[0])
     embedding_row(docs[1], status="not_covered", language="vi")
     embedding_row(docs[2], status="empty", language="")
     client.force_login(editor)
 
     def status(doc) -> str:  # type: ignore[no-untyped-def]
-        html = client.get(reverse("ingest:document-detail", args=[doc.pk])).content.decode()
-        return html.split('id="embedding-status">')[1].split("</p>")[0]
+        return _status(client, doc)
 
     assert status(docs[0]).startswith("embedded") and "4 dims" in status(docs[0])
     assert status(docs[1]).startswith("not covered by the model (language vi)")
     assert status(docs[2]).startswith("no main text")
+    assert status(docs[3]) == (
+        "not embedded by all-MiniLM-L6-v2: the semantic channel is off "
+        f"(model directory not found: {CONFIGURED})"
+    )
+    settings.EMBEDDING_MODEL = ""
     assert (
         status(docs[3]) == "not embedded: the semantic channel is off (EMBEDDING_MODEL is not set)"
     )
-    settings.EMBEDDING_MODEL = "/nowhere/model"
-    assert "model directory not found: /nowhere/model" in status(docs[3])
+
+
+def test_the_document_page_shows_the_configured_models_row_not_the_latest(
+    client, editor, settings
+) -> None:
+    settings.EMBEDDING_MODEL = CONFIGURED
+    (doc,) = _documents(1)
+    embedding_row(doc)
+    # Written later, by a model the deployment tried and left.
+    embedding_row(doc, model="paraphrase-multilingual-MiniLM-L12-v2", status="error", message="x")
+    client.force_login(editor)
+    shown = _status(client, doc)
+    assert shown.startswith("embedded") and "all-MiniLM-L6-v2, 4 dims" in shown
+    assert "paraphrase" not in shown
+
+
+def test_the_document_page_says_when_only_another_models_row_exists(
+    client, editor, settings
+) -> None:
+    settings.EMBEDDING_MODEL = CONFIGURED
+    other, old_extractor, none = _documents(3)
+    embedding_row(other, model="paraphrase-multilingual-MiniLM-L12-v2")
+    embedding_row(old_extractor, extractor_version="trafilatura-0.1")
+    client.force_login(editor)
+    assert _status(client, other) == (
+        "not embedded by all-MiniLM-L6-v2: the semantic channel is off "
+        f"(model directory not found: {CONFIGURED}); only a row of another model exists: "
+        "paraphrase-multilingual-MiniLM-L12-v2 (embedded)"
+    )
+    assert _status(client, old_extractor).endswith(
+        "; only a row under another extractor version exists: all-MiniLM-L6-v2, "
+        "trafilatura-0.1 (embedded)"
+    )
+    assert "only" not in _status(client, none)
+    # The pair view's sides say the same: no vector of the configured model.
+    shown = embedding_statuses(document_ids=[other.pk])[other.pk]
+    assert not shown.embedded and "only a row of another model exists" in shown.words
+
+
+def test_the_document_page_keeps_the_failed_tries_in_view(client, editor, settings) -> None:
+    settings.EMBEDDING_MODEL = CONFIGURED
+    settings.EMBEDDING_ATTEMPTS = 3
+    retried, failing = _documents(2)
+    embedding_row(retried, status="error", message="<b>out of memory</b>", attempt=1)
+    embedding_row(retried, status="error", message="timeout", attempt=2)
+    embedding_row(retried, attempt=3)
+    for n in (1, 2, 3):
+        embedding_row(failing, status="error", message=f"failure {n}", attempt=n)
+    client.force_login(editor)
+    html = client.get(reverse("ingest:document-detail", args=[retried.pk])).content.decode()
+    assert _status(client, retried).startswith("embedded")
+    assert "try 3" in _status(client, retried)
+    failed = html.split('id="embedding-failed-tries"')[1].split("</ol>")[0]
+    assert "failed: &lt;b&gt;out of memory&lt;/b&gt;" in failed and "failed: timeout" in failed
+    assert _status(client, failing).startswith("error: failure 3 (try 3 of 3: no more tries)")
 
 
 # --- with the real model ------------------------------------------------------------

@@ -1,5 +1,6 @@
 from typing import Any
 
+from django.conf import settings
 from django.core.management.base import BaseCommand, CommandError, CommandParser
 
 from ingest import embedder, semantic
@@ -8,9 +9,10 @@ from ingest import embedder, semantic
 class Command(BaseCommand):
     help = (
         "The semantic channel: its state (on, or off and why) and the rows per status; "
-        "--backfill hands every extracted document without an embedding to the embedding "
-        "workers (run eagerly where there is no broker); --snapshot brings this "
-        "process's index up to date and writes it to EMBEDDING_INDEX_DIR (to warm workers)."
+        "--backfill hands every extracted document without an embedding, or whose tries "
+        "failed fewer than EMBEDDING_ATTEMPTS times, to the embedding workers (run eagerly "
+        "where there is no broker); --snapshot brings this process's index up to date and "
+        "writes it to EMBEDDING_INDEX_DIR (to warm workers)."
     )
 
     def add_arguments(self, parser: CommandParser) -> None:
@@ -37,5 +39,11 @@ class Command(BaseCommand):
                 self.stdout.write(
                     f"snapshot: {result.vectors} vectors, {result.bytes} bytes, {result.path}"
                 )
-        for status, n in sorted(semantic.embedding_counts().items()):
+        counts = semantic.embedding_counts()
+        for status, n in sorted(counts.statuses.items()):
             self.stdout.write(f"{status}: {n}")
+        if counts.failed_attempts:
+            self.stdout.write(
+                f"failed attempts: {counts.failed_attempts} rows; {counts.given_up} documents "
+                f"gave up after EMBEDDING_ATTEMPTS={settings.EMBEDDING_ATTEMPTS} tries"
+            )
