@@ -408,7 +408,25 @@ EMBEDDING_ATTEMPTS = max(1, env_int("EMBEDDING_ATTEMPTS", 3))
 # The Celery queue of the embedding tasks: a deployment runs their workers apart
 # (`celery -A dedup_site worker -Q embeddings`), on other machines or a GPU.
 EMBEDDING_QUEUE = env_str("EMBEDDING_QUEUE", "embeddings")
-CELERY_TASK_ROUTES = {"ingest.tasks.embeddings_compute": {"queue": EMBEDDING_QUEUE}}
+CELERY_TASK_ROUTES = {
+    "ingest.tasks.embeddings_compute": {"queue": EMBEDDING_QUEUE},
+    "ingest.tasks.embeddings_snapshot": {"queue": EMBEDDING_QUEUE},
+}
+# The approximate index (ingest/vectors.py). Snapshots of a process's index, one file per
+# space, in this directory (docker-compose: the workers' shared volume): a cold process
+# starts from one and reads only the rows added since.
+EMBEDDING_INDEX_DIR = Path(env_str("EMBEDDING_INDEX_DIR", str(DATA_DIR / "ann")))
+# Seconds of catch-up from PostgreSQL per task, at most (well under the broker's
+# visibility timeout). A nomination whose index is still incomplete after it is done
+# again this many seconds later (EMBEDDING_DEFER_SECONDS) by the same task.
+EMBEDDING_CATCHUP_SECONDS = env_float("EMBEDDING_CATCHUP_SECONDS", 60.0)
+EMBEDDING_DEFER_SECONDS = env_int("EMBEDDING_DEFER_SECONDS", 30)
+# How often the beat task `embeddings_snapshot` catches up (within the budget above)
+# and writes the snapshot: a cold 1M-vector build completes over several runs.
+EMBEDDING_SNAPSHOT_EVERY_SECONDS = env_int("EMBEDDING_SNAPSHOT_EVERY_SECONDS", 900)
+# The lookback window's search widens its over-fetch up to this many neighbours, then
+# ranks the window's vectors by exact cosine.
+SEMANTIC_LOOKBACK_MAX_FETCH = env_int("SEMANTIC_LOOKBACK_MAX_FETCH", 10_000)
 # Cosine of two main-text embeddings at or above which the semantic channel nominates a
 # pair, per doc type. Pairs nominated by this channel alone rank below the others in
 # the queue and are never merged automatically unless SEMANTIC_AUTO_MERGE names the type.
@@ -550,6 +568,11 @@ TASK_DB_RETRY_BACKOFF_MAX = env_int("TASK_DB_RETRY_BACKOFF_MAX", 60)
 DATABASE_APP_ROLE = env_str("DATABASE_APP_ROLE", "dedup_app")
 # Its password, set by `db_app_role --create` (empty: none, e.g. trust or peer auth).
 DATABASE_APP_PASSWORD = env_str("DATABASE_APP_PASSWORD")
+if EMBEDDING_MODEL:  # on the embeddings queue: only where its workers exist
+    CELERY_BEAT_SCHEDULE["embeddings-snapshot"] = {
+        "task": "ingest.tasks.embeddings_snapshot",
+        "schedule": EMBEDDING_SNAPSHOT_EVERY_SECONDS,
+    }
 CELERY_BEAT_SCHEDULE["prelabel-distributions"] = {
     "task": "reviews.tasks.prelabel_compute",
     "schedule": PRELABEL_EVERY_SECONDS,

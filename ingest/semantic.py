@@ -45,6 +45,9 @@ class EmbedSummary:
     created: dict[str, int]  # rows created per status
     pairs_created: int = 0
     pairs_updated: int = 0
+    # The process's index was still incomplete after its catch-up budget: the vectors
+    # are stored, nothing was nominated; the caller runs the same batch again later.
+    deferred: bool = False
 
 
 def embeddings_compute(*, document_ids: Sequence[int]) -> EmbedSummary:
@@ -53,7 +56,10 @@ def embeddings_compute(*, document_ids: Sequence[int]) -> EmbedSummary:
 
     Documents outside EMBEDDING_LANGUAGES get a `not_covered` row, an empty main text an
     `empty` row; a model failure gives `error` rows with the message, and the rest of the
-    batch goes on. Documents not extracted yet get nothing (a later run embeds them)."""
+    batch goes on. Documents not extracted yet get nothing (a later run embeds them).
+    When this process's index cannot be completed within EMBEDDING_CATCHUP_SECONDS, the
+    summary says `deferred` and nothing is nominated: running the same batch again later
+    stores nothing twice and nominates from a complete index."""
     state = embedder.channel_state()
     if not state.on:
         raise embedder.ChannelOff(state.reason)
@@ -61,7 +67,13 @@ def embeddings_compute(*, document_ids: Sequence[int]) -> EmbedSummary:
     created = _rows_store(where, document_ids)
     summary = EmbedSummary(created=created)
     # After our rows committed: search with the other workers' committed rows too.
-    summary.pairs_created, summary.pairs_updated = nominate(where=where, document_ids=document_ids)
+    try:
+        summary.pairs_created, summary.pairs_updated = nominate(
+            where=where, document_ids=document_ids, seconds=settings.EMBEDDING_CATCHUP_SECONDS
+        )
+    except vectors.IndexIncomplete as exc:
+        log.info("nomination of %d documents deferred: %s", len(document_ids), exc)
+        summary.deferred = True
     return summary
 
 
@@ -170,15 +182,22 @@ def _embed(
     return out
 
 
-def nominate(*, where: vectors.Space, document_ids: Sequence[int]) -> tuple[int, int]:
+def nominate(
+    *, where: vectors.Space, document_ids: Sequence[int], seconds: float | None = None
+) -> tuple[int, int]:
     """Pairs of these documents with their nearest neighbours (SEMANTIC_NEIGHBOURS,
     within the lookback window) at or above the doc type's cosine threshold, built by
     the candidate pair builder under each searched method; then the cosine of their
-    pairs that lack one. Returns (pairs created, pairs updated)."""
+    pairs that lack one. Returns (pairs created, pairs updated). With `seconds`, the
+    index's catch-up stops after that time: if the index is then still incomplete,
+    raises vectors.IndexIncomplete before anything is written (a partial index would
+    miss neighbours that later runs would never look for again)."""
     own = vectors.vectors_for(list(document_ids), where)
     if not own:
         return 0, 0
-    index = vectors.process_index(where)
+    index = vectors.process_index(where, seconds=seconds)
+    if not index.complete:
+        raise vectors.IndexIncomplete(f"{len(index)} vectors indexed so far in this process")
     rows = list(
         Document.objects.filter(pk__in=list(own)).values_list("pk", "doc_type", "fetched_at")
     )
@@ -239,6 +258,14 @@ def embeddings_backfill(*, limit: int | None = None) -> int:
     )
     embeddings_enqueue(ids)
     return len(ids)
+
+
+def embeddings_snapshot(*, seconds: float | None = None) -> vectors.SnapshotResult | None:
+    """Write this process's index of the configured space as its snapshot, after a
+    catch-up of `seconds` at most (None: to completion). None when the channel is off."""
+    if not embedder.channel_state().on:
+        return None
+    return vectors.index_snapshot(seconds=seconds)
 
 
 @dataclass(frozen=True)

@@ -1,6 +1,8 @@
 """Celery tasks of the ingest pipeline: thin wrappers over the services, registered as
 the work the services hand on after commit (dedup_site.dispatch)."""
 
+from django.conf import settings
+
 from dedup_site import dispatch
 from dedup_site.task_policy import db_task
 from ingest import candidates, semantic, services
@@ -20,11 +22,25 @@ def candidates_find(document_ids: list[int]) -> dict[str, int]:
 @db_task()
 def embeddings_compute(document_ids: list[int]) -> dict[str, object]:
     summary = semantic.embeddings_compute(document_ids=document_ids)
+    if summary.deferred:
+        # This process's index is still being built: the same batch again later (its
+        # vectors are stored; the rerun embeds nothing twice and then nominates).
+        embeddings_compute.apply_async((document_ids,), countdown=settings.EMBEDDING_DEFER_SECONDS)
     return {
+        "deferred": summary.deferred,
         "created": summary.created,
         "pairs_created": summary.pairs_created,
         "pairs_updated": summary.pairs_updated,
     }
+
+
+# On the embeddings queue too, every EMBEDDING_SNAPSHOT_EVERY_SECONDS (beat).
+@db_task()
+def embeddings_snapshot() -> dict[str, object] | None:
+    result = semantic.embeddings_snapshot(seconds=settings.EMBEDDING_CATCHUP_SECONDS)
+    if result is None:
+        return None
+    return {"vectors": result.vectors, "complete": result.complete, "bytes": result.bytes}
 
 
 dispatch.register("documents_process", documents_process.delay_on_commit)

@@ -7,15 +7,22 @@ up from PostgreSQL: the rows committed since it last read, by id, with the ids s
 missing under its watermark asked for again (ann.CatchUp). A worker stores its batch's
 vectors and commits before it catches up and queries, so of two documents embedded at
 the same time by two workers, whichever commits second finds the other (the same rule
-as the SimHash index). A cold process reads the whole table once (the rebuild).
+as the SimHash index). A cold process first loads the space's snapshot
+(EMBEDDING_INDEX_DIR, written by the periodic task `embeddings_snapshot` or `manage.py
+embeddings --snapshot`) where there is a valid one, then catches up from its watermark;
+without one it reads the whole table. A catch-up inside a task has a time budget
+(EMBEDDING_CATCHUP_SECONDS): past it the index stays partial in the process, says so
+(`complete`), and the next catch-up goes on from where this one stopped.
 No process owns the index: workers can be added, restarted or killed freely, and
-PostgreSQL stays the one store of vectors.
+PostgreSQL stays the one store of vectors (a snapshot is only a head start).
 """
 
+import logging
 import threading
 import time
 from dataclasses import dataclass, field
-from datetime import datetime, timedelta
+from datetime import datetime
+from pathlib import Path
 from typing import Any
 
 import numpy as np
@@ -29,7 +36,14 @@ from ingest.core import embeddings as core
 from ingest.core.extract import EXTRACTOR_VERSION
 from ingest.models import Document, Embedding
 
+log = logging.getLogger(__name__)
+
 READ_CHUNK = 5000
+
+
+class IndexIncomplete(Exception):
+    """This process's index has not read every committed row yet (its catch-up ran out
+    of time): nothing may be nominated from it."""
 
 
 @dataclass(frozen=True)
@@ -46,6 +60,9 @@ class Space:
             text_rule=self.text_rule,
             extractor_version=self.extractor_version,
         )
+
+    def parts(self) -> tuple[str, str, str]:
+        return (self.model, self.text_rule, self.extractor_version)
 
     @classmethod
     def of(cls, row: Embedding) -> "Space":
@@ -93,17 +110,29 @@ def pair_cosine(vectors: dict[int, bytes], a: int, b: int) -> float | None:
 # --- this process's approximate index --------------------------------------------------
 
 
+def _micros(at: datetime | None) -> int:
+    return ann.NO_TIME if at is None else round(at.timestamp() * 1_000_000)
+
+
 @dataclass
 class ProcessIndex:
     where: Space
     index: Any = None  # a usearch index (ann.new_index), made on the first vector
     catchup: ann.CatchUp = field(default_factory=ann.CatchUp)
-    fetched_at: dict[int, datetime] = field(default_factory=dict)
+    fetched_at: dict[int, int] = field(default_factory=dict)  # document -> µs since epoch
+    # True once a catch-up read up to the last committed row (False while a budgeted
+    # catch-up has more to read).
+    complete: bool = False
+    snapshot_tried: bool = False
+    saved_state: tuple[int, int, int] | None = None  # (watermark, vectors, gaps) on disk
     lock: threading.Lock = field(default_factory=threading.Lock)
 
-    def catch_up(self) -> int:
-        """Read the rows committed since the last catch-up; returns vectors added."""
+    def catch_up(self, seconds: float | None = None) -> int:
+        """Read the rows committed since the last catch-up; returns vectors added. With
+        `seconds`, stops after the first chunk read past that time (`complete` False);
+        the next catch-up goes on from there."""
         added = 0
+        deadline = None if seconds is None else time.monotonic() + seconds
         with self.lock:
             while True:
                 above, gaps = self.catchup.wanted()
@@ -127,8 +156,7 @@ class ProcessIndex:
                     for r in rows
                     if r[5] == Embedding.Status.COVERED
                     and r[6] is not None
-                    and (r[2], r[3], r[4])
-                    == (self.where.model, self.where.text_rule, self.where.extractor_version)
+                    and (r[2], r[3], r[4]) == self.where.parts()
                 ]
                 if ours:
                     matrix = np.stack([core.unpack(bytes(r[6] or b"")) for r in ours])
@@ -137,29 +165,99 @@ class ProcessIndex:
                     before = len(self.index)
                     ann.add(self.index, [r[1] for r in ours], matrix)
                     added += len(self.index) - before
-                    self.fetched_at.update({r[1]: r[7] for r in ours})
+                    self.fetched_at.update({r[1]: _micros(r[7]) for r in ours})
                 if len(rows) < READ_CHUNK:
+                    self.complete = True
+                    return added
+                if deadline is not None and time.monotonic() >= deadline:
+                    self.complete = False
                     return added
 
     def nearest(
         self, vector: npt.NDArray[np.float32], count: int, *, around: datetime | None = None
     ) -> list[ann.Neighbour]:
-        """Up to `count` nearest documents within the lookback window of `around`."""
+        """Up to `count` nearest documents within the lookback window of `around`: the
+        window is applied before the top `count` is cut (ann.nearest_within)."""
         with self.lock:
             if self.index is None:
                 return []
             days = settings.CANDIDATE_LOOKBACK_DAYS
-            # The window filters after the search: ask for more so that `count` remain.
-            ask = count * 4 if days and around is not None else count
-            found = ann.search(self.index, vector, ask)
-            if days and around is not None:
-                window = timedelta(days=days)
-                found = [
-                    n
-                    for n in found
-                    if abs(self.fetched_at.get(n.document_id, around) - around) <= window
-                ]
-            return found[:count]
+            if not days or around is None:
+                return ann.search(self.index, vector, count)
+            centre = _micros(around)
+            window = days * 86_400 * 1_000_000
+            fetched = self.fetched_at
+
+            def inside(key: int) -> bool:
+                at = fetched.get(key, ann.NO_TIME)
+                return at == ann.NO_TIME or abs(at - centre) <= window
+
+            def window_keys() -> list[int]:
+                return [k for k in fetched if inside(k)]
+
+            return ann.nearest_within(
+                self.index,
+                vector,
+                count,
+                inside,
+                window_keys,
+                cap=settings.SEMANTIC_LOOKBACK_MAX_FETCH,
+            )
+
+    def snapshot_path(self) -> Path:
+        return Path(settings.EMBEDDING_INDEX_DIR) / ann.snapshot_name(self.where.parts())
+
+    def snapshot_load(self) -> bool:
+        """Start from the space's snapshot when this process has no index yet and a
+        valid one is there (once per process); a bad file is logged and ignored."""
+        with self.lock:
+            if self.index is not None or self.snapshot_tried:
+                return False
+            self.snapshot_tried = True
+            path = self.snapshot_path()
+            if not path.exists():
+                return False
+            try:
+                snap = ann.snapshot_read(path, self.where.parts())
+            except ann.SnapshotInvalid as exc:
+                log.warning("ignoring the index snapshot: %s; building from PostgreSQL", exc)
+                return False
+            self.index = snap.index
+            self.catchup = ann.CatchUp.resumed(snap.watermark, snap.gap_ids, time.monotonic())
+            self.fetched_at = dict(
+                zip(snap.fetched_keys.tolist(), snap.fetched_us.tolist(), strict=True)
+            )
+            self.complete = False
+            self.saved_state = (snap.watermark, len(snap.index), len(snap.gap_ids))
+            return True
+
+    def snapshot_save(self) -> int:
+        """Write this process's index as the space's snapshot; returns its size in
+        bytes (0 when there is nothing to write)."""
+        with self.lock:
+            if self.index is None:
+                return 0
+            keys = np.fromiter(self.fetched_at.keys(), dtype=np.int64, count=len(self.fetched_at))
+            times = np.fromiter(
+                self.fetched_at.values(), dtype=np.int64, count=len(self.fetched_at)
+            )
+            above, gaps = self.catchup.wanted()
+            state = (above, len(self.index), len(gaps))
+            path = self.snapshot_path()
+            if state == self.saved_state and path.exists():
+                return path.stat().st_size  # nothing new since it was written or read
+            snapshot = ann.Snapshot(
+                space=self.where.parts(),
+                dims=int(self.index.ndim),
+                index=self.index,
+                watermark=above,
+                gap_ids=gaps,
+                fetched_keys=keys,
+                fetched_us=times,
+            )
+            size = ann.snapshot_write(path, snapshot)
+            self.saved_state = state
+            return size
 
     def __len__(self) -> int:
         return 0 if self.index is None else len(self.index)
@@ -169,13 +267,16 @@ _indexes: dict[Space, ProcessIndex] = {}
 _indexes_lock = threading.Lock()
 
 
-def process_index(where: Space) -> ProcessIndex:
-    """This process's index of the space, caught up with every committed row."""
+def process_index(where: Space, *, seconds: float | None = None) -> ProcessIndex:
+    """This process's index of the space, started from its snapshot when the process
+    has none, then caught up: with every committed row, or for `seconds` at most
+    (see `complete`)."""
     with _indexes_lock:
         found = _indexes.get(where)
         if found is None:
             found = _indexes[where] = ProcessIndex(where)
-    found.catch_up()
+    found.snapshot_load()
+    found.catch_up(seconds)
     return found
 
 
@@ -183,6 +284,27 @@ def process_indexes_forget() -> None:
     """Drop this process's indexes (tests; a process starting over)."""
     with _indexes_lock:
         _indexes.clear()
+
+
+@dataclass(frozen=True)
+class SnapshotResult:
+    vectors: int
+    complete: bool
+    path: str
+    bytes: int
+
+
+def index_snapshot(*, seconds: float | None = None) -> SnapshotResult | None:
+    """Bring this process's index of the configured space up to date (from its snapshot,
+    then PostgreSQL; for `seconds` at most) and write it as the space's snapshot. A
+    partial index is written too: the next run goes on from its watermark. None when
+    no model is configured."""
+    where = space()
+    if where is None:
+        return None
+    index = process_index(where, seconds=seconds)
+    size = index.snapshot_save()
+    return SnapshotResult(len(index), index.complete, str(index.snapshot_path()), size)
 
 
 # --- the check API's semantic part ------------------------------------------------------

@@ -85,3 +85,117 @@ def test_recall_counts_ties_as_found() -> None:
     assert ann.recall_with_ties([[1.0] * 10], [[1.0] * 10]) == 1.0
     assert ann.recall_with_ties([[1.0, 0.5]], [[1.0, 0.9]]) == 0.5
     assert ann.recall_with_ties([], []) == 1.0
+
+
+def test_a_snapshot_name_is_stable_and_differs_per_space() -> None:
+    space = ("/srv/models/all-MiniLM-L6-v2", "main-text-v1", "trafilatura-2-v2")
+    assert ann.snapshot_name(space) == ann.snapshot_name(list(space))
+    assert ann.snapshot_name(space).startswith("ann-all-MiniLM-L6-v2-")
+    assert ann.snapshot_name(space) != ann.snapshot_name((*space[:2], "trafilatura-2-v3"))
+    assert "/" not in ann.snapshot_name(("../x/../../y", "a", "b"))
+
+
+def test_gaps_read_from_a_snapshot_count_as_first_missed_now() -> None:
+    c = ann.CatchUp.resumed(10, [4, 7], now=100.0)
+    assert c.wanted() == (10, [4, 7])
+    c.seen([4], now=100.0 + ann.GAP_SECONDS - 1)
+    assert c.wanted() == (10, [7])
+    c.seen([], now=100.0 + ann.GAP_SECONDS + 1)
+    assert c.wanted() == (10, [])
+
+
+def _clustered(n: int, dims: int, seed: int) -> np.ndarray:
+    rng = np.random.default_rng(seed)
+    data = rng.normal(size=(n, dims))
+    data /= np.linalg.norm(data, axis=1, keepdims=True)
+    return data.astype(np.float16).astype(np.float32)
+
+
+SPACE = ("model-a", "main-text-v1", "x-1")
+
+
+def _snapshot(index, keys: list[int]) -> ann.Snapshot:  # type: ignore[no-untyped-def]
+    return ann.Snapshot(
+        space=SPACE,
+        dims=16,
+        index=index,
+        watermark=41,
+        gap_ids=[3, 9],
+        fetched_keys=np.asarray(keys, dtype=np.int64),
+        fetched_us=np.asarray([k * 1000 for k in keys[:-1]] + [ann.NO_TIME], dtype=np.int64),
+    )
+
+
+@needs_usearch
+def test_a_snapshot_reads_back_what_was_written(tmp_path) -> None:  # type: ignore[no-untyped-def]
+    data = _clustered(200, 16, 2)
+    keys = list(range(100, 300))
+    index = ann.new_index(16)
+    ann.add(index, keys, data)
+    path = tmp_path / ann.snapshot_name(SPACE)
+    size = ann.snapshot_write(path, _snapshot(index, keys))
+    assert size == path.stat().st_size > 0
+    assert [p.name for p in tmp_path.iterdir()] == [path.name]  # no temp file left
+    back = ann.snapshot_read(path, SPACE)
+    assert (back.watermark, back.gap_ids, back.dims) == (41, [3, 9], 16)
+    assert back.fetched_keys.tolist() == keys
+    assert back.fetched_us[-1] == ann.NO_TIME and back.fetched_us[0] == 100_000
+    assert len(back.index) == 200
+    assert back.index.expansion_search == ann.EXPANSION_SEARCH
+    for i in (0, 57, 199):
+        assert ann.search(back.index, data[i], 5) == ann.search(index, data[i], 5)
+
+
+@needs_usearch
+def test_a_bad_snapshot_is_refused(tmp_path) -> None:  # type: ignore[no-untyped-def]
+    data = _clustered(50, 16, 3)
+    index = ann.new_index(16)
+    ann.add(index, list(range(50)), data)
+    path = tmp_path / "snap.npz"
+    ann.snapshot_write(path, _snapshot(index, list(range(50))))
+    whole = path.read_bytes()
+    with pytest.raises(ann.SnapshotInvalid, match="another space"):
+        ann.snapshot_read(path, ("model-b", *SPACE[1:]))
+    with pytest.raises(ann.SnapshotInvalid, match="no snapshot"):
+        ann.snapshot_read(tmp_path / "missing.npz", SPACE)
+    path.write_bytes(whole[: len(whole) // 2])  # truncated
+    with pytest.raises(ann.SnapshotInvalid):
+        ann.snapshot_read(path, SPACE)
+    flipped = bytearray(whole)
+    middle = len(flipped) // 2  # inside the index bytes: the zip CRC catches it
+    flipped[middle] ^= 0xFF
+    path.write_bytes(bytes(flipped))
+    with pytest.raises(ann.SnapshotInvalid):
+        ann.snapshot_read(path, SPACE)
+    path.write_bytes(b"not a snapshot at all")
+    with pytest.raises(ann.SnapshotInvalid):
+        ann.snapshot_read(path, SPACE)
+
+
+@needs_usearch
+def test_the_window_is_applied_before_the_top_k_is_cut() -> None:
+    """Most near neighbours lie outside the window: the search widens until it has
+    `count` inside, and the answer is the exact top-k of the window's documents."""
+    rng = np.random.default_rng(4)
+    query = _clustered(1, 32, 5)[0]
+    near = query + rng.normal(scale=0.05, size=(300, 32))  # outside the window
+    far = rng.normal(size=(1000, 32))  # inside, farther
+    data = np.vstack([near, far])
+    data = (data / np.linalg.norm(data, axis=1, keepdims=True)).astype(np.float16)
+    data = data.astype(np.float32)  # as stored
+    index = ann.new_index(32)
+    ann.add(index, list(range(len(data))), data)
+    inside_keys = list(range(300, 1300))
+    exact = sorted(inside_keys, key=lambda k: -float(data[k] @ query))[:5]
+
+    def inside(k: int) -> bool:
+        return k >= 300
+
+    found = ann.nearest_within(index, query, 5, inside, lambda: inside_keys, cap=10_000)
+    assert {n.document_id for n in found} == set(exact)
+    assert found == sorted(found, key=lambda n: -n.cosine)
+    # A cap below what the window needs: exact cosine over the window, same answer.
+    capped = ann.nearest_within(index, query, 5, inside, lambda: inside_keys, cap=50)
+    assert [n.document_id for n in capped] == exact
+    assert capped[0].cosine == pytest.approx(float(data[exact[0]] @ query), abs=1e-3)
+    assert ann.nearest_within(index, query, 5, lambda k: False, lambda: [], cap=50) == []
