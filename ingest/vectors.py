@@ -222,6 +222,10 @@ class ProcessIndex:
             except ann.SnapshotInvalid as exc:
                 log.warning("ignoring the index snapshot: %s; building from PostgreSQL", exc)
                 return False
+            mismatch = self._snapshot_mismatch(snap)
+            if mismatch:
+                log.warning("ignoring the index snapshot: %s; building from PostgreSQL", mismatch)
+                return False
             self.index = snap.index
             self.catchup = ann.CatchUp.resumed(snap.watermark, snap.gap_ids, time.monotonic())
             self.fetched_at = dict(
@@ -230,6 +234,30 @@ class ProcessIndex:
             self.complete = False
             self.saved_state = (snap.watermark, len(snap.index), len(snap.gap_ids))
             return True
+
+    def _snapshot_mismatch(self, snap: ann.Snapshot) -> str:
+        """Why the snapshot does not belong to this database ("" when it does): the row
+        at its watermark must be there and, when it is a vector of the space, in the
+        index. A database restored from an older backup (or another database writing
+        to the same directory) would otherwise have its rows under the watermark
+        skipped."""
+        if snap.watermark <= 0:
+            return ""
+        row = (
+            Embedding.objects.filter(pk=snap.watermark)
+            .values_list("document_id", "model", "text_rule", "extractor_version", "status")
+            .first()
+        )
+        if row is None:
+            return f"its watermark {snap.watermark} is ahead of the embedding table"
+        ours = (row[1], row[2], row[3]) == (
+            self.where.model,
+            self.where.text_rule,
+            self.where.extractor_version,
+        )
+        if ours and row[4] == Embedding.Status.COVERED and not (snap.fetched_keys == row[0]).any():
+            return f"row {snap.watermark} of this database is not in it (written elsewhere)"
+        return ""
 
     def snapshot_save(self) -> int:
         """Write this process's index as the space's snapshot; returns its size in

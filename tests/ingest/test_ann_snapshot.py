@@ -185,3 +185,26 @@ def test_neighbours_inside_the_window_are_found_behind_many_outside_it(settings)
     stored = {r.document_id: np.frombuffer(bytes(r.vector), np.float16) for r in inside}
     exact = sorted(stored, key=lambda d: -float(stored[d].astype(np.float32) @ query))[:3]
     assert [n.document_id for n in found] == exact
+
+
+def test_a_snapshot_ahead_of_the_database_or_from_another_one_is_ignored(index_dir, caplog) -> None:
+    rows = [_row(n) for n in range(1, 5)]
+    first = vectors.ProcessIndex(SPACE)
+    first.catch_up()
+    first.snapshot_save()
+    # The database goes back to an older state (a restored backup): the last rows are gone.
+    Embedding.objects.filter(pk__in=[r.pk for r in rows[2:]]).delete()
+    with caplog.at_level(logging.WARNING, logger="ingest.vectors"):
+        cold = vectors.ProcessIndex(SPACE)
+        assert not cold.snapshot_load()
+    assert "ahead of the embedding table" in caplog.text
+    # Another database whose row at the watermark holds another document's vector.
+    caplog.clear()
+    stranger = _row(50)
+    Embedding.objects.filter(pk=stranger.pk).update(id=rows[-1].pk)
+    with caplog.at_level(logging.WARNING, logger="ingest.vectors"):
+        other = vectors.ProcessIndex(SPACE)
+        assert not other.snapshot_load()
+    assert "written elsewhere" in caplog.text
+    other.catch_up()
+    assert _keys(other) == {rows[0].document_id, rows[1].document_id, stranger.document_id}
