@@ -11,6 +11,7 @@ attempts are numbered), up to EMBEDDING_ATTEMPTS in all.
 
 import logging
 import time
+from collections import Counter
 from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
@@ -82,8 +83,9 @@ class Attempts:
     """Where documents stand in a space: those with an outcome (a row that is not
     `error`), and the failed attempts of the others."""
 
-    done: set[int]
+    done: dict[int, str]  # document → the status of its outcome
     failed: dict[int, int]  # document → attempts that failed so far
+    failed_rows: int = 0  # error rows in all, earlier tries of documents since done included
 
     def next_attempt(self, document_id: int) -> int | None:
         """The number of the document's next try; None when it has an outcome or has
@@ -94,17 +96,21 @@ class Attempts:
         return tried + 1 if tried < settings.EMBEDDING_ATTEMPTS else None
 
 
-def attempts_of(where: vectors.Space, document_ids: Sequence[int]) -> Attempts:
-    done: set[int] = set()
+def attempts_of(where: vectors.Space, document_ids: Sequence[int] | None = None) -> Attempts:
+    """The space's rows of these documents (None: of every document), read once."""
+    rows = Embedding.objects.filter(where.rows())
+    if document_ids is not None:
+        rows = rows.filter(document_id__in=list(document_ids))
+    done: dict[int, str] = {}
     failed: dict[int, int] = {}
-    for d, status, attempt in Embedding.objects.filter(
-        where.rows(), document_id__in=list(document_ids)
-    ).values_list("document_id", "status", "attempt"):
+    failed_rows = 0
+    for d, status, attempt in rows.values_list("document_id", "status", "attempt"):
         if status == Embedding.Status.ERROR:
             failed[d] = max(failed.get(d, 0), attempt)
+            failed_rows += 1
         else:
-            done.add(d)
-    return Attempts(done=done, failed=failed)
+            done[d] = status
+    return Attempts(done=done, failed=failed, failed_rows=failed_rows)
 
 
 def _rows_store(where: vectors.Space, document_ids: Sequence[int]) -> dict[str, int]:
@@ -283,24 +289,15 @@ def embedding_counts() -> EmbeddingCounts:
     where = vectors.space()
     if where is None:
         return EmbeddingCounts(statuses={})
-    done: set[int] = set()
-    failed: dict[int, int] = {}
-    statuses: dict[str, int] = {}
-    failed_rows = 0
-    for d, status, attempt in Embedding.objects.filter(where.rows()).values_list(
-        "document_id", "status", "attempt"
-    ):
-        if status == Embedding.Status.ERROR:
-            failed[d] = max(failed.get(d, 0), attempt)
-            failed_rows += 1
-        else:
-            done.add(d)
-            statuses[status] = statuses.get(status, 0) + 1
-    still_failed = {d: n for d, n in failed.items() if d not in done}
+    attempts = attempts_of(where)
+    statuses = dict(Counter(attempts.done.values()))
+    still_failed = {d: n for d, n in attempts.failed.items() if d not in attempts.done}
     if still_failed:
         statuses[Embedding.Status.ERROR] = len(still_failed)
     given_up = sum(1 for n in still_failed.values() if n >= settings.EMBEDDING_ATTEMPTS)
-    return EmbeddingCounts(statuses=statuses, failed_attempts=failed_rows, given_up=given_up)
+    return EmbeddingCounts(
+        statuses=statuses, failed_attempts=attempts.failed_rows, given_up=given_up
+    )
 
 
 # --- recall of the approximate search ----------------------------------------------------

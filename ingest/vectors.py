@@ -250,11 +250,7 @@ class ProcessIndex:
         )
         if row is None:
             return f"its watermark {snap.watermark} is ahead of the embedding table"
-        ours = (row[1], row[2], row[3]) == (
-            self.where.model,
-            self.where.text_rule,
-            self.where.extractor_version,
-        )
+        ours = (row[1], row[2], row[3]) == self.where.parts()
         if ours and row[4] == Embedding.Status.COVERED and not (snap.fetched_keys == row[0]).any():
             return f"row {snap.watermark} of this database is not in it (written elsewhere)"
         return ""
