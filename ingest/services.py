@@ -26,7 +26,7 @@ from django.db.models import F, Q
 from django.utils import timezone
 
 from dedup_site import dispatch
-from ingest import semantic
+from ingest import candidates, semantic
 from ingest.core.encoding import decode_html
 from ingest.core.extract import EXTRACTOR_VERSION, extract
 from ingest.core.methods import METHODS, FingerprintResult, fingerprint_texts, method_get
@@ -411,8 +411,9 @@ def documents_enqueue(document_ids: Sequence[int]) -> None:
 
 def documents_process(*, document_ids: Sequence[int]) -> int:
     """Extract and fingerprint the documents that still lack it, in one transaction
-    (bulk writes). Returns how many documents got new work. A retry after a crash
-    redoes the whole batch: the unique constraints make that safe."""
+    (bulk writes), then search all of them for candidates. Returns how many documents
+    got new work. A retry after a crash redoes the whole batch: the unique constraints
+    make that safe."""
     methods = methods_ensure()
     wanted = [methods[key] for key in fingerprint_method_keys(methods)]
     with transaction.atomic():
@@ -427,11 +428,15 @@ def documents_process(*, document_ids: Sequence[int]) -> int:
             for version in extractor_versions(wanted)
         }
         done = fingerprints_compute(documents=documents, extractions=extractions, methods=wanted)
-    # Candidates are searched for every document handed in, new work or not: a retry
-    # after a crash between the two steps must not leave documents unsearched.
-    candidates_enqueue(document_ids)
-    # The same for embeddings, on their own queue (nothing when the channel is off).
+    # Embeddings on their own queue (nothing when the channel is off), then the
+    # candidate search in this task, once the processing has committed (the search
+    # indexes and commits before it queries: of two documents processed at the same
+    # time by two workers, the later query sees the other). In this task rather than
+    # queued behind every processing task, so searches run beside the other workers'
+    # extraction, not all at the end. Every document handed in is searched, new work
+    # or not: a retry after a crash in the search redoes it.
     semantic.embeddings_enqueue(document_ids)
+    candidates.candidates_find(document_ids=document_ids)
     return done
 
 
@@ -454,9 +459,9 @@ def documents_extract(
         return found
     bodies = {
         pk: DocumentBody(codec=codec, data=data)
-        for pk, codec, data in DocumentBody.objects.filter(document__in=todo).values_list(
-            "document_id", "codec", "data"
-        )
+        for pk, codec, data in DocumentBody.objects.filter(
+            document_id__any_of=[d.pk for d in todo]
+        ).values_list("document_id", "codec", "data")
     }
     created: list[Extraction] = []
     errors: list[BatchError] = []
@@ -577,8 +582,3 @@ def fingerprints_compute(
             )
     Fingerprint.objects.bulk_create(rows, ignore_conflicts=True)
     return touched
-
-
-def candidates_enqueue(document_ids: Sequence[int]) -> None:
-    if document_ids:
-        dispatch.on_commit("candidates_find", list(document_ids))

@@ -101,6 +101,31 @@ def test_a_body_stored_with_zlib_before_is_still_extracted(committed) -> None:
     assert document_source(document=document) == html.decode()
 
 
+def test_processing_searches_its_documents_for_candidates_in_the_same_call() -> None:
+    """The processing task searches its own documents once they are committed, rather
+    than queueing the search behind every other processing task."""
+    from ingest.models import CandidatePair
+
+    html = factories.article_html("Wire story", factories.article_text(7)).encode()
+    ids = []
+    for host in ("a.example.com", "b.example.com"):
+        site = Site.objects.create(host=host)
+        document = Document.objects.create(
+            site=site,
+            url=f"https://{host}/story",
+            fetched_at=timezone.now(),
+            raw_sha256="0" * 64,
+            raw_size=len(html),
+            content_type="text/html; charset=utf-8",
+        )
+        DocumentBody.objects.create(document=document, data=DocumentBody.pack(html))
+        ids.append(document.pk)
+    # Inside the test's transaction nothing queued on commit ever runs: the pair can
+    # only come from the call itself.
+    assert services.documents_process(document_ids=ids) == 2
+    assert CandidatePair.objects.filter(a_id=min(ids), b_id=max(ids)).exists()
+
+
 def test_empty_page_gets_a_status_and_no_main_fingerprint(ingest) -> None:
     html = b"<html><body><nav><a href='/'>Home</a></nav></body></html>"
     summary = ingest(factories.warc_bytes([("https://news.example.com/empty", html)]))

@@ -120,7 +120,7 @@ def test_task_durations_are_recorded(committed) -> None:
     with committed():
         services.batch_ingest(source="t", fmt="warc", items=read_warc(io.BytesIO(data)))
     tasks = set(TaskRun.objects.values_list("task", flat=True))
-    assert {"ingest.tasks.documents_process", "ingest.tasks.candidates_find"} <= tasks
+    assert "ingest.tasks.documents_process" in tasks
     assert all(d >= 0 for d in TaskRun.objects.values_list("duration", flat=True))
 
 
