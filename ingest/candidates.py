@@ -150,7 +150,7 @@ def _docs_for(method: FingerprintMethod, document_ids: Sequence[int]) -> list[_D
     """The documents with an indexable main-text fingerprint under the method."""
     rows = (
         Fingerprint.objects.filter(
-            document_id__in=document_ids, method=method, branch=MAIN, status="ok"
+            document_id__any_of=document_ids, method=method, branch=MAIN, status="ok"
         )
         .select_related("document")
         .only(
@@ -211,7 +211,7 @@ def _pairs_store(
         return set()
     ids = {d for pair in wanted for d in pair}
     existing = set(
-        CandidatePair.objects.filter(method=method, a_id__in=ids, b_id__in=ids).values_list(
+        CandidatePair.objects.filter(method=method, a_id__any_of=ids, b_id__any_of=ids).values_list(
             "a_id", "b_id"
         )
     )
@@ -229,7 +229,7 @@ def _passages_index(
     for the same reason as the SimHash index."""
     texts = dict(
         Extraction.objects.filter(
-            document_id__in=[d.id for d in docs],
+            document_id__any_of=[d.id for d in docs],
             extractor_version=method_get(method.key).extractor_version,
         ).values_list("document_id", "main_text")
     )
@@ -274,12 +274,12 @@ def _pairs_wanted(
     if not hit_ids:
         return {}
     shas = dict(
-        Fingerprint.objects.filter(method=method, branch=MAIN, document_id__in=ids).values_list(
+        Fingerprint.objects.filter(method=method, branch=MAIN, document_id__any_of=ids).values_list(
             "document_id", "text_sha256"
         )
     )
     stored = list(
-        CandidatePair.objects.filter(method=method, a_id__in=ids, b_id__in=ids).values_list(
+        CandidatePair.objects.filter(method=method, a_id__any_of=ids, b_id__any_of=ids).values_list(
             "a_id", "b_id"
         )
     )
@@ -351,9 +351,9 @@ def _do_not_match_among(ids: Iterable[int]) -> set[tuple[int, int]]:
     ids = list(ids)
     # Only constraints in force: a restore revokes the rows a split wrote (kept on file).
     return set(
-        DoNotMatch.objects.filter(a_id__in=ids, b_id__in=ids, revoked_at__isnull=True).values_list(
-            "a_id", "b_id"
-        )
+        DoNotMatch.objects.filter(
+            a_id__any_of=ids, b_id__any_of=ids, revoked_at__isnull=True
+        ).values_list("a_id", "b_id")
     )
 
 
@@ -383,17 +383,17 @@ def _pairs_build(
     if not todo:
         return []
     ids = {d for pair in todo for d in pair}
-    documents = {d.pk: d for d in Document.objects.filter(pk__in=ids).only("doc_type")}
+    documents = {d.pk: d for d in Document.objects.filter(pk__any_of=ids).only("doc_type")}
     prints: dict[tuple[int, str], Fingerprint] = {
         (f.document_id, f.branch): f
-        for f in Fingerprint.objects.filter(method=method, document_id__in=ids).only(
+        for f in Fingerprint.objects.filter(method=method, document_id__any_of=ids).only(
             "document_id", "branch", "simhash", "text_sha256", "status"
         )
     }
     texts: dict[int, Any] = {
         e["document_id"]: e
         for e in Extraction.objects.filter(
-            document_id__in=ids, extractor_version=method_get(method.key).extractor_version
+            document_id__any_of=ids, extractor_version=method_get(method.key).extractor_version
         ).values("document_id", "main_text", "title")
     }
     known = known or {}
@@ -410,8 +410,14 @@ def _pairs_build(
         doc_passages[d] = by_text[text]
     template = passages.templates_among({p.hash for ps in doc_passages.values() for p in ps})
     embedded = vectors.vectors_for(ids)
-    # Each text normalized once, however many pairs it is in.
-    normalized = {d: normalize_for(method.key, texts.get(d, {}).get("main_text", "")) for d in ids}
+    # Each text normalized once, however many pairs and exact copies it is in.
+    by_raw: dict[str, str] = {}
+    normalized = {}
+    for d in ids:
+        raw = texts.get(d, {}).get("main_text", "")
+        if raw not in by_raw:
+            by_raw[raw] = normalize_for(method.key, raw)
+        normalized[d] = by_raw[raw]
     out = []
     for a, b in todo:
         fa, fb = prints.get((a, MAIN)), prints.get((b, MAIN))
@@ -524,7 +530,7 @@ def pairs_cosine_update(*, method: FingerprintMethod, document_ids: Sequence[int
         return 0
     pairs = list(
         CandidatePair.objects.filter(method=method, cosine__isnull=True)
-        .filter(Q(a_id__in=document_ids) | Q(b_id__in=document_ids))
+        .filter(Q(a_id__any_of=document_ids) | Q(b_id__any_of=document_ids))
         .select_related("a", "b")
         .only("a_id", "b_id", "a__doc_type", "b__doc_type")
     )
@@ -553,7 +559,7 @@ def pairs_cosine_update(*, method: FingerprintMethod, document_ids: Sequence[int
         # update: the key-share lock of a label's foreign key check does not wait.)
         rows = list(
             CandidatePair.objects.select_for_update(of=("self",), no_key=True)
-            .filter(pk__in=list(cosines), cosine__isnull=True)
+            .filter(pk__any_of=list(cosines), cosine__isnull=True)
             .order_by("pk")
             .only("doc_type", "distance", "channels", "below_floor", "evidence")
         )
@@ -628,11 +634,11 @@ def _area(method: FingerprintMethod, seeds: Iterable[int]) -> set[int]:
         nxt: set[int] = set()
         for a, b in (
             CandidatePair.objects.filter(_groupable_pairs(method))
-            .filter(Q(a_id__in=ids) | Q(b_id__in=ids))
+            .filter(Q(a_id__any_of=ids) | Q(b_id__any_of=ids))
             .values_list("a_id", "b_id")
         ):
             nxt.update((a, b))
-        group_ids = GroupMember.objects.filter(method=method, document_id__in=ids).values(
+        group_ids = GroupMember.objects.filter(method=method, document_id__any_of=ids).values(
             "group_id"
         )
         nxt.update(
@@ -663,7 +669,7 @@ def groups_update(
     edges = [
         grouping.Edge(a, b, d, contained=bool(ch & channels.PASSAGES))
         for a, b, d, ch in CandidatePair.objects.filter(
-            _groupable_pairs(method), a_id__in=area, b_id__in=area
+            _groupable_pairs(method), a_id__any_of=area, b_id__any_of=area
         ).values_list("a_id", "b_id", "distance", "channels")
     ]
     edges += _pinned_edges(method, area)
@@ -688,7 +694,7 @@ def _pinned_edges(method: FingerprintMethod, area: set[int]) -> list[grouping.Ed
     to its representative, so recomputing keeps it there (a do-not-match still wins)."""
     rows = GroupMember.objects.filter(
         method=method,
-        document_id__in=area,
+        document_id__any_of=area,
         added_by__startswith="person:",
         group__dissolved=False,
         group__representative__isnull=False,
@@ -701,7 +707,7 @@ def policy_candidates(ids: Iterable[int]) -> list[grouping.Candidate]:
     ids = list(ids)
     extraction: dict[int, tuple[str, int]] = {}
     # The current extractor's facts; an older one's until the document is re-extracted.
-    for d, version, st, n in Extraction.objects.filter(document_id__in=ids).values_list(
+    for d, version, st, n in Extraction.objects.filter(document_id__any_of=ids).values_list(
         "document_id", "extractor_version", "status", "main_tokens"
     ):
         if d not in extraction or version == EXTRACTOR_VERSION:
@@ -721,7 +727,7 @@ def policy_candidates(ids: Iterable[int]) -> list[grouping.Candidate]:
             url=d.final_url or d.url,
             contains=len(contains.get(d.pk, ())),
         )
-        for d in Document.objects.filter(pk__in=ids)
+        for d in Document.objects.filter(pk__any_of=ids)
         .select_related("site")
         .only("url", "final_url", "fetched_at", "site__priority")
     ]
@@ -733,7 +739,7 @@ def containment_relations(ids: Iterable[int]) -> set[tuple[int, int]]:
     (an article and its excerpt; two equal copies are no such relation)."""
     ids = list(ids)
     rows = (
-        CandidatePair.objects.filter(a_id__in=ids, b_id__in=ids, below_floor=False)
+        CandidatePair.objects.filter(a_id__any_of=ids, b_id__any_of=ids, below_floor=False)
         .annotate(by_passages=F("channels").bitand(channels.PASSAGES))
         .filter(by_passages__gt=0)
         .values_list("a_id", "b_id", "a_in_b", "b_in_a")
@@ -756,13 +762,13 @@ def _groups_store(
 ) -> list[int]:
     by_doc = {c.document_id: c for c in candidates}
     current: dict[int, int] = dict(
-        GroupMember.objects.filter(method=method, document_id__in=area).values_list(
+        GroupMember.objects.filter(method=method, document_id__any_of=area).values_list(
             "document_id", "group_id"
         )
     )
     groups = {
         g.pk: g
-        for g in CandidateGroup.objects.select_for_update().filter(pk__in=set(current.values()))
+        for g in CandidateGroup.objects.select_for_update().filter(pk__any_of=set(current.values()))
     }
     conflicts_by_doc: dict[int, list[tuple[int, int]]] = defaultdict(list)
     for a, b in result.conflicts:
@@ -830,9 +836,9 @@ def _groups_store(
         else:
             moving[new].append(d)
     if leaving:
-        GroupMember.objects.filter(method=method, document_id__in=leaving).delete()
+        GroupMember.objects.filter(method=method, document_id__any_of=leaving).delete()
     for new, ids in moving.items():
-        GroupMember.objects.filter(method=method, document_id__in=ids).update(group_id=new)
+        GroupMember.objects.filter(method=method, document_id__any_of=ids).update(group_id=new)
     GroupMember.objects.bulk_create(joining)
     for gid, group in groups.items():
         if gid not in kept and not group.dissolved:
@@ -878,10 +884,10 @@ class GroupFacts:
             prints={
                 d: (value, sha)
                 for d, value, sha in Fingerprint.objects.filter(
-                    method=method_id, branch=MAIN, document_id__in=ids
+                    method=method_id, branch=MAIN, document_id__any_of=ids
                 ).values_list("document_id", "simhash", "text_sha256")
             },
-            doc_types=dict(Document.objects.filter(pk__in=ids).values_list("pk", "doc_type")),
+            doc_types=dict(Document.objects.filter(pk__any_of=ids).values_list("pk", "doc_type")),
             containment=containment_relations(ids),
         )
 
@@ -1066,7 +1072,7 @@ def check(
         Fingerprint.objects.filter(
             method=method, branch=MAIN, status="ok", text_sha256=result.text_sha256
         )
-        .exclude(document_id__in=itself)
+        .exclude(document_id__any_of=itself)
         .values_list("document_id", flat=True)[:CHECK_MAX_MATCHES]
     )
     for d in exact_ids:
@@ -1084,14 +1090,14 @@ def check(
     texts: dict[int, Any] = {
         e["document_id"]: e
         for e in Extraction.objects.filter(
-            document_id__in=nearest, extractor_version=method_get(key).extractor_version
+            document_id__any_of=nearest, extractor_version=method_get(key).extractor_version
         ).values("document_id", "main_text", "title")
     }
-    urls = dict(Document.objects.filter(pk__in=nearest).values_list("pk", "url"))
+    urls = dict(Document.objects.filter(pk__any_of=nearest).values_list("pk", "url"))
     values = {
         f.document_id: to_unsigned64(f.simhash)
         for f in Fingerprint.objects.filter(
-            method=method, branch=MAIN, status="ok", document_id__in=nearest
+            method=method, branch=MAIN, status="ok", document_id__any_of=nearest
         ).only("document_id", "simhash")
         if f.simhash is not None
     }

@@ -19,7 +19,7 @@ from django.db import connection
 
 from ingest.core.bands import BandScheme, scheme_for
 from ingest.core.simhash import to_signed64, to_unsigned64
-from ingest.models import IndexEntry
+from ingest.models import IndexEntry, int_array
 
 # Largest threshold the index answers; per-doc-type thresholds must stay at or below it.
 K_MAX = 6
@@ -89,7 +89,8 @@ def _query_pg(
 ) -> list[Hit]:
     signed = to_signed64(value)
     sql = _PG_QUERY + (_WINDOW if window else "")
-    params: list[object] = [signed, method_id, *SCHEME.probes(value, k), signed, k]
+    probes = [int_array(keys) for keys in SCHEME.probes(value, k)]
+    params: list[object] = [signed, method_id, *probes, signed, k]
     if window:
         params += window
     connection.ensure_connection()

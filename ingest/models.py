@@ -1,6 +1,7 @@
 """Crawl data: nothing here is ever deleted by deduplication."""
 
 import json
+from collections.abc import Iterable
 from typing import Any
 
 from django.db import connection, models
@@ -778,6 +779,41 @@ class SitePriorityChange(models.Model):
 
     def delete(self, *args: Any, **kwargs: Any) -> tuple[int, dict[str, int]]:
         raise ValueError("site priority changes are append-only")
+
+
+def int_array(values: Iterable[int]) -> str:
+    """A PostgreSQL integer array literal (``{1,-2,3}``) for a ``%s::bigint[]`` (or
+    ``int4[]``) parameter. psycopg adapts a Python list element by element in Python:
+    for the hundreds of hashes a passage lookup sends, that cost a worker more CPU than
+    the lookup cost the server; a string is sent as it is."""
+    return "{" + ",".join(map(str, values)) + "}"
+
+
+class AnyOf(models.Lookup):
+    """``field__any_of=ids``: what ``__in`` answers, for integer columns and foreign
+    keys, with the ids sent as one array on PostgreSQL (``= ANY(%s::bigint[])``, see
+    `int_array`) instead of one placeholder each: for the hundreds of ids a candidate
+    search asks about, preparing, adapting and splitting every placeholder cost the
+    worker more than the query cost the server. Elsewhere it is ``IN``."""
+
+    lookup_name = "any_of"
+    prepare_rhs = False
+
+    def get_prep_lookup(self) -> list[int]:
+        return [int(v) for v in self.rhs]
+
+    def as_sql(self, compiler: Any, connection: Any) -> tuple[str, list[Any]]:
+        lhs, lhs_params = self.process_lhs(compiler, connection)
+        ids: list[int] = self.rhs
+        if connection.vendor == "postgresql":
+            return f"{lhs} = ANY(%s::bigint[])", [*lhs_params, int_array(ids)]
+        if not ids:
+            return "1 = 0", list(lhs_params)
+        return f"{lhs} IN ({', '.join(['%s'] * len(ids))})", [*lhs_params, *ids]
+
+
+models.IntegerField.register_lookup(AnyOf)
+models.ForeignKey.register_lookup(AnyOf)
 
 
 def rows_update[M: models.Model](objs: list[M], names: list[str]) -> None:

@@ -22,7 +22,7 @@ from django.conf import settings
 from django.db import connection
 
 from ingest.core import passages as core
-from ingest.models import PassageCommon, PassageSet, PassageTemplate
+from ingest.models import PassageCommon, PassageSet, PassageTemplate, int_array
 
 # Passage methods by the number stored in PassageSet.method / PassageTemplate.method.
 METHODS: dict[int, str] = {1: core.METHOD}
@@ -61,7 +61,10 @@ def entries_add(entries: Sequence[Entry]) -> None:
         )
         for e in entries
     ]
-    PassageSet.objects.bulk_create(rows, ignore_conflicts=True)
+    if uses_gin():
+        _sets_insert(rows)
+    else:
+        PassageSet.objects.bulk_create(rows, ignore_conflicts=True)
     by_site: dict[int, set[int]] = {}
     for row in rows:
         by_site.setdefault(row.site_id, set()).update(row.hashes)
@@ -69,6 +72,32 @@ def entries_add(entries: Sequence[Entry]) -> None:
     if uses_gin():
         holders = _commons_count(set().union(*by_site.values()))
     _templates_count(by_site, holders)
+
+
+# What bulk_create writes, with each row's hashes sent as one array literal (see
+# ingest.models.int_array) instead of a list psycopg adapts hash by hash.
+_PG_SETS_INSERT = """
+INSERT INTO ingest_passageset (method, document_id, site_id, fetched_at, hashes)
+SELECT %s, v.d, v.s, v.f, v.h::bigint[]
+FROM unnest(%s::bigint[], %s::int4[], %s::timestamptz[], %s::text[]) AS v(d, s, f, h)
+ON CONFLICT DO NOTHING
+"""
+
+
+def _sets_insert(rows: Sequence[PassageSet]) -> None:
+    if not rows:
+        return
+    with connection.cursor() as cursor:
+        cursor.execute(
+            _PG_SETS_INSERT,
+            [
+                METHOD_ID,
+                int_array(r.document_id for r in rows),
+                int_array(r.site_id for r in rows),
+                [r.fetched_at for r in rows],
+                [int_array(r.hashes) for r in rows],
+            ],
+        )
 
 
 def stored_hashes(passages: Iterable[core.Passage]) -> list[int]:
@@ -109,7 +138,9 @@ def _commons_count(signed: set[int]) -> dict[int, list[int]]:
     if not signed:
         return {}
     with connection.cursor() as cursor:
-        cursor.execute(_PG_HOLDERS, [sorted(signed), METHOD_ID, common, METHOD_ID, common])
+        cursor.execute(
+            _PG_HOLDERS, [int_array(sorted(signed)), METHOD_ID, common, METHOD_ID, common]
+        )
         counted = dict(cursor.fetchall())
     reached = [h for h, sites in counted.items() if len(sites) >= common]
     if reached:
@@ -161,7 +192,11 @@ def _templates_known(by_site: dict[int, set[int]]) -> set[tuple[int, int]]:
         with connection.cursor() as cursor:
             cursor.execute(
                 _PG_TEMPLATES_KNOWN,
-                [METHOD_ID, sorted(by_site), sorted(set().union(*by_site.values()))],
+                [
+                    METHOD_ID,
+                    int_array(sorted(by_site)),
+                    int_array(sorted(set().union(*by_site.values()))),
+                ],
             )
             rows = cursor.fetchall()
         return {(site, h) for site, h in rows if h in by_site[site]}
@@ -187,7 +222,7 @@ def _site_counts_pg(site_id: int, signed: list[int], df_min: int) -> dict[int, i
     """Pages of the site holding each hash, counted up to df_min (a template passage
     is counted once, then skipped)."""
     with connection.cursor() as cursor:
-        cursor.execute(_PG_SITE_COUNTS, [METHOD_ID, site_id, df_min, signed])
+        cursor.execute(_PG_SITE_COUNTS, [METHOD_ID, site_id, df_min, int_array(signed)])
         return {h: n for h, n in cursor.fetchall()}
 
 
@@ -210,7 +245,7 @@ def templates_among(hashes: Collection[int]) -> set[int]:
     signed = sorted({core.to_signed(h) for h in hashes})
     if uses_gin():  # one array parameter, not one placeholder per hash
         with connection.cursor() as cursor:
-            cursor.execute(_PG_TEMPLATES_AMONG, [METHOD_ID, signed])
+            cursor.execute(_PG_TEMPLATES_AMONG, [METHOD_ID, int_array(signed)])
             found = [h for (h,) in cursor.fetchall()]
     else:
         found = list(
@@ -304,7 +339,7 @@ def pg_statement(
     common = settings.PASSAGE_COMMON_DF
     sql = _PG_QUERY.format(window=_PG_WINDOW if window else "")
     params: list[object] = [
-        signed,
+        int_array(signed),
         METHOD_ID,
         METHOD_ID,
         common,

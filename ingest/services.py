@@ -420,7 +420,7 @@ def documents_process(*, document_ids: Sequence[int]) -> int:
         documents = list(
             Document.objects.select_for_update(of=("self",))
             .select_related("batch", "site")
-            .filter(pk__in=document_ids)
+            .filter(pk__any_of=document_ids)
             .order_by("pk")
         )
         extractions = {
@@ -452,7 +452,9 @@ def documents_extract(
     """Each document's extraction under extractor ``version`` (made once)."""
     found = {
         e.document_id: e
-        for e in Extraction.objects.filter(document__in=documents, extractor_version=version)
+        for e in Extraction.objects.filter(
+            document_id__any_of=[d.pk for d in documents], extractor_version=version
+        )
     }
     todo = [d for d in documents if d.pk not in found]
     if not todo:
@@ -535,7 +537,7 @@ def fingerprints_compute(
     got new fingerprints."""
     version_of = {m.key: method_get(m.key).extractor_version for m in methods}
     have = set(
-        Fingerprint.objects.filter(document__in=documents).values_list(
+        Fingerprint.objects.filter(document_id__any_of=[d.pk for d in documents]).values_list(
             "document_id", "method_id", "branch"
         )
     )

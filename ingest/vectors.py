@@ -84,7 +84,7 @@ def vectors_for(ids: list[int] | set[int], where: Space | None = None) -> dict[i
     return {
         d: bytes(v)
         for d, v in Embedding.objects.filter(
-            where.rows(), document_id__in=list(ids), status=Embedding.Status.COVERED
+            where.rows(), document_id__any_of=ids, status=Embedding.Status.COVERED
         ).values_list("document_id", "vector")
         if v is not None
     }
@@ -137,7 +137,7 @@ class ProcessIndex:
             while True:
                 above, gaps = self.catchup.wanted()
                 rows = list(
-                    Embedding.objects.filter(Q(pk__gt=above) | Q(pk__in=gaps))
+                    Embedding.objects.filter(Q(pk__gt=above) | Q(pk__any_of=gaps))
                     .order_by("pk")
                     .values_list(
                         "pk",
@@ -378,7 +378,7 @@ def check_nearest(*, text: str, language: str, doc_type: str, exclude: set[int])
     scored = [(d, round(core.cosine(packed, stored[d]), 4)) for d in ids if d in stored]
     kept = sorted(((d, c) for d, c in scored if c >= cut), key=lambda x: (-x[1], x[0]))
     kept = kept[: settings.SEMANTIC_NEIGHBOURS]
-    urls = dict(Document.objects.filter(pk__in=[d for d, _ in kept]).values_list("pk", "url"))
+    urls = dict(Document.objects.filter(pk__any_of=[d for d, _ in kept]).values_list("pk", "url"))
     return SemanticCheck(
         "on", "", where.model, cut, [SemanticMatch(d, urls.get(d, ""), c) for d, c in kept]
     )

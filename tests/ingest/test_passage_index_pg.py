@@ -6,10 +6,13 @@ from datetime import UTC, datetime
 
 import pytest
 from django.db import connection
+from hypothesis import given
+from hypothesis import settings as examples
+from hypothesis import strategies as st
 
 from ingest import passages
 from ingest.core import passages as core
-from ingest.models import Document, PassageCommon, PassageTemplate, Site
+from ingest.models import Document, PassageCommon, PassageSet, PassageTemplate, Site, int_array
 
 pytestmark = [pytest.mark.postgres, pytest.mark.django_db]
 
@@ -144,3 +147,25 @@ def test_probes_never_read_the_primary_key_of_a_table_without_statistics() -> No
     assert "ingest_passageset_pkey" not in _indexes_read(passages._PG_HOLDERS, holders)
     counts = [passages.METHOD_ID, site.pk, 3, signed]
     assert "ingest_passageset_pkey" not in _indexes_read(passages._PG_SITE_COUNTS, counts)
+
+
+@examples(max_examples=60, deadline=None)
+@given(st.lists(st.integers(min_value=-(2**63), max_value=2**63 - 1), max_size=300))
+def test_an_array_literal_reads_back_as_the_same_bigints(values: list[int]) -> None:
+    with connection.cursor() as cursor:
+        cursor.execute("SELECT %s::bigint[]", [int_array(values)])
+        assert cursor.fetchone()[0] == values
+
+
+def test_passage_sets_written_by_the_statement_read_back_as_given() -> None:
+    hashes = [0xFFFF_FFFF_FFFF_FFFF, 1, 0x8000_0000_0000_0000, 42]
+    doc = _add(1, "sets.example.com", hashes)
+    again = [core.Passage(h, 0) for h in (7, 8)]  # a repeat is a no-op
+    passages.entries_add([passages.Entry(doc.pk, doc.site_id, WHEN, again)])
+    stored = PassageSet.objects.get(document=doc)
+    assert stored.hashes == [core.to_signed(h) for h in sorted(hashes)]
+    assert (stored.site_id, stored.fetched_at, stored.method) == (
+        doc.site_id,
+        WHEN,
+        passages.METHOD_ID,
+    )
