@@ -77,8 +77,16 @@ def database_from_url(url: str) -> dict[str, Any]:
         PORT=str(config.get("PORT") or ""),
         CONN_MAX_AGE=env_int("DB_CONN_MAX_AGE", 60),
         CONN_HEALTH_CHECKS=True,
-        # Prepared statements (the band index lookup) use one generic plan.
-        OPTIONS={"options": "-c plan_cache_mode=force_generic_plan"},
+        # The statements that ask for it (`execute(..., prepare=True)`: the band index
+        # and passage lookups, run once per document searched) are prepared once per
+        # connection and use one generic plan. Django's default (prepare_threshold None)
+        # turns preparation off, which psycopg applies to those too: they were planned on
+        # every call. The threshold is high so that nothing else is prepared unasked
+        # (the ORM's client-side cursors never are).
+        OPTIONS={
+            "options": "-c plan_cache_mode=force_generic_plan",
+            "prepare_threshold": 1_000_000,
+        },
         TEST={"NAME": env_str("TEST_DATABASE_NAME", "") or None},
     )
     return config

@@ -169,3 +169,22 @@ def test_passage_sets_written_by_the_statement_read_back_as_given() -> None:
         WHEN,
         passages.METHOD_ID,
     )
+
+
+def test_the_per_document_lookups_are_prepared_once_per_connection() -> None:
+    """The band index and passage lookups run once per document searched: they are
+    server-side prepared statements (one generic plan), not planned on every call."""
+    from ingest import index
+
+    doc = _add(1, "prep.example.com", [*SHARED, *_own(1)])
+    for _ in range(3):
+        index.query(method_id=1, value=12345, k=3)
+        passages.lookup(hashes=[*SHARED, *_own(2)], exclude_document=doc.pk)
+    with connection.cursor() as cursor:
+        cursor.execute(
+            "SELECT statement FROM pg_prepared_statements WHERE NOT from_sql AND"
+            " (statement LIKE '%%ingest_indexentry%%' OR statement LIKE '%%ingest_passageset%%')"
+        )
+        statements = [s for (s,) in cursor.fetchall()]
+    assert any("ingest_indexentry" in s for s in statements)
+    assert any("ingest_passageset" in s for s in statements)
