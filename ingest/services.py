@@ -141,6 +141,23 @@ class _SiteCache:
     def __init__(self) -> None:
         self._sites: dict[str, Site] = {}
 
+    def prefetch(self, hosts: Iterable[str]) -> None:
+        """Read (and create) the sites of a chunk's new hosts in one transaction: one
+        statement each way, where `get` costs a transaction per new host. A host the
+        database refuses leaves the rest to `get`, which records the record's error."""
+        todo = {h for h in hosts if h not in self._sites}
+        if not todo:
+            return
+        try:
+            with transaction.atomic():
+                Site.objects.bulk_create(
+                    [Site(host=h) for h in sorted(todo)], ignore_conflicts=True
+                )
+                self._sites.update((s.host, s) for s in Site.objects.filter(host__in=todo))
+        except DatabaseError as exc:
+            if _database_gone(exc):
+                raise
+
     def get(self, host: str) -> Site:
         site = self._sites.get(host)
         if site is None:
@@ -209,8 +226,9 @@ def batch_ingest(
     Documents are written in chunks, each in its own transaction, so a failure later in
     the stream never loses what was stored before. Processing (extraction and
     fingerprints) is enqueued when each chunk commits. The first chunk is one worker
-    task's worth (PROCESS_TASK_SIZE), so that the workers start while the rest of the
-    file is read; the next ones are INGEST_CHUNK_SIZE.
+    task's worth (PROCESS_TASK_SIZE) and each next one twice the last, up to
+    INGEST_CHUNK_SIZE, so that the workers start one after another while the rest of
+    the file is read.
     """
     batches_fail_stale()
     batch = CrawlBatch.objects.create(
@@ -227,7 +245,7 @@ def batch_ingest(
         if chunk:
             _chunk_store(batch, chunk, sites, summary)
             chunk.clear()
-            chunk_size = settings.INGEST_CHUNK_SIZE
+            chunk_size = min(2 * chunk_size, settings.INGEST_CHUNK_SIZE)
         if bytes_read is not None:
             batch.bytes_read = bytes_read()
         _batch_counters_save(batch, summary)
@@ -304,6 +322,7 @@ def _chunk_store(
     known_url_sha = {(u, s) for u, _, s in existing}
     known_sha = {s for _, _, s in existing}
 
+    sites.prefetch(_host(r.final_url or r.url) for r in records)
     documents: list[Document] = []
     bodies: list[bytes] = []
     records_kept: list[RawRecord] = []

@@ -203,3 +203,22 @@ def test_utf8_page_with_bad_bytes_keeps_utf8_and_records_the_count(ingest) -> No
     assert extraction.title == "Zürich’s café “Grünau” reopens"
     error = BatchError.objects.get(kind="charset_mismatch", url="https://news.example.com/zurich")
     assert "3 bytes invalid" in error.message
+
+
+def test_a_chunks_new_sites_are_made_in_a_few_statements(ingest) -> None:
+    from django.db import connection
+    from django.test.utils import CaptureQueriesContext
+
+    pages = [
+        (f"https://host{i}.example.org/a", factories.article_html(f"S {i}", "x").encode())
+        for i in range(12)
+    ]
+    Site.objects.create(host="host3.example.org", priority=5)  # an existing one is kept
+    with CaptureQueriesContext(connection) as ctx:
+        summary = ingest(factories.warc_bytes(pages))
+    assert summary.stored == 12
+    site_statements = [q for q in ctx.captured_queries if '"ingest_site"' in q["sql"]]
+    assert len(site_statements) <= 4, [q["sql"][:80] for q in site_statements]
+    hosts = {d.site.host for d in Document.objects.select_related("site")}
+    assert hosts == {f"host{i}.example.org" for i in range(12)}
+    assert Site.objects.get(host="host3.example.org").priority == 5
