@@ -802,14 +802,14 @@ class AnyOf(models.Lookup):
     def get_prep_lookup(self) -> list[int]:
         return [int(v) for v in self.rhs]
 
-    def as_sql(self, compiler: Any, connection: Any) -> tuple[str, list[Any]]:
+    def as_sql(self, compiler: Any, connection: Any) -> tuple[str, tuple[Any, ...]]:
         lhs, lhs_params = self.process_lhs(compiler, connection)
         ids: list[int] = self.rhs
         if connection.vendor == "postgresql":
-            return f"{lhs} = ANY(%s::bigint[])", [*lhs_params, int_array(ids)]
+            return f"{lhs} = ANY(%s::bigint[])", (*lhs_params, int_array(ids))
         if not ids:
-            return "1 = 0", list(lhs_params)
-        return f"{lhs} IN ({', '.join(['%s'] * len(ids))})", [*lhs_params, *ids]
+            return "1 = 0", tuple(lhs_params)
+        return f"{lhs} IN ({', '.join(['%s'] * len(ids))})", (*lhs_params, *ids)
 
 
 models.IntegerField.register_lookup(AnyOf)
