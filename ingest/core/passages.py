@@ -113,8 +113,10 @@ def kgram_hashes(tokens: Sequence[str], k: int = K) -> np.ndarray:
     n = len(tokens) - k + 1
     if n <= 0:
         return np.zeros(0, dtype=np.uint64)
-    cache = _WORD_CACHE
-    wh = np.array([cache[t] if t in cache else _word_hash(t) for t in tokens], dtype=np.uint64)
+    values = list(map(_WORD_CACHE.get, tokens))
+    if None in values:  # words not seen lately
+        values = [_word_hash(t) if v is None else v for t, v in zip(tokens, values, strict=True)]
+    wh = np.array(values, dtype=np.uint64)
     acc = np.zeros(n, dtype=np.uint64)
     for j in range(k):
         acc = acc * _MULT + wh[j : j + n]
@@ -135,10 +137,15 @@ def winnow(hashes: np.ndarray, w: int = W) -> list[tuple[int, int]]:
     if n <= w:
         pos = n - 1 - int(np.argmin(hashes[::-1]))
         return [(pos, int(hashes[pos]))]
-    windows = np.lib.stride_tricks.sliding_window_view(hashes, w)
-    rightmost = w - 1 - np.argmin(windows[:, ::-1], axis=1)
-    positions = np.unique(np.arange(len(windows)) + rightmost)
-    return [(int(p), int(hashes[p])) for p in positions]
+    # The rightmost minimum of a window is the first minimum of the reversed window:
+    # windows of the reversed hashes (contiguous rows), window j of them being window
+    # n - w - j of the hashes.
+    windows = np.lib.stride_tricks.sliding_window_view(np.ascontiguousarray(hashes[::-1]), w)
+    rightmost = (n - 1 - np.arange(len(windows)) - np.argmin(windows, axis=1))[::-1]
+    # Never decreasing as the window slides: a minimum stays picked until it leaves or
+    # an equal or smaller hash enters, so repeats are neighbours.
+    positions = rightmost[np.concatenate(([True], rightmost[1:] != rightmost[:-1]))]
+    return list(zip(positions.tolist(), hashes[positions].tolist(), strict=True))
 
 
 def passages(text: str, *, k: int = K, w: int = W) -> list[Passage]:

@@ -94,6 +94,42 @@ def test_winnow_selects_a_minimum_of_every_window(values: list[int], w: int) -> 
         assert min(window) in {picked[p] for p in picked if i <= p < i + w}
 
 
+def _winnow_reference(values: list[int], w: int) -> list[tuple[int, int]]:
+    """Robust winnowing spelled out: the rightmost minimum of every window."""
+    if not values:
+        return []
+    picked = set()
+    for i in range(max(1, len(values) - w + 1)):
+        window = values[i : i + w]
+        low = min(window)
+        picked.add(i + max(j for j, v in enumerate(window) if v == low))
+    return [(p, values[p]) for p in sorted(picked)]
+
+
+@given(
+    st.lists(st.integers(0, P.MASK64) | st.integers(0, 5), max_size=400),
+    st.integers(1, 50),
+)
+def test_winnow_picks_exactly_the_rightmost_minimum_of_every_window(
+    values: list[int], w: int
+) -> None:
+    assert P.winnow(np.array(values, dtype=np.uint64), w) == _winnow_reference(values, w)
+
+
+@given(st.lists(st.text(alphabet="abcdé", min_size=1, max_size=4), max_size=60), st.integers(1, 6))
+def test_kgram_hashes_roll_the_word_hashes(words: list[str], k: int) -> None:
+    P._WORD_CACHE.clear()  # words seen and not seen alike
+    got = P.kgram_hashes(words[: len(words) // 2], k), P.kgram_hashes(words, k)
+    for tokens, hashes in zip((words[: len(words) // 2], words), got, strict=True):
+        expected = []
+        for i in range(len(tokens) - k + 1):
+            acc = 0
+            for t in tokens[i : i + k]:
+                acc = (acc * int(P._MULT) + P._word_hash(t)) & P.MASK64
+            expected.append(acc)
+        assert P._mix(np.array(expected, dtype=np.uint64)).tolist() == hashes.tolist()
+
+
 @given(st.lists(st.integers(0, P.MASK64), max_size=300), st.integers(1, 100))
 def test_smallest_is_a_consistent_sample(values: list[int], limit: int) -> None:
     kept = P.smallest(values, limit)
