@@ -374,6 +374,9 @@ def _below_floor(
     return not exact and sim.token_set_ratio < floor and not contained and not semantic
 
 
+_NONE: tuple[None, str] = (None, "")  # no fingerprint of this branch
+
+
 def _pairs_build(
     method: FingerprintMethod,
     todo: Iterable[tuple[int, int]],
@@ -383,12 +386,13 @@ def _pairs_build(
     if not todo:
         return []
     ids = {d for pair in todo for d in pair}
-    documents = {d.pk: d for d in Document.objects.filter(pk__any_of=ids).only("doc_type")}
-    prints: dict[tuple[int, str], Fingerprint] = {
-        (f.document_id, f.branch): f
-        for f in Fingerprint.objects.filter(method=method, document_id__any_of=ids).only(
-            "document_id", "branch", "simhash", "text_sha256", "status"
-        )
+    doc_types = dict(Document.objects.filter(pk__any_of=ids).values_list("pk", "doc_type"))
+    # (document, branch) → (signed SimHash or None, SHA-256 of the normalized text)
+    prints: dict[tuple[int, str], tuple[int | None, str]] = {
+        (d, branch): (value, sha)
+        for d, branch, value, sha in Fingerprint.objects.filter(
+            method=method, document_id__any_of=ids
+        ).values_list("document_id", "branch", "simhash", "text_sha256")
     }
     texts: dict[int, Any] = {
         e["document_id"]: e
@@ -420,23 +424,23 @@ def _pairs_build(
         normalized[d] = by_raw[raw]
     out = []
     for a, b in todo:
-        fa, fb = prints.get((a, MAIN)), prints.get((b, MAIN))
-        if fa is None or fb is None or fa.simhash is None or fb.simhash is None:
+        (sa, sha_a), (sb, sha_b) = prints.get((a, MAIN), _NONE), prints.get((b, MAIN), _NONE)
+        if sa is None or sb is None:
             continue  # not fingerprinted (ok) under this method: nothing to compare
-        va, vb = to_unsigned64(fa.simhash), to_unsigned64(fb.simhash)
+        va, vb = to_unsigned64(sa), to_unsigned64(sb)
         distance = hamming(va, vb)
-        full_a, full_b = prints.get((a, FULL)), prints.get((b, FULL))
+        full_a, full_b = prints.get((a, FULL), _NONE)[0], prints.get((b, FULL), _NONE)[0]
         full_distance = None
-        if full_a and full_b and full_a.simhash is not None and full_b.simhash is not None:
-            full_distance = hamming(to_unsigned64(full_a.simhash), to_unsigned64(full_b.simhash))
+        if full_a is not None and full_b is not None:
+            full_distance = hamming(to_unsigned64(full_a), to_unsigned64(full_b))
         ta, tb = texts.get(a, {}), texts.get(b, {})
         text_a, text_b = normalized[a], normalized[b]
         sim = similarity(text_a, text_b, max_chars=settings.SIMILARITY_MAX_CHARS)
         guards = guards_check(text_a, text_b, ta.get("title", ""), tb.get("title", ""))
-        type_a, type_b = documents[a].doc_type, documents[b].doc_type
+        type_a, type_b = doc_types[a], doc_types[b]
         doc_type = type_a if type_a == type_b else "other"
         ov = passages_core.overlap(doc_passages[a], doc_passages[b], ignore=template)
-        exact = fa.text_sha256 == fb.text_sha256
+        exact = sha_a == sha_b
         cosine = vectors.pair_cosine(embedded, a, b)
         nominated = channel_mask(
             exact=exact,
@@ -719,17 +723,17 @@ def policy_candidates(ids: Iterable[int]) -> list[grouping.Candidate]:
         contains[outer].add(inner)
     return [
         grouping.Candidate(
-            document_id=d.pk,
-            site_priority=d.site.priority,
-            extraction_ok=status.get(d.pk) == "ok",
-            main_tokens=tokens.get(d.pk, 0),
-            fetched_at=d.fetched_at,
-            url=d.final_url or d.url,
-            contains=len(contains.get(d.pk, ())),
+            document_id=d,
+            site_priority=priority,
+            extraction_ok=status.get(d) == "ok",
+            main_tokens=tokens.get(d, 0),
+            fetched_at=fetched_at,
+            url=final_url or url,
+            contains=len(contains.get(d, ())),
         )
-        for d in Document.objects.filter(pk__any_of=ids)
-        .select_related("site")
-        .only("url", "final_url", "fetched_at", "site__priority")
+        for d, priority, fetched_at, final_url, url in Document.objects.filter(
+            pk__any_of=ids
+        ).values_list("pk", "site__priority", "fetched_at", "final_url", "url")
     ]
 
 
