@@ -13,6 +13,8 @@ def documents_process(document_ids: list[int]) -> int:
     return services.documents_process(document_ids=document_ids)
 
 
+# The processing task searches its own documents; this task stays for searches queued
+# by name (messages from before, an operator's call). No service names it any more.
 @db_task()
 def candidates_find(document_ids: list[int]) -> dict[str, int]:
     return candidates.candidates_find(document_ids=document_ids)
@@ -44,5 +46,4 @@ def embeddings_snapshot() -> dict[str, object] | None:
 
 
 dispatch.register("documents_process", documents_process.delay_on_commit)
-dispatch.register("candidates_find", candidates_find.delay_on_commit)
 dispatch.register("embeddings_compute", embeddings_compute.delay_on_commit)
