@@ -61,8 +61,12 @@ demo: demo-data
 	@echo "Dedup Desk on http://$(HOST):$(PORT)/ (the logins are printed above)"
 	DEBUG=1 $(PY) manage.py runserver $(HOST):$(PORT)
 
+# The suite runs in one process per core (pytest-xdist), each test file in one process so
+# that module-scoped fixtures are built once; PYTEST_PARALLEL= runs it in this process.
+PYTEST_PARALLEL ?= -n auto --dist loadfile
+
 test: install
-	$(PY) -m pytest $(PYTEST_ARGS)
+	$(PY) -m pytest $(PYTEST_PARALLEL) $(PYTEST_ARGS)
 
 # The gates CI runs before the tests: style, the import contract, types (pyproject.toml).
 lint: install

@@ -17,6 +17,34 @@ from hypothesis import settings as hypothesis_settings  # noqa: E402
 
 from tests import factories  # noqa: E402
 
+
+def _broker_of_this_process(url: str, xdist_worker: str) -> str:
+    """The broker URL for one process of a parallel run (`make test` runs the suite with
+    pytest-xdist): worker N of the run takes the Redis database N places after the
+    configured one, so that one process's purge or real Celery worker never touches the
+    other's queue. A single process (no xdist, or gw0) keeps the configured URL."""
+    if not url.startswith("redis") or not xdist_worker.startswith("gw"):
+        return url
+    offset = int(xdist_worker[2:])
+    if offset == 0:
+        return url
+    parts = urlsplit(url)
+    base = int(parts.path.strip("/") or 0)
+    return parts._replace(path=f"/{(base + offset) % 16}").geturl()
+
+
+_BROKER = _broker_of_this_process(
+    settings.CELERY_BROKER_URL, os.environ.get("PYTEST_XDIST_WORKER", "")
+)
+if _BROKER != settings.CELERY_BROKER_URL:
+    # Before any test runs: the Celery app reads the setting when it first connects,
+    # and the processes the tests start (workers, commands) inherit the environment.
+    settings.CELERY_BROKER_URL = _BROKER
+    os.environ["CELERY_BROKER_URL"] = _BROKER
+    from dedup_site.celery import app as _app  # noqa: E402
+
+    _app.conf.broker_url = _BROKER
+
 CHROMIUM = os.environ.get("CHROMIUM_PATH", "/usr/bin/chromium")
 # The semantic channel's model for the tests: what `make semantic` unpacks.
 SEMANTIC_MODEL = os.environ.get(
