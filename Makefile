@@ -68,7 +68,7 @@ PYTEST_PARALLEL ?= -n auto --dist loadfile
 test: install
 	$(PY) -m pytest $(PYTEST_PARALLEL) $(PYTEST_ARGS)
 
-# The gates CI runs before the tests: style, the import contract, types (pyproject.toml).
+# The gates CI runs beside the tests: style, the import contract, types (pyproject.toml).
 lint: install
 	$(VENV)/bin/ruff check .
 	$(VENV)/bin/ruff format --check .
