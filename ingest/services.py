@@ -413,9 +413,8 @@ def _documents_create(documents: list[Document], bodies: list[bytes]) -> list[in
     for document in documents:
         document.pk = None
     Document.objects.bulk_create(documents)
-    DocumentBody.objects.bulk_create(
-        DocumentBody(document=document, data=body)
-        for document, body in zip(documents, bodies, strict=True)
+    DocumentBody.bulk_insert(
+        (document.pk, body) for document, body in zip(documents, bodies, strict=True)
     )
     return [document.pk for document in documents]
 

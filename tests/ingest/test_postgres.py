@@ -62,3 +62,26 @@ def test_a_fingerprint_says_ok_only_with_a_simhash() -> None:
             text_sha256="0" * 64,
             token_count=0,
         )
+
+
+def test_bodies_of_every_byte_value_survive_the_binary_insert() -> None:
+    from ingest.models import DocumentBody
+
+    site = Site.objects.create(host="pg3.example.com")
+    raw = [bytes(range(256)) * 40, b"\x00" * 1000 + b"\\x00'\"", b""]
+    documents = [
+        Document.objects.create(
+            site=site,
+            url=f"https://pg3.example.com/{i}",
+            fetched_at="2026-05-01T00:00:00Z",
+            raw_sha256=f"{i}" * 64,
+            raw_size=len(body),
+        )
+        for i, body in enumerate(raw)
+    ]
+    DocumentBody.bulk_insert(
+        (d.pk, DocumentBody.pack(body)) for d, body in zip(documents, raw, strict=True)
+    )
+    stored = {b.document_id: b for b in DocumentBody.objects.filter(document__in=documents)}
+    assert [stored[d.pk].raw() for d in documents] == raw
+    assert {b.codec for b in stored.values()} == {"zstd"}
