@@ -85,3 +85,14 @@ def test_bodies_of_every_byte_value_survive_the_binary_insert() -> None:
     stored = {b.document_id: b for b in DocumentBody.objects.filter(document__in=documents)}
     assert [stored[d.pk].raw() for d in documents] == raw
     assert {b.codec for b in stored.values()} == {"zstd"}
+
+
+def test_bodies_are_stored_out_of_line_without_a_second_compression() -> None:
+    from django.db import connection
+
+    with connection.cursor() as cursor:
+        cursor.execute(
+            "SELECT attstorage FROM pg_attribute "
+            "WHERE attrelid = 'ingest_documentbody'::regclass AND attname = 'data'"
+        )
+        assert cursor.fetchone() == ("e",)  # EXTERNAL: zstd bytes are not fed to pglz
