@@ -297,6 +297,13 @@ CELERY_TASK_REJECT_ON_WORKER_LOST = True
 CELERY_WORKER_PREFETCH_MULTIPLIER = 1
 CELERY_TASK_IGNORE_RESULT = True
 CELERY_BROKER_CONNECTION_RETRY_ON_STARTUP = True
+# Celery's Django fix-up closes the database connection before and after every task
+# unless this is set; it then closes it every this many tasks only. A worker keeps its
+# connection (and the statements prepared on it) across tasks, as a web process does
+# across requests: a new PostgreSQL backend per task cost a connection, cold catalog
+# caches and re-planned band and passage lookups each time. Between tasks,
+# dedup_site.celery still closes a connection older than CONN_MAX_AGE or broken.
+CELERY_DB_REUSE_MAX = env_int("CELERY_DB_REUSE_MAX", 1000)
 # With acks_late, a message whose worker died is handed out again once this many
 # seconds pass without an ack (Redis transport). Keep it above the longest task and the
 # longest retry countdown (TASK_DB_RETRY_BACKOFF_MAX): a task still running past it is

@@ -165,8 +165,8 @@ class DocumentBody(models.Model):
     def raw(self) -> bytes:
         return bodies.unpack(self.codec, bytes(self.data))
 
-    @classmethod
-    def bulk_insert(cls, rows: Iterable[tuple[int, bytes]]) -> None:
+    @staticmethod
+    def bulk_insert(rows: Iterable[tuple[int, bytes]]) -> None:
         """Store (document id, packed bytes) bodies under the default codec, in one
         statement. On PostgreSQL the bytes travel as one binary bytea[] parameter:
         Django's client-side binding writes each body as a hex literal, which cost the
@@ -176,7 +176,9 @@ class DocumentBody(models.Model):
         if not rows:
             return
         if connection.vendor != "postgresql":
-            cls.objects.bulk_create(cls(document_id=d, data=data) for d, data in rows)
+            DocumentBody.objects.bulk_create(
+                DocumentBody(document_id=d, data=data) for d, data in rows
+            )
             return
         connection.ensure_connection()
         with connection.wrap_database_errors, psycopg.Cursor(connection.connection) as cursor:

@@ -59,3 +59,26 @@ def test_a_killed_worker_leaves_no_duplicate_and_no_missing_document(worker, set
     assert Fingerprint.objects.count() == n * PER_DOCUMENT
     per_document = Fingerprint.objects.values("document").annotate(c=Count("id"))
     assert {row["c"] for row in per_document} == {PER_DOCUMENT}
+
+
+def test_a_worker_keeps_its_database_connection_from_task_to_task(worker_factory, settings) -> None:
+    from django.db import connection
+
+    worker_factory(env={"DB_CONN_MAX_AGE": "600"}).start()  # the suite's workers use 0
+    settings.PROCESS_TASK_SIZE = 3
+    summary = _ingest(_crawl(15))  # five tasks
+    assert summary.stored == 15
+    wait_until(lambda: Fingerprint.objects.exists(), 60, "the first task")
+    with connection.cursor() as cursor:
+        cursor.execute("SELECT now()")
+        (first_done,) = cursor.fetchone()
+    wait_until(lambda: Fingerprint.objects.count() == 15 * PER_DOCUMENT, 60, "every task")
+    with connection.cursor() as cursor:
+        # The worker's backend, opened before its first task ended, is the one it still
+        # uses after the last (a connection closed after every task would be newer).
+        cursor.execute(
+            "SELECT count(*) FROM pg_stat_activity WHERE datname = current_database() "
+            "AND pid <> pg_backend_pid() AND backend_start < %s",
+            [first_done],
+        )
+        assert cursor.fetchone() == (1,)
