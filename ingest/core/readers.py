@@ -35,7 +35,7 @@ import zlib
 from collections.abc import Generator, Iterator
 from dataclasses import dataclass
 from datetime import UTC, datetime
-from typing import Any, BinaryIO
+from typing import Any, BinaryIO, cast
 from urllib.parse import urlsplit
 
 from isal import isal_zlib
@@ -59,7 +59,8 @@ _READ_CHUNK = 64 * 1024
 # real pages of the ingest benchmark it reads a WARC in half zlib's CPU time, time the
 # ingest command would take from the workers' cores.
 _inflater = isal_zlib.decompressobj
-_INFLATE_ERRORS = (zlib.error, isal_zlib.error)
+# (isal's stubs type its error class as an instance.)
+_INFLATE_ERRORS = (zlib.error, cast(type[Exception], isal_zlib.error))
 _HTML_TYPES = frozenset({"text/html", "application/xhtml+xml", "text/plain"})
 _BINARY_MAGIC: tuple[tuple[bytes, str], ...] = (
     (b"%PDF", "PDF"),
