@@ -5,6 +5,7 @@ normalization or extractor is a new key beside the old ones, never an edit.
 """
 
 import hashlib
+import threading
 from collections.abc import Sequence
 from dataclasses import asdict, dataclass
 from typing import Literal
@@ -127,7 +128,42 @@ def method_get(key: str) -> MethodSpec:
 
 
 def normalize_for(key: str, text: str) -> str:
-    return NORMALIZERS[method_get(key).normalization](text)
+    normalization = method_get(key).normalization
+    norm = _recent_get(normalization, text)
+    if norm is None:
+        norm = NORMALIZERS[normalization](text)
+        _recent_put(normalization, text, norm)
+    return norm
+
+
+# The texts normalized last, by (normalization, text), oldest first: a worker
+# fingerprints a task's documents, then builds their candidate pairs from the same main
+# texts (normalize_for), and a family of exact copies brings its first member's text
+# back task after task. Bounded in characters (text and normalized text counted).
+RECENT_MAX_CHARS = 4_000_000
+_recent: dict[tuple[str, str], str] = {}
+_recent_chars = 0
+_recent_lock = threading.Lock()
+
+
+def _recent_get(normalization: str, text: str) -> str | None:
+    return _recent.get((normalization, text))
+
+
+def _recent_put(normalization: str, text: str, norm: str) -> None:
+    global _recent_chars
+    size = len(text) + len(norm)
+    if size > RECENT_MAX_CHARS // 16:
+        return  # a huge page would push out everything else
+    with _recent_lock:
+        if (normalization, text) in _recent:
+            return
+        _recent[(normalization, text)] = norm
+        _recent_chars += size
+        while _recent_chars > RECENT_MAX_CHARS:
+            old_key, old_norm = next(iter(_recent.items()))
+            del _recent[old_key]
+            _recent_chars -= len(old_key[1]) + len(old_norm)
 
 
 def tokens_for(key: str, normalized: str) -> list[str]:
@@ -225,6 +261,7 @@ def _normalized(
     for entry in done.values():
         if entry[0] == norm:
             return entry
+    _recent_put(normalization, text, norm)
     entry = norm, hashlib.sha256(norm.encode("utf-8")).hexdigest()
     if words is not None:
         memo[(id(entry), "words-casefold-v1")] = words

@@ -152,3 +152,27 @@ _BLANKISH = st.text(
 @given(st.one_of(_BLANKISH, st.text(max_size=30)))
 def test_is_blank_is_exactly_what_folding_empties(text: str) -> None:
     assert is_blank(text) == (fold_spaces(text) == "")
+
+
+@given(st.text(), st.sampled_from(sorted(METHODS)))
+def test_a_text_fingerprinted_first_normalizes_as_its_method_says(text: str, key: str) -> None:
+    from ingest.core.normalize import NORMALIZERS
+
+    fingerprint_texts(sorted(METHODS), text)  # remembers what it normalized
+    assert normalize_for(key, text) == NORMALIZERS[METHODS[key].normalization](text)
+
+
+def test_the_recent_normalized_texts_stay_within_their_character_budget(monkeypatch) -> None:
+    from ingest.core import methods
+
+    monkeypatch.setattr(methods, "RECENT_MAX_CHARS", 10_000)
+    monkeypatch.setattr(methods, "_recent", {})
+    monkeypatch.setattr(methods, "_recent_chars", 0)
+    texts = [f"text number {i} " * 20 for i in range(100)]
+    for text in texts:
+        normalize_for(REFERENCE_KEY, text)
+    kept = sum(len(t) + len(n) for (_, t), n in methods._recent.items())
+    assert kept == methods._recent_chars <= 10_000
+    # The newest are kept, the oldest went first.
+    assert (METHODS[REFERENCE_KEY].normalization, texts[-1]) in methods._recent
+    assert (METHODS[REFERENCE_KEY].normalization, texts[0]) not in methods._recent
