@@ -144,6 +144,9 @@ class Document(models.Model):
         return reverse("ingest:document-detail", args=[self.pk])
 
 
+BODY_INSERT_BYTES = 64 * 1024 * 1024  # packed bytes per body INSERT statement
+
+
 class DocumentBody(models.Model):
     """Raw HTTP payload, compressed under the codec it names (ingest.core.bodies).
     Never updated, never deleted."""
@@ -180,13 +183,24 @@ class DocumentBody(models.Model):
                 DocumentBody(document_id=d, data=data) for d, data in rows
             )
             return
+        # One array is one value to PostgreSQL, which caps a value at 1 GB: a statement
+        # takes bodies up to BODY_INSERT_BYTES (at least one).
+        batches: list[list[tuple[int, bytes]]] = [[]]
+        size = 0
+        for row in rows:
+            if batches[-1] and size + len(row[1]) > BODY_INSERT_BYTES:
+                batches.append([])
+                size = 0
+            batches[-1].append(row)
+            size += len(row[1])
         connection.ensure_connection()
         with connection.wrap_database_errors, psycopg.Cursor(connection.connection) as cursor:
-            cursor.execute(
-                "INSERT INTO ingest_documentbody (document_id, codec, data) "
-                "SELECT d, %s, b FROM unnest(%s::bigint[], %b::bytea[]) AS v(d, b)",
-                [bodies.CODEC, int_array(d for d, _ in rows), [data for _, data in rows]],
-            )
+            for batch in batches:
+                cursor.execute(
+                    "INSERT INTO ingest_documentbody (document_id, codec, data) "
+                    "SELECT d, %s, b FROM unnest(%s::bigint[], %b::bytea[]) AS v(d, b)",
+                    [bodies.CODEC, int_array(d for d, _ in batch), [data for _, data in batch]],
+                )
 
 
 # Extraction statuses of pages that are not content (login walls, captchas, bot

@@ -64,8 +64,14 @@ def test_a_fingerprint_says_ok_only_with_a_simhash() -> None:
         )
 
 
-def test_bodies_of_every_byte_value_survive_the_binary_insert() -> None:
+@pytest.mark.parametrize("statement_bytes", [64 * 1024 * 1024, 1])  # one statement, or one each
+def test_bodies_of_every_byte_value_survive_the_binary_insert(
+    statement_bytes: int, monkeypatch
+) -> None:
+    from ingest import models
     from ingest.models import DocumentBody
+
+    monkeypatch.setattr(models, "BODY_INSERT_BYTES", statement_bytes)
 
     site = Site.objects.create(host="pg3.example.com")
     raw = [bytes(range(256)) * 40, b"\x00" * 1000 + b"\\x00'\"", b""]
