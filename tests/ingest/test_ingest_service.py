@@ -126,6 +126,35 @@ def test_processing_searches_its_documents_for_candidates_in_the_same_call() -> 
     assert CandidatePair.objects.filter(a_id=min(ids), b_id=max(ids)).exists()
 
 
+def test_a_processing_task_logs_where_its_cpu_went(caplog) -> None:
+    import re
+
+    html = factories.article_html("Logged story", factories.article_text(11)).encode()
+    site = Site.objects.create(host="log.example.com")
+    document = Document.objects.create(
+        site=site,
+        url="https://log.example.com/story",
+        fetched_at=timezone.now(),
+        raw_sha256="0" * 64,
+        raw_size=len(html),
+        content_type="text/html; charset=utf-8",
+    )
+    DocumentBody.objects.create(document=document, data=DocumentBody.pack(html))
+    with caplog.at_level("INFO", logger="ingest.services"):
+        services.documents_process(document_ids=[document.pk])
+    found = [
+        re.fullmatch(
+            r"processed 1 documents in ([\d.]+) CPU-s: decode \+ extract ([\d.]+), "
+            r"search ([\d.]+)",
+            record.getMessage(),
+        )
+        for record in caplog.records
+    ]
+    (total, extraction, search), *_ = [tuple(map(float, m.groups())) for m in found if m]
+    assert 0 < extraction < total and search < total
+    assert extraction + search <= total + 0.002  # rounded to the millisecond
+
+
 def test_empty_page_gets_a_status_and_no_main_fingerprint(ingest) -> None:
     html = b"<html><body><nav><a href='/'>Home</a></nav></body></html>"
     summary = ingest(factories.warc_bytes([("https://news.example.com/empty", html)]))
