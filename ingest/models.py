@@ -169,6 +169,33 @@ class DocumentBody(models.Model):
         return bodies.unpack(self.codec, bytes(self.data))
 
     @staticmethod
+    def bulk_read(document_ids: Iterable[int]) -> dict[int, "DocumentBody"]:
+        """These documents' bodies, unsaved instances by document id (for `raw()`). On
+        PostgreSQL the bytes come in binary: as text, the server writes each body in hex
+        and the client parses it back (0.11-0.2 against 0.035 CPU-ms per 37 KB body on
+        the client, 0.2-0.3 against 0.07 ms per body in all)."""
+        ids = list(document_ids)
+        if connection.vendor != "postgresql":
+            return {
+                d: DocumentBody(document_id=d, codec=codec, data=data)
+                for d, codec, data in DocumentBody.objects.filter(document_id__in=ids).values_list(
+                    "document_id", "codec", "data"
+                )
+            }
+        if not ids:
+            return {}
+        connection.ensure_connection()
+        with connection.wrap_database_errors, psycopg.Cursor(connection.connection) as cursor:
+            cursor.execute(
+                "SELECT document_id, codec, data FROM ingest_documentbody "
+                "WHERE document_id = ANY(%s::bigint[])",
+                [int_array(ids)],
+                binary=True,
+            )
+            rows = cursor.fetchall()
+        return {d: DocumentBody(document_id=d, codec=codec, data=data) for d, codec, data in rows}
+
+    @staticmethod
     def bulk_insert(rows: Iterable[tuple[int, bytes]]) -> None:
         """Store (document id, packed bytes) bodies under the default codec, in one
         statement. On PostgreSQL the bytes travel as one binary bytea[] parameter:

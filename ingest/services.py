@@ -500,12 +500,7 @@ def documents_extract(
     todo = [d for d in documents if d.pk not in found]
     if not todo:
         return found
-    bodies = {
-        pk: DocumentBody(codec=codec, data=data)
-        for pk, codec, data in DocumentBody.objects.filter(
-            document_id__any_of=[d.pk for d in todo]
-        ).values_list("document_id", "codec", "data")
-    }
+    bodies = DocumentBody.bulk_read(d.pk for d in todo)
     created: list[Extraction] = []
     errors: list[BatchError] = []
     for document in todo:

@@ -91,6 +91,10 @@ def test_bodies_of_every_byte_value_survive_the_binary_insert(
     stored = {b.document_id: b for b in DocumentBody.objects.filter(document__in=documents)}
     assert [stored[d.pk].raw() for d in documents] == raw
     assert {b.codec for b in stored.values()} == {"zstd"}
+    # Read back in binary, as the workers read them.
+    read = DocumentBody.bulk_read([d.pk for d in documents] + [10**12])
+    assert sorted(read) == sorted(d.pk for d in documents)
+    assert [read[d.pk].raw() for d in documents] == raw
 
 
 def test_bodies_are_stored_out_of_line_without_a_second_compression() -> None:
