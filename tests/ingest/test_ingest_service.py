@@ -101,25 +101,27 @@ def test_a_body_stored_with_zlib_before_is_still_extracted(committed) -> None:
     assert document_source(document=document) == html.decode()
 
 
+def _stored_page(host: str, html: bytes) -> Document:
+    """A stored, unprocessed page at https://{host}/story (its body packed as ingest does)."""
+    document = Document.objects.create(
+        site=Site.objects.create(host=host),
+        url=f"https://{host}/story",
+        fetched_at=timezone.now(),
+        raw_sha256="0" * 64,
+        raw_size=len(html),
+        content_type="text/html; charset=utf-8",
+    )
+    DocumentBody.objects.create(document=document, data=DocumentBody.pack(html))
+    return document
+
+
 def test_processing_searches_its_documents_for_candidates_in_the_same_call() -> None:
     """The processing task searches its own documents once they are committed, rather
     than queueing the search behind every other processing task."""
     from ingest.models import CandidatePair
 
     html = factories.article_html("Wire story", factories.article_text(7)).encode()
-    ids = []
-    for host in ("a.example.com", "b.example.com"):
-        site = Site.objects.create(host=host)
-        document = Document.objects.create(
-            site=site,
-            url=f"https://{host}/story",
-            fetched_at=timezone.now(),
-            raw_sha256="0" * 64,
-            raw_size=len(html),
-            content_type="text/html; charset=utf-8",
-        )
-        DocumentBody.objects.create(document=document, data=DocumentBody.pack(html))
-        ids.append(document.pk)
+    ids = [_stored_page(host, html).pk for host in ("a.example.com", "b.example.com")]
     # Inside the test's transaction nothing queued on commit ever runs: the pair can
     # only come from the call itself.
     assert services.documents_process(document_ids=ids) == 2
@@ -130,16 +132,7 @@ def test_a_processing_task_logs_where_its_cpu_went(caplog) -> None:
     import re
 
     html = factories.article_html("Logged story", factories.article_text(11)).encode()
-    site = Site.objects.create(host="log.example.com")
-    document = Document.objects.create(
-        site=site,
-        url="https://log.example.com/story",
-        fetched_at=timezone.now(),
-        raw_sha256="0" * 64,
-        raw_size=len(html),
-        content_type="text/html; charset=utf-8",
-    )
-    DocumentBody.objects.create(document=document, data=DocumentBody.pack(html))
+    document = _stored_page("log.example.com", html)
     with caplog.at_level("INFO", logger="ingest.services"):
         services.documents_process(document_ids=[document.pk])
     found = [
