@@ -3,7 +3,7 @@
 import pytest
 
 from ingest.core.simhash import MASK64, to_signed64
-from ingest.models import Document, Fingerprint, FingerprintMethod, Site
+from ingest.models import Document, Extraction, Fingerprint, FingerprintMethod, Site
 
 pytestmark = [pytest.mark.postgres, pytest.mark.django_db]
 
@@ -106,3 +106,32 @@ def test_bodies_are_stored_out_of_line_without_a_second_compression() -> None:
             "WHERE attrelid = 'ingest_documentbody'::regclass AND attname = 'data'"
         )
         assert cursor.fetchone() == ("e",)  # EXTERNAL: zstd bytes are not fed to pglz
+
+
+def test_extracted_texts_are_compressed_with_lz4() -> None:
+    from django.db import connection
+
+    with connection.cursor() as cursor:
+        cursor.execute(
+            "SELECT attname, attcompression FROM pg_attribute "
+            "WHERE attrelid = 'ingest_extraction'::regclass "
+            "AND attname IN ('main_text', 'full_text') ORDER BY attname"
+        )
+        assert cursor.fetchall() == [("full_text", "l"), ("main_text", "l")]
+    site = Site.objects.create(host="lz4.example.com")
+    document = Document.objects.create(
+        site=site,
+        url="https://lz4.example.com/",
+        fetched_at="2026-05-01T00:00:00Z",
+        raw_sha256="0" * 64,
+        raw_size=0,
+    )
+    text = "a sentence that repeats itself. " * 400  # past the 2 KB where TOAST compresses
+    Extraction.objects.create(document=document, extractor_version="v", main_text=text)
+    with connection.cursor() as cursor:
+        cursor.execute(
+            "SELECT pg_column_compression(main_text), main_text FROM ingest_extraction "
+            "WHERE document_id = %s",
+            [document.pk],
+        )
+        assert cursor.fetchone() == ("lz4", text)
