@@ -185,6 +185,8 @@ def workers_replica(db: str) -> dict[str, Any]:
     patch(candidates, "groups_update", "candidates: groups")
     patch(candidates.index, "query", "candidates: band index query")
     patch(candidates, "_passage_hits", "candidates: passage query")
+    # Since the passages are stored and searched in one step (earlier: the two above).
+    patch(candidates, "_passages_search", "candidates: passages computed, stored, searched")
     patch(passages_core, "passages", "passages computed (any caller)")
 
     sql = {"n": 0}

@@ -120,7 +120,9 @@ def _candidates_find_for(
     # Index first and commit, then query: of two documents fingerprinted at the same
     # time by two workers, the later query always sees the other.
     index.entries_add([(method.pk, d.id, d.value, d.fetched_at) for d in docs])
-    doc_passages = _passages_index(method, docs) if settings.PASSAGE_CHANNEL else {}
+    doc_passages, passage_hits = (
+        _passages_search(method, docs) if settings.PASSAGE_CHANNEL else ({}, {})
+    )
 
     k = query_k()
     hits_by_doc = {
@@ -139,9 +141,9 @@ def _candidates_find_for(
         # of exact twins, links already made and the per-document cap treat both alike.
         known = {h.document_id for h in hits_by_doc[doc.id]}
         hits_by_doc[doc.id] += [
-            index.Hit(other, 0, PASSAGE_HIT_RANK)
-            for other in _passage_hits(doc, doc_passages.get(doc.id))
-            if other not in known
+            index.Hit(hit.document_id, 0, PASSAGE_HIT_RANK)
+            for hit in passage_hits.get(doc.id, [])[: settings.CANDIDATES_PER_DOCUMENT_MAX]
+            if hit.document_id not in known
         ]
     return _pairs_store(method, _pairs_wanted(method, docs, hits_by_doc), known=doc_passages)
 
@@ -222,11 +224,12 @@ def _pairs_store(
     return {(p.a_id, p.b_id) for p in pairs}
 
 
-def _passages_index(
+def _passages_search(
     method: FingerprintMethod, docs: Sequence[_Doc]
-) -> dict[int, list[passages_core.Passage]]:
-    """Store the documents' passage sets (and count them per site) before querying,
-    for the same reason as the SimHash index."""
+) -> tuple[dict[int, list[passages_core.Passage]], dict[int, list[passages.PassageHit]]]:
+    """The documents' passages, and the documents sharing passages with each, most
+    shared first; their passage sets are stored (and counted per site) before the
+    lookups, for the same reason as the SimHash index."""
     texts = dict(
         Extraction.objects.filter(
             document_id__any_of=[d.id for d in docs],
@@ -234,23 +237,11 @@ def _passages_index(
         ).values_list("document_id", "main_text")
     )
     out = {d.id: passages_core.passages(texts.get(d.id, "")) for d in docs}
-    passages.entries_add(
-        [passages.Entry(d.id, d.site_id, d.fetched_at, out[d.id]) for d in docs if out[d.id]]
-    )
-    return out
-
-
-def _passage_hits(doc: _Doc, ps: list[passages_core.Passage] | None) -> list[int]:
-    """Documents the passage index nominates for this one, most shared first."""
-    if not ps:
-        return []
-    hits = passages.query(
-        passages=ps,
-        exclude_document=doc.id,
-        around=doc.fetched_at,
+    hits = passages.entries_add_and_query(
+        [passages.Entry(d.id, d.site_id, d.fetched_at, out[d.id]) for d in docs if out[d.id]],
         lookback_days=settings.CANDIDATE_LOOKBACK_DAYS,
     )
-    return [h.document_id for h in hits[: settings.CANDIDATES_PER_DOCUMENT_MAX]]
+    return out, hits
 
 
 def _pairs_wanted(

@@ -7,9 +7,12 @@ passage nor a known stock phrase, and the shared passages are counted per docume
 At write time each new passage is counted on the whole index (stopping at
 PASSAGE_COMMON_DF: one that reaches it is recorded in PassageCommon and never probed
 again, so no query reads a long posting list) and on its own site (stopping at
-PASSAGE_TEMPLATE_DF: recorded in PassageTemplate). Elsewhere (the embedded SQLite
-default) the same answers come from scans of the method's rows; fine for a demo, not
-for a corpus.
+PASSAGE_TEMPLATE_DF: recorded in PassageTemplate); a passage already a template
+passage on some site is neither counted nor probed again. The workers' search
+(`entries_add_and_query`) probes each distinct passage of a batch of documents once,
+and that one answer serves the counts and every document's lookup. Elsewhere (the
+embedded SQLite default) the same answers come from scans of the method's rows; fine
+for a demo, not for a corpus.
 """
 
 from collections import Counter
@@ -51,7 +54,39 @@ def entries_add(entries: Sequence[Entry]) -> None:
     """Store the documents' passage sets (repeats are no-ops) and count their passages
     on the whole index (PostgreSQL) and on each site; passages reaching the stock-phrase
     or the template threshold are recorded."""
-    rows = [
+    if uses_gin():
+        _add_pg(entries, search=False)
+        return
+    rows = _set_rows(entries)
+    PassageSet.objects.bulk_create(rows, ignore_conflicts=True)
+    by_site: dict[int, set[int]] = {}
+    for row in rows:
+        by_site.setdefault(row.site_id, set()).update(row.hashes)
+    _templates_count_scan(by_site)
+
+
+def entries_add_and_query(
+    entries: Sequence[Entry], *, lookback_days: int = 0
+) -> dict[int, list[PassageHit]]:
+    """`entries_add`, then each entry's `query` (its own document excluded, around its
+    fetch time): document id → hits. On PostgreSQL one statement probes every distinct
+    passage of the entries once, and its answer serves the counts and the lookups."""
+    if uses_gin():
+        return _add_pg(entries, search=True, lookback_days=lookback_days)
+    entries_add(entries)
+    return {
+        e.document_id: query(
+            passages=e.passages,
+            exclude_document=e.document_id,
+            around=e.fetched_at,
+            lookback_days=lookback_days,
+        )
+        for e in entries
+    }
+
+
+def _set_rows(entries: Sequence[Entry]) -> list[PassageSet]:
+    return [
         PassageSet(
             method=METHOD_ID,
             document_id=e.document_id,
@@ -61,17 +96,6 @@ def entries_add(entries: Sequence[Entry]) -> None:
         )
         for e in entries
     ]
-    if uses_gin():
-        _sets_insert(rows)
-    else:
-        PassageSet.objects.bulk_create(rows, ignore_conflicts=True)
-    by_site: dict[int, set[int]] = {}
-    for row in rows:
-        by_site.setdefault(row.site_id, set()).update(row.hashes)
-    holders: dict[int, list[int]] = {}
-    if uses_gin():
-        holders = _commons_count(set().union(*by_site.values()))
-    _templates_count(by_site, holders)
 
 
 # What bulk_create writes, with each row's hashes sent as one array literal (see
@@ -114,99 +138,164 @@ def query_hashes(passages: Iterable[core.Passage]) -> list[int]:
 # ANALYZE) PostgreSQL otherwise ANDed each probe with a bitmap of every row of the
 # method, so each probe read the whole table's key: 4 ms per lookup at 1,000 pages.
 
-# The sites of the pages holding each passage, up to PASSAGE_COMMON_DF of them, for the
-# passages not yet known as stock phrases. MATERIALIZED: the probes run after the filter.
+# For each passage: whether it is a template passage on any site or a known stock
+# phrase (neither is probed: no lookup uses them, and a template needs no more
+# counting), else the pages holding it, up to PASSAGE_COMMON_DF of them: their ids,
+# sites and (when a lookback window needs them) fetch times. MATERIALIZED: the probes
+# run after the filter.
 _PG_HOLDERS = """
-WITH todo AS MATERIALIZED (
-    SELECT h FROM unnest(%s::bigint[]) AS h
-    WHERE NOT EXISTS (
-        SELECT 1 FROM ingest_passagecommon c WHERE c.method = %s AND c.hash = h AND c.df >= %s)
+WITH asked AS MATERIALIZED (
+    SELECT h,
+        EXISTS (SELECT 1 FROM ingest_passagetemplate t WHERE t.method = %s AND t.hash = h)
+            AS template,
+        EXISTS (SELECT 1 FROM ingest_passagecommon c
+                WHERE c.method = %s AND c.hash = h AND c.df >= %s) AS common
+    FROM unnest(%s::bigint[]) AS h
 )
-SELECT todo.h, ARRAY(
-    SELECT p.site_id FROM ingest_passageset p
-    WHERE p.hashes @> ARRAY[todo.h] AND p.method + 0 = %s
-    LIMIT %s)
-FROM todo
+SELECT asked.h, asked.template, asked.common, held.docs, held.sites, held.times
+FROM asked LEFT JOIN LATERAL (
+    SELECT array_agg(p.document_id) AS docs, array_agg(p.site_id) AS sites, {times} AS times
+    FROM (
+        SELECT p.document_id, p.site_id, p.fetched_at FROM ingest_passageset p
+        WHERE NOT asked.template AND NOT asked.common
+            AND p.hashes @> ARRAY[asked.h] AND p.method + 0 = %s
+        LIMIT %s
+    ) AS p
+) AS held ON true
 """
 
 
-def _commons_count(signed: set[int]) -> dict[int, list[int]]:
-    """Count each passage on the whole index, stopping at PASSAGE_COMMON_DF; record
-    those reaching it as stock phrases. Returns, for the passages counted below the
-    threshold, the sites of all the pages holding them (their per-site counts, free)."""
+def holders_statement(signed: Collection[int], *, times: bool = False) -> tuple[str, list[object]]:
+    """The PostgreSQL probe for these signed hashes: SQL and parameters."""
     common = settings.PASSAGE_COMMON_DF
-    if not signed:
-        return {}
+    sql = _PG_HOLDERS.format(times="array_agg(p.fetched_at)" if times else "NULL::timestamptz[]")
+    return sql, [METHOD_ID, METHOD_ID, common, int_array(sorted(signed)), METHOD_ID, common]
+
+
+@dataclass(frozen=True)
+class _Held:
+    docs: list[int]
+    sites: list[int]
+    times: list[datetime] | None
+
+
+def _add_pg(
+    entries: Sequence[Entry], *, search: bool, lookback_days: int = 0
+) -> dict[int, list[PassageHit]]:
+    """Insert the sets, probe each distinct passage once (the stored ones, and with
+    `search` those each lookup asks for), record what reached a threshold, and answer
+    the lookups from the same probes."""
+    _sets_insert(_set_rows(entries))
+    stored = {
+        e.document_id: {core.to_signed(h) for h in stored_hashes(e.passages)} for e in entries
+    }
+    asked = (
+        {e.document_id: [core.to_signed(h) for h in query_hashes(e.passages)] for e in entries}
+        if search
+        else {}
+    )
+    probed = set().union(*stored.values(), *asked.values())
+    if not probed:
+        return {e.document_id: [] for e in entries} if search else {}
+    sql, params = holders_statement(probed, times=search and bool(lookback_days))
+    common_df = settings.PASSAGE_COMMON_DF
+    held: dict[int, _Held] = {}
+    unused: set[int] = set()  # template passages and stock phrases: never evidence
+    stock: set[int] = set()  # stock phrases: a site's count needs a probe of its own
+    reached_common: list[PassageCommon] = []
     with connection.cursor() as cursor:
-        cursor.execute(
-            _PG_HOLDERS, [int_array(sorted(signed)), METHOD_ID, common, METHOD_ID, common]
-        )
-        counted = dict(cursor.fetchall())
-    reached = [h for h, sites in counted.items() if len(sites) >= common]
-    if reached:
+        cursor.execute(sql, params)
+        for h, template, common, docs, sites, times in cursor.fetchall():
+            if template:
+                unused.add(h)
+            elif common or len(docs or ()) >= common_df:
+                unused.add(h)
+                stock.add(h)
+                if not common:
+                    reached_common.append(PassageCommon(method=METHOD_ID, hash=h, df=len(docs)))
+            else:
+                held[h] = _Held(docs or [], sites or [], times)
+    if reached_common:
         PassageCommon.objects.bulk_create(
-            [PassageCommon(method=METHOD_ID, hash=h, df=len(counted[h])) for h in reached],
+            reached_common,
             update_conflicts=True,
             unique_fields=["method", "hash"],
             update_fields=["df"],
         )
-    return {h: sites for h, sites in counted.items() if len(sites) < common}
+    unused |= _site_templates_record(entries, stored, held, stock)
+    if not search:
+        return {}
+    return {
+        e.document_id: _hits(e, asked[e.document_id], held, unused, lookback_days) for e in entries
+    }
 
 
-def _templates_count(by_site: dict[int, set[int]], holders: dict[int, list[int]]) -> None:
-    """Count each site's new passages on its pages (``by_site``: site → signed hashes);
-    `holders`: the sites of every page holding a passage, where all are known."""
+def _site_templates_record(
+    entries: Sequence[Entry], stored: dict[int, set[int]], held: dict[int, _Held], stock: set[int]
+) -> set[int]:
+    """Count each site's stored passages on its pages (from the probes' sites, or a
+    probe of their own for stock phrases) and record those reaching
+    PASSAGE_TEMPLATE_DF. Returns the hashes recorded."""
     df_min = settings.PASSAGE_TEMPLATE_DF
-    known = _templates_known(by_site)
+    by_site: dict[int, set[int]] = {}
+    for e in entries:
+        by_site.setdefault(e.site_id, set()).update(stored[e.document_id])
     reached: list[PassageTemplate] = []
     for site_id, signed in by_site.items():
-        todo = sorted(h for h in signed if (site_id, h) not in known)
-        if not todo:
-            continue
-        counts = {h: holders[h].count(site_id) for h in todo if h in holders}
-        rest = [h for h in todo if h not in holders]
-        if rest and uses_gin():
+        counts = {h: held[h].sites.count(site_id) for h in signed if h in held}
+        rest = sorted(signed & stock)
+        if rest:
             counts.update(_site_counts_pg(site_id, rest, df_min))
-        elif rest:
-            counts.update(_site_counts_scan(site_id, rest))
         reached += [
             PassageTemplate(method=METHOD_ID, site_id=site_id, hash=h, df=n)
             for h, n in counts.items()
             if n >= df_min
         ]
     PassageTemplate.objects.bulk_create(reached, ignore_conflicts=True)
+    return {t.hash for t in reached}
 
 
-# One statement for every site and hash of a write, each list one array parameter.
-_PG_TEMPLATES_KNOWN = """
-SELECT site_id, hash FROM ingest_passagetemplate
-WHERE method = %s AND site_id = ANY(%s::bigint[]) AND hash = ANY(%s::bigint[])
-"""
-
-
-def _templates_known(by_site: dict[int, set[int]]) -> set[tuple[int, int]]:
-    """The (site, signed hash) pairs among these already recorded as template passages."""
-    if not by_site:
-        return set()
-    if uses_gin():
-        with connection.cursor() as cursor:
-            cursor.execute(
-                _PG_TEMPLATES_KNOWN,
-                [
-                    METHOD_ID,
-                    int_array(sorted(by_site)),
-                    int_array(sorted(set().union(*by_site.values()))),
-                ],
+def _hits(
+    entry: Entry, asked: list[int], held: dict[int, _Held], unused: set[int], lookback_days: int
+) -> list[PassageHit]:
+    """An entry's lookup answered from the probes: what `lookup` answers."""
+    span = timedelta(days=lookback_days)
+    low, high = entry.fetched_at - span, entry.fetched_at + span
+    shared: Counter[int] = Counter()
+    for h in asked:
+        found = held.get(h)
+        if found is None or h in unused:
+            continue
+        if lookback_days and found.times is not None:
+            shared.update(
+                d for d, t in zip(found.docs, found.times, strict=True) if low <= t <= high
             )
-            rows = cursor.fetchall()
-        return {(site, h) for site, h in rows if h in by_site[site]}
-    return {
-        (site_id, h)
-        for site_id, signed in by_site.items()
-        for h in PassageTemplate.objects.filter(
-            method=METHOD_ID, site_id=site_id, hash__in=list(signed)
-        ).values_list("hash", flat=True)
-    }
+        else:
+            shared.update(found.docs)
+    shared.pop(entry.document_id, None)
+    shared_min = settings.PASSAGE_SHARED_MIN
+    kept = [PassageHit(d, n) for d, n in shared.items() if n >= shared_min]
+    return sorted(kept, key=lambda h: (-h.shared, h.document_id))
+
+
+def _templates_count_scan(by_site: dict[int, set[int]]) -> None:
+    """Count each site's passages (``by_site``: site → signed hashes) on its pages, by a
+    scan, and record those reaching PASSAGE_TEMPLATE_DF; like the probes, a passage
+    already a template passage on any site is not counted again."""
+    df_min = settings.PASSAGE_TEMPLATE_DF
+    every = set().union(*by_site.values())
+    known = {core.to_signed(h) for h in templates_among({core.to_unsigned(h) for h in every})}
+    reached: list[PassageTemplate] = []
+    for site_id, signed in by_site.items():
+        todo = sorted(signed - known)
+        if not todo:
+            continue
+        reached += [
+            PassageTemplate(method=METHOD_ID, site_id=site_id, hash=h, df=n)
+            for h, n in _site_counts_scan(site_id, todo).items()
+            if n >= df_min
+        ]
+    PassageTemplate.objects.bulk_create(reached, ignore_conflicts=True)
 
 
 _PG_SITE_COUNTS = """

@@ -2,10 +2,11 @@
 never probed, template passages never probed, one probe per remaining passage."""
 
 import json
-from datetime import UTC, datetime
+from datetime import UTC, datetime, timedelta
 
 import pytest
-from django.db import connection
+from django.db import connection, transaction
+from django.test import override_settings
 from hypothesis import given
 from hypothesis import settings as examples
 from hypothesis import strategies as st
@@ -86,23 +87,40 @@ def test_template_passages_are_not_probed(settings) -> None:  # type: ignore[no-
 
 def test_site_counts_agree_with_the_whole_index_count(settings) -> None:  # type: ignore[no-untyped-def]
     """Per-site counts come from the sites found by the whole-index count when it saw
-    every page, and from a probe of their own when it stopped."""
+    every page, and from a probe of their own once the passage is a stock phrase."""
     settings.PASSAGE_TEMPLATE_DF = 3
-    settings.PASSAGE_COMMON_DF = 4
+    settings.PASSAGE_COMMON_DF = 3
     byline = 0xD00D_0000_0000_0001
-    for n in range(1, 4):
-        _add(n, "s.example.com", [byline, *_own(n)])
-    assert PassageTemplate.objects.filter(hash=core.to_signed(byline)).count() == 1
-    _add(4, "u.example.com", [byline, *_own(4)])  # 4 pages: common; 1 on this site
-    _add(5, "u.example.com", [byline, *_own(5)])
-    _add(6, "u.example.com", [byline, *_own(6)])  # the 3rd page of u: a template there too
-    sites = set(
-        PassageTemplate.objects.filter(hash=core.to_signed(byline)).values_list(
-            "site__host", flat=True
-        )
-    )
-    assert sites == {"s.example.com", "u.example.com"}
+    _add(1, "s.example.com", [byline, *_own(1)])
+    _add(2, "u.example.com", [byline, *_own(2)])
+    assert not PassageTemplate.objects.exists()
+    _add(3, "u.example.com", [byline, *_own(3)])  # 3 pages: common; 2 on this site
     assert PassageCommon.objects.filter(hash=core.to_signed(byline)).exists()
+    assert not PassageTemplate.objects.exists()
+    _add(4, "u.example.com", [byline, *_own(4)])  # the 3rd page of u: a template there
+    template = PassageTemplate.objects.get(hash=core.to_signed(byline))
+    assert (template.site.host, template.df) == ("u.example.com", 3)
+
+
+def test_a_template_passage_is_not_counted_again_on_other_sites(settings) -> None:  # type: ignore[no-untyped-def]
+    """Every lookup and every pair's facts leave out a passage that is a template on
+    any site: once recorded, it is not probed to count it elsewhere."""
+    settings.PASSAGE_TEMPLATE_DF = 2
+    credit = 0xD00D_0000_0000_0002
+    _add(1, "s.example.com", [credit, *_own(1)])
+    _add(2, "s.example.com", [credit, *_own(2)])
+    _add(3, "u.example.com", [credit, *_own(3)])
+    _add(4, "u.example.com", [credit, *_own(4)])
+    hosts = PassageTemplate.objects.filter(hash=core.to_signed(credit)).values_list(
+        "site__host", flat=True
+    )
+    assert list(hosts) == ["s.example.com"]
+    sql, params = passages.holders_statement([core.to_signed(credit), core.to_signed(_own(5)[0])])
+    with connection.cursor() as cursor:
+        cursor.execute(sql, params)
+        rows = {h: (template, docs) for h, template, _, docs, _, _ in cursor.fetchall()}
+    assert rows[core.to_signed(credit)] == (True, None)  # no probe
+    assert rows[core.to_signed(_own(5)[0])] == (False, None)  # probed, on no page
 
 
 def _indexes_read(sql: str, params: list[object]) -> set[str]:
@@ -143,8 +161,9 @@ def test_probes_never_read_the_primary_key_of_a_table_without_statistics() -> No
     sql, params = passages.pg_statement(query)
     assert "ingest_passageset_pkey" not in _indexes_read(sql, params)
     signed = [core.to_signed(h) for h in query]
-    holders = [signed, passages.METHOD_ID, 200, passages.METHOD_ID, 200]
-    assert "ingest_passageset_pkey" not in _indexes_read(passages._PG_HOLDERS, holders)
+    for times in (False, True):
+        sql, params = passages.holders_statement(signed, times=times)
+        assert "ingest_passageset_pkey" not in _indexes_read(sql, params)
     counts = [passages.METHOD_ID, site.pk, 3, signed]
     assert "ingest_passageset_pkey" not in _indexes_read(passages._PG_SITE_COUNTS, counts)
 
@@ -188,3 +207,85 @@ def test_the_per_document_lookups_are_prepared_once_per_connection() -> None:
         statements = [s for (s,) in cursor.fetchall()]
     assert any("ingest_indexentry" in s for s in statements)
     assert any("ingest_passageset" in s for s in statements)
+
+
+class _Rollback(Exception):
+    pass
+
+
+def _entry(site: Site, hashes: list[int], day: int) -> passages.Entry:
+    n = Document.objects.count() + 1
+    doc = Document.objects.create(
+        site=site,
+        url=f"https://{site.host}/{n}",
+        fetched_at=WHEN + timedelta(days=day),
+        raw_sha256=f"{n:064x}",
+        raw_size=1,
+    )
+    ps = [core.Passage(h, j) for j, h in enumerate(hashes)]
+    return passages.Entry(doc.pk, site.pk, doc.fetched_at, ps)
+
+
+def _search_both_ways(
+    earlier: list[tuple[int, list[int]]], batch: list[tuple[int, list[int], int]], lookback: int
+) -> list[tuple[object, object, object]]:
+    """The batch searched one statement for all (`entries_add_and_query`) and one lookup
+    per document after `entries_add`, each on the same corpus: (hits, templates,
+    stock phrases) of each way."""
+    out = []
+    for way in ("batch", "one by one"):
+        try:
+            with transaction.atomic():
+                sites = [Site.objects.create(host=f"h{i}.example.com") for i in range(3)]
+                for n, (site, hashes) in enumerate(earlier):
+                    passages.entries_add([_entry(sites[site], hashes, day=n % 5)])
+                entries = [_entry(sites[site], hashes, day) for site, hashes, day in batch]
+                first = entries[0].document_id
+                if way == "batch":
+                    found = passages.entries_add_and_query(entries, lookback_days=lookback)
+                else:
+                    passages.entries_add(entries)
+                    found = {
+                        e.document_id: passages.query(
+                            passages=e.passages,
+                            exclude_document=e.document_id,
+                            around=e.fetched_at,
+                            lookback_days=lookback,
+                        )
+                        for e in entries
+                    }
+                hits = sorted(
+                    (d - first, h.document_id - first, h.shared)
+                    for d, found_hits in found.items()
+                    for h in found_hits
+                )
+                templates = sorted(
+                    (sites.index(Site.objects.get(pk=s)), h, df)
+                    for s, h, df in PassageTemplate.objects.values_list("site_id", "hash", "df")
+                )
+                stock = sorted(PassageCommon.objects.values_list("hash", "df"))
+                out.append((hits, templates, stock))
+                raise _Rollback
+        except _Rollback:
+            pass
+    return out
+
+
+_POOL = [0x5EED_0000_0000_0000 + i * 7919 for i in range(14)]
+_hashes = st.lists(st.sampled_from(_POOL), min_size=1, max_size=10, unique=True)
+
+
+@examples(max_examples=40, deadline=None)
+@given(
+    earlier=st.lists(st.tuples(st.integers(0, 2), _hashes), max_size=10),
+    batch=st.lists(
+        st.tuples(st.integers(0, 2), _hashes, st.integers(0, 6)), min_size=1, max_size=4
+    ),
+    lookback=st.sampled_from([0, 2]),
+)
+def test_the_batch_search_answers_like_one_lookup_per_document(
+    earlier: list[tuple[int, list[int]]], batch: list[tuple[int, list[int], int]], lookback: int
+) -> None:
+    with override_settings(PASSAGE_TEMPLATE_DF=3, PASSAGE_COMMON_DF=5, PASSAGE_SHARED_MIN=2):
+        batched, one_by_one = _search_both_ways(earlier, batch, lookback)
+    assert batched == one_by_one
