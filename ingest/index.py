@@ -9,17 +9,21 @@ Elsewhere (the embedded SQLite default) the same answer comes from a scan of the
 method's entries; fine for a demo, not for a corpus.
 """
 
+import struct
 from collections.abc import Sequence
 from dataclasses import dataclass
 from datetime import datetime, timedelta
 
 import numpy as np
 import psycopg
+import psycopg.adapt
+import psycopg.postgres
+import psycopg.pq
 from django.db import connection
 
 from ingest.core.bands import BandScheme, scheme_for
 from ingest.core.simhash import to_signed64, to_unsigned64
-from ingest.models import IndexEntry, int_array
+from ingest.models import IndexEntry
 
 # Largest threshold the index answers; per-doc-type thresholds must stay at or below it.
 K_MAX = 6
@@ -89,7 +93,7 @@ def _query_pg(
 ) -> list[Hit]:
     signed = to_signed64(value)
     sql = _PG_QUERY + (_WINDOW if window else "")
-    probes = [int_array(keys) for keys in SCHEME.probes(value, k)]
+    probes = [Int4Array(keys) for keys in SCHEME.probe_arrays(value, k)]
     params: list[object] = [signed, method_id, *probes, signed, k]
     if window:
         params += window
@@ -101,11 +105,40 @@ def _query_pg(
     # lost connection is then django.db.OperationalError, and the connection is marked
     # broken so the next attempt opens a fresh one.
     with connection.wrap_database_errors, psycopg.Cursor(raw) as cursor:
+        cursor.adapters.register_dumper(Int4Array, _Int4ArrayDumper)
         cursor.execute(sql, params, prepare=True)
         rows = cursor.fetchall()
     return [
         Hit(d, to_unsigned64(s), dist) for d, s, dist in rows if exclude is None or d != exclude
     ]
+
+
+class Int4Array:
+    """An int32 numpy array sent as a binary int4[] parameter: a query sends about
+    6,000 probe keys, and writing them as a text literal (`int_array`) cost the worker
+    0.7 ms per document searched, packing them 0.01."""
+
+    def __init__(self, values: np.ndarray) -> None:
+        self.values = values
+
+
+class _Int4ArrayDumper(psycopg.adapt.Dumper):
+    format = psycopg.pq.Format.BINARY
+    oid = psycopg.postgres.types["int4"].array_oid
+
+    def dump(self, obj: Int4Array) -> bytes:
+        # PostgreSQL's binary array: dimensions, flags (no NULLs), element type, then
+        # each dimension's length and lower bound, then (length, value) per element.
+        n = len(obj.values)
+        if n == 0:
+            return struct.pack(">iiI", 0, 0, _INT4_OID)
+        items = np.empty((n, 2), dtype=">i4")
+        items[:, 0] = 4
+        items[:, 1] = obj.values
+        return struct.pack(">iiIii", 1, 0, _INT4_OID, n, 1) + items.tobytes()
+
+
+_INT4_OID = psycopg.postgres.types["int4"].oid
 
 
 def _query_scan(

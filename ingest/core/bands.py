@@ -156,14 +156,17 @@ class BandScheme:
 
     def probes(self, value: int, k: int) -> list[list[int]]:
         """Per combo, the sorted keys a query for distance <= k looks up."""
+        return [np.sort(keys).tolist() for keys in self.probe_arrays(value, k)]
+
+    def probe_arrays(self, value: int, k: int) -> list[np.ndarray]:
+        """`probes` as int32 arrays, in no particular order (what a statement sends)."""
         if not 0 <= k <= self.k_max:
             raise ValueError(f"scheme {self.name or self} answers k <= {self.k_max}, not {k}")
         out = []
         for i, r in enumerate(self.radii(k)):
             keys = np.uint64(self.combo_value(value, i)) ^ _mask_array(self.widths[i], r)
-            if self.widths[i] == 32:  # two's complement, as _as_key
-                keys = keys.astype(np.uint32).view(np.int32)
-            out.append(np.sort(keys.astype(np.int64)).tolist())
+            # Every key fits in 32 bits; 32-bit ones are two's complement, as _as_key.
+            out.append(keys.astype(np.uint32).view(np.int32))
         return out
 
     def probe_count(self, k: int) -> int:

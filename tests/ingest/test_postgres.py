@@ -1,6 +1,8 @@
 """Behaviour that must hold on PostgreSQL itself."""
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from ingest.core.simhash import MASK64, to_signed64
 from ingest.models import Document, Extraction, Fingerprint, FingerprintMethod, Site
@@ -135,3 +137,20 @@ def test_extracted_texts_are_compressed_with_lz4() -> None:
             [document.pk],
         )
         assert cursor.fetchone() == ("lz4", text)
+
+
+@settings(max_examples=60, deadline=None)
+@given(st.lists(st.integers(min_value=-(2**31), max_value=2**31 - 1), max_size=400))
+def test_probe_keys_sent_in_binary_read_back_as_the_same_int4s(values: list[int]) -> None:
+    import numpy as np
+    import psycopg
+    from django.db import connection
+
+    from ingest import index
+
+    connection.ensure_connection()
+    with psycopg.Cursor(connection.connection) as cursor:
+        cursor.adapters.register_dumper(index.Int4Array, index._Int4ArrayDumper)
+        arrays = index.Int4Array(np.array(values, dtype=np.int32))
+        cursor.execute("SELECT %s::int4[], cardinality(%s::int4[])", [arrays, arrays])
+        assert cursor.fetchone() == (values, len(values))
