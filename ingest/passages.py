@@ -142,15 +142,19 @@ def query_hashes(passages: Iterable[core.Passage]) -> list[int]:
 # phrase (neither is probed: no lookup uses them, and a template needs no more
 # counting), else the pages holding it, up to PASSAGE_COMMON_DF of them: their ids,
 # sites and (when a lookback window needs them) fetch times. MATERIALIZED: the probes
-# run after the filter.
+# run after the filter. The flags are LATERAL lookups with a LIMIT, one index probe per
+# passage: as EXISTS, PostgreSQL hashed every template passage of the method instead.
 _PG_HOLDERS = """
 WITH asked AS MATERIALIZED (
-    SELECT h,
-        EXISTS (SELECT 1 FROM ingest_passagetemplate t WHERE t.method = %s AND t.hash = h)
-            AS template,
-        EXISTS (SELECT 1 FROM ingest_passagecommon c
-                WHERE c.method = %s AND c.hash = h AND c.df >= %s) AS common
+    SELECT h, t.found IS NOT NULL AS template, c.found IS NOT NULL AS common
     FROM unnest(%s::bigint[]) AS h
+    LEFT JOIN LATERAL (
+        SELECT 1 AS found FROM ingest_passagetemplate t WHERE t.method = %s AND t.hash = h LIMIT 1
+    ) AS t ON true
+    LEFT JOIN LATERAL (
+        SELECT 1 AS found FROM ingest_passagecommon c
+        WHERE c.method = %s AND c.hash = h AND c.df >= %s LIMIT 1
+    ) AS c ON true
 )
 SELECT asked.h, asked.template, asked.common, held.docs, held.sites, held.times
 FROM asked LEFT JOIN LATERAL (
@@ -169,7 +173,7 @@ def holders_statement(signed: Collection[int], *, times: bool = False) -> tuple[
     """The PostgreSQL probe for these signed hashes: SQL and parameters."""
     common = settings.PASSAGE_COMMON_DF
     sql = _PG_HOLDERS.format(times="array_agg(p.fetched_at)" if times else "NULL::timestamptz[]")
-    return sql, [METHOD_ID, METHOD_ID, common, int_array(sorted(signed)), METHOD_ID, common]
+    return sql, [int_array(sorted(signed)), METHOD_ID, METHOD_ID, common, METHOD_ID, common]
 
 
 @dataclass(frozen=True)

@@ -123,6 +123,19 @@ def test_a_template_passage_is_not_counted_again_on_other_sites(settings) -> Non
     assert rows[core.to_signed(_own(5)[0])] == (False, None)  # probed, on no page
 
 
+def _nodes(sql: str, params: list[object]) -> list[dict]:
+    """Every node of the statement's plan."""
+    with connection.cursor() as cursor:
+        cursor.execute("EXPLAIN (FORMAT JSON) " + sql, params)
+        (plan,) = cursor.fetchone()
+    plan = json.loads(plan) if isinstance(plan, str) else plan
+
+    def walk(node: dict) -> list[dict]:
+        return [node, *(n for child in node.get("Plans", []) for n in walk(child))]
+
+    return walk(plan[0]["Plan"])
+
+
 def _indexes_read(sql: str, params: list[object]) -> set[str]:
     with connection.cursor() as cursor:
         cursor.execute("EXPLAIN (FORMAT JSON) " + sql, params)
@@ -161,9 +174,16 @@ def test_probes_never_read_the_primary_key_of_a_table_without_statistics() -> No
     sql, params = passages.pg_statement(query)
     assert "ingest_passageset_pkey" not in _indexes_read(sql, params)
     signed = [core.to_signed(h) for h in query]
+    PassageTemplate.objects.bulk_create(
+        [PassageTemplate(method=1, site=site, hash=h, df=3) for h in range(500)]
+    )
     for times in (False, True):
         sql, params = passages.holders_statement(signed, times=times)
         assert "ingest_passageset_pkey" not in _indexes_read(sql, params)
+        # Each passage's flags: one index probe by hash, never every row of the method.
+        for node in _nodes(sql, params):
+            if node.get("Relation Name") in ("ingest_passagetemplate", "ingest_passagecommon"):
+                assert "hash" in node.get("Index Cond", ""), node
     counts = [passages.METHOD_ID, site.pk, 3, signed]
     assert "ingest_passageset_pkey" not in _indexes_read(passages._PG_SITE_COUNTS, counts)
 
