@@ -80,6 +80,19 @@ def nfc_words(text: str) -> tuple[str, list[str]]:
     return hit
 
 
+def recent_words(text: str) -> list[str] | None:
+    """``tokens_words(text)``, taken from ``nfc_words`` when it read this text moments
+    before and its normalization changed no word: the text is in NFC and holds no
+    zero-width character (folding spaces only changes what lies between words). None
+    otherwise."""
+    hit = _RECENT.get(text)
+    if hit is None or _ZERO_WIDTH.search(text):
+        return None
+    if not (text.isascii() or unicodedata.is_normalized("NFC", text)):
+        return None
+    return hit[1]
+
+
 def tokens_shingle3(text: str) -> list[str]:
     """Word 3-shingles (order-aware). Fewer than 3 words: no shingle at all."""
     return shingles3(tokens_words(text))

@@ -48,6 +48,8 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
+from ingest.core.normalize import recent_words
+
 METHOD = "winnow-words-k5-w36-v1"
 K = 5  # words per k-gram: shared runs shorter than this are never evidence
 W = 36  # k-grams per winnowing window
@@ -150,7 +152,10 @@ def winnow(hashes: np.ndarray, w: int = W) -> list[tuple[int, int]]:
 
 def passages(text: str, *, k: int = K, w: int = W) -> list[Passage]:
     """A text's passages, in position order (a hash may repeat at two positions)."""
-    return passages_of(_WORD_RE.findall(text.casefold()), k=k, w=w)
+    tokens = recent_words(text)  # the fingerprint step's words of the same text
+    if tokens is None:
+        tokens = _WORD_RE.findall(text.casefold())
+    return passages_of(tokens, k=k, w=w)
 
 
 def passages_of(tokens: Sequence[str], *, k: int = K, w: int = W) -> list[Passage]:

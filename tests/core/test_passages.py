@@ -184,3 +184,47 @@ def test_channel_mask_round_trips(names: set[str]) -> None:
     m = channels.mask(names)
     assert set(channels.names(m)) == names
     assert channels.names(0) == []
+
+
+# Words, spaces of every kind, zero-width characters, letters NFC composes or casefolding
+# expands: what could make the fingerprint's normalized words differ from the text's own.
+_PIECES = st.sampled_from(
+    [
+        "word",
+        "Straße",
+        "ﬁle",
+        "e\u0301",
+        "\u00e9",
+        "Ω",
+        "\u212b",
+        "A",
+        "_",
+        "42",
+        "中文",
+        " ",
+        "\t",
+        "\n",
+        "\u00a0",
+        "\u3000",
+        "\u2009",
+        "\u180e",
+        "\u200b",
+        "\u200d",
+        "\u00ad",
+        "\ufeff",
+        "-",
+        ".",
+    ]
+)
+
+
+@settings(max_examples=300)
+@given(st.lists(_PIECES, max_size=60).map("".join))
+def test_words_taken_from_the_fingerprint_step_are_the_texts_own(text: str) -> None:
+    from ingest.core.normalize import nfc_words, recent_words
+
+    nfc_words(text)  # as the fingerprint step reads a text before the search does
+    own = P._WORD_RE.findall(text.casefold())
+    reused = recent_words(text)
+    assert reused is None or reused == own
+    assert P.passages(text, k=2, w=3) == P.passages_of(own, k=2, w=3)
