@@ -881,6 +881,41 @@ models.IntegerField.register_lookup(AnyOf)
 models.ForeignKey.register_lookup(AnyOf)
 
 
+def rows_insert[M: models.Model](objs: list[M]) -> None:
+    """Insert new rows of one model in one statement and set their primary keys.
+    PostgreSQL: each column's values travel as one array parameter bound on the server.
+    Django's client-side binding writes every value into the statement as a literal the
+    server then parses again, which for long texts costs both sides more than the
+    insert (a page's two extracted texts, 17 KB: 0.29 → 0.18 CPU-ms per row in the
+    worker, 0.61 → 0.43 ms per row in all). Elsewhere bulk_create."""
+    if not objs:
+        return
+    model = type(objs[0])
+    if connection.vendor != "postgresql":
+        model._default_manager.bulk_create(objs)
+        return
+    pk = model._meta.pk
+    assert pk is not None
+    fields = [f for f in model._meta.concrete_fields if not f.primary_key]
+    quote = connection.ops.quote_name
+    sql = (
+        f"INSERT INTO {quote(model._meta.db_table)} ("
+        + ", ".join(quote(f.column) for f in fields)
+        + ") SELECT * FROM unnest("
+        + ", ".join(f"%s::{f.db_type(connection)}[]" for f in fields)
+        + f") RETURNING {quote(pk.column)}"
+    )
+    params = [[f.get_db_prep_save(f.pre_save(o, True), connection) for o in objs] for f in fields]
+    connection.ensure_connection()
+    with connection.wrap_database_errors, psycopg.Cursor(connection.connection) as cursor:
+        cursor.execute(sql, params)
+        # PostgreSQL returns the rows in the order the SELECT gave them (what Django's
+        # own bulk_create relies on too).
+        for obj, (value,) in zip(objs, cursor.fetchall(), strict=True):
+            obj.pk = value
+            obj._state.adding = False
+
+
 def rows_update[M: models.Model](objs: list[M], names: list[str]) -> None:
     """Write these fields of these saved rows, all of one model. PostgreSQL: one UPDATE
     over arrays (Django's bulk_update builds a CASE per field and row: in a worker that

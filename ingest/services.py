@@ -50,6 +50,7 @@ from ingest.models import (
     FingerprintMethod,
     RefingerprintRun,
     Site,
+    rows_insert,
     rows_update,
 )
 
@@ -548,7 +549,7 @@ def documents_extract(
                 errors.append(_batch_error(document, "charset_mismatch", offset, decoded.warning))
             if result.status == Extraction.Status.ERROR:
                 errors.append(_batch_error(document, "extraction_error", offset, result.message))
-    Extraction.objects.bulk_create(created)
+    rows_insert(created)
     rows_update(todo, ["declared_encoding", "detected_encoding", "doc_type"])
     BatchError.objects.bulk_create(errors, ignore_conflicts=True)
     found.update({e.document_id: e for e in created})

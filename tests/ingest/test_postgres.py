@@ -164,3 +164,59 @@ def test_connections_compile_no_statement_just_in_time() -> None:
     with connection.cursor() as cursor:
         cursor.execute("SHOW jit")
         assert cursor.fetchone() == ("off",)
+
+
+@settings(max_examples=25, deadline=None)
+@given(
+    st.lists(
+        st.tuples(st.text(max_size=300), st.text(max_size=3000), st.integers(0, 2**31 - 1)),
+        min_size=1,
+        max_size=5,
+    )
+)
+def test_rows_inserted_with_their_values_bound_on_the_server_read_back_as_given(
+    rows: list[tuple[str, str, int]],
+) -> None:
+    from django.db import transaction
+
+    from ingest.models import rows_insert
+
+    rows = [(t.replace("\x00", ""), m.replace("\x00", ""), n) for t, m, n in rows]
+    with transaction.atomic():
+        site, _ = Site.objects.get_or_create(host="bound.example.com")
+        extractions = []
+        for i, (title, text, tokens) in enumerate(rows):
+            document = Document.objects.create(
+                site=site,
+                url=f"https://bound.example.com/{i}",
+                fetched_at="2026-05-01T00:00:00Z",
+                raw_sha256=f"{i:064x}",
+                raw_size=0,
+            )
+            extractions.append(
+                Extraction(
+                    document=document,
+                    extractor_version="v",
+                    status="ok",
+                    title=title,
+                    main_text=text,
+                    full_text=text + title,
+                    main_tokens=tokens,
+                )
+            )
+        rows_insert(extractions)
+        stored = {e.pk: e for e in Extraction.objects.filter(pk__in=[e.pk for e in extractions])}
+        assert [
+            (
+                stored[e.pk].document_id,
+                stored[e.pk].title,
+                stored[e.pk].main_text,
+                stored[e.pk].full_text,
+                stored[e.pk].main_tokens,
+            )
+            for e in extractions
+        ] == [
+            (e.document_id, t, m, m + t, n) for e, (t, m, n) in zip(extractions, rows, strict=True)
+        ]
+        assert all(stored[e.pk].created_at == e.created_at for e in extractions)
+        transaction.set_rollback(True)
