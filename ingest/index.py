@@ -114,9 +114,10 @@ def _query_pg(
 
 
 class Int4Array:
-    """An int32 numpy array sent as a binary int4[] parameter: a query sends about
-    6,000 probe keys, and writing them as a text literal (`int_array`) cost the worker
-    0.7 ms per document searched, packing them 0.01."""
+    """An int32 numpy array sent as a binary int4[] parameter. A query sends 66 probe
+    keys at the default thresholds (k = 3) and 6,018 at the largest (k = 6); written as
+    text literals (`int_array`), those made a k = 6 lookup cost the worker 1.2 CPU-ms,
+    against 0.21 with binary arrays (and 1.76 against 0.45 ms in all)."""
 
     def __init__(self, values: np.ndarray) -> None:
         self.values = values
