@@ -900,10 +900,10 @@ def rows_insert[M: models.Model](objs: list[M]) -> None:
     quote = connection.ops.quote_name
     sql = (
         f"INSERT INTO {quote(model._meta.db_table)} ("
-        + ", ".join(quote(f.column) for f in fields)
+        + ", ".join(quote(str(f.column)) for f in fields)
         + ") SELECT * FROM unnest("
         + ", ".join(f"%s::{f.db_type(connection)}[]" for f in fields)
-        + f") RETURNING {quote(pk.column)}"
+        + f") RETURNING {quote(str(pk.column))}"
     )
     params = [[f.get_db_prep_save(f.pre_save(o, True), connection) for o in objs] for f in fields]
     connection.ensure_connection()

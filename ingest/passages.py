@@ -169,7 +169,9 @@ FROM asked LEFT JOIN LATERAL (
 """
 
 
-def holders_statement(signed: Collection[int], *, times: bool = False) -> tuple[str, list[object]]:
+def holders_statement(
+    signed: Collection[int], *, times: bool = False
+) -> tuple[str, list[int | str]]:
     """The PostgreSQL probe for these signed hashes: SQL and parameters."""
     common = settings.PASSAGE_COMMON_DF
     sql = _PG_HOLDERS.format(times="array_agg(p.fetched_at)" if times else "NULL::timestamptz[]")

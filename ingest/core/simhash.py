@@ -113,8 +113,8 @@ def simhash64_fast(tokens: Iterable[str], *, cache: bool = True) -> int:
             ids[missing] = _cache_add([tokens[i] for i in missing])
     # Each distinct token's row once, weighted by its count: a text repeats its words,
     # and gathering a row per occurrence moved 4x the bytes (0.24 → 0.18 ms a text).
-    rows, counts = np.unique(ids, return_counts=True)
-    ones = counts.astype(np.float32) @ _BITS[rows]
+    rows, occurrences = np.unique(ids, return_counts=True)
+    ones = occurrences.astype(np.float32) @ _BITS[rows]
     return _from_bit_sums(ones, len(tokens))
 
 
