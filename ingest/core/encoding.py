@@ -239,6 +239,12 @@ def charset_hints(body: bytes) -> list[str]:
     return out
 
 
+def _hints_add(candidates: list[tuple[str, str]], body: bytes) -> None:
+    for codec in charset_hints(body):
+        if codec not in (c for c, _ in candidates):
+            candidates.append((codec, "hint"))
+
+
 def _decode(body: bytes, content_type: str | None, forced: str | None) -> Decoded:
     from_header = charset_codec(header_charset(content_type))
     from_meta = charset_codec(meta_charset(body))
@@ -267,10 +273,13 @@ def _decode(body: bytes, content_type: str | None, forced: str | None) -> Decode
     for codec, source in ((from_header, "header"), (from_meta, "meta")):
         if codec and codec not in (c for c, _ in candidates):
             candidates.append((codec, source))
-    if non_ascii:
-        for codec in charset_hints(body):
-            if codec not in (c for c, _ in candidates):
-                candidates.append((codec, "hint"))
+    # Charsets named in odd places come after the header's and the <meta>'s, and are
+    # looked for only when those are missing or fail: the scan of the page is a
+    # measurable share of decoding, and nearly every page fits its declaration.
+    hints_todo = bool(non_ascii)
+    if hints_todo and not candidates:
+        _hints_add(candidates, body)
+        hints_todo = False
     if (
         candidates
         and candidates[0][0] != "utf-8"
@@ -282,7 +291,14 @@ def _decode(body: bytes, content_type: str | None, forced: str | None) -> Decode
         warning = f"page declares {candidates[0][0]!r} but is valid UTF-8; decoded as UTF-8"
         return Decoded(text, declared, "utf-8", warning, 0, "detected")
     failed: list[str] = []
-    for codec, source in candidates:
+    at = 0
+    while at < len(candidates) or hints_todo:
+        if at == len(candidates):
+            _hints_add(candidates, body)
+            hints_todo = False
+            continue
+        codec, source = candidates[at]
+        at += 1
         found = _fits(body, codec, non_ascii, SMALL_SHARE)
         if found is not None:
             result = _declared_result(found, declared, codec, source)

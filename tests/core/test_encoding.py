@@ -335,3 +335,28 @@ def test_utf8_page_with_few_accents_and_bad_bytes_stays_utf8() -> None:
     assert decoded.used == "utf-8"
     assert decoded.bad_bytes == 3
     assert f"<title>{title}</title>" in decoded.text
+
+
+def test_odd_places_are_read_only_when_the_declared_charsets_fail(monkeypatch) -> None:  # type: ignore[no-untyped-def]
+    """Scanning a page for charsets named in odd places costs a share of decoding:
+    a page that fits its declaration is never scanned, one that does not still is."""
+    from ingest.core import encoding
+
+    scanned: list[int] = []
+    real = encoding.charset_hints
+
+    def counted(body: bytes) -> list[str]:
+        scanned.append(len(body))
+        return real(body)
+
+    monkeypatch.setattr(encoding, "charset_hints", counted)
+    fits = f'<text encoding="gb2312"><html><body><p>{FR_TEXT}</p></body></html></text>'
+    decoded = decode_html(fits.encode("utf-8"), content_type="text/html; charset=utf-8")
+    assert (decoded.used, decoded.chosen_by, scanned) == ("utf-8", "header", [])
+
+    lying = f'<text encoding="gb2312"><html><body>{EN_FILLER}<p>{ZH_TEXT}</p></body></html>'
+    decoded = decode_html(lying.encode("gbk"), content_type="text/html; charset=utf-8")
+    assert len(scanned) == 1
+    assert (decoded.used, decoded.chosen_by) == ("gb18030", "hint")
+    assert ZH_TEXT in decoded.text
+    assert decoded.warning is not None and "declared charset 'utf-8'" in decoded.warning
