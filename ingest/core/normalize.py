@@ -64,6 +64,13 @@ _RECENT: dict[str, tuple[str, list[str]]] = {}
 _recent_chars = 0
 
 
+def recent_clear() -> None:
+    """Forget the recent texts (benchmarks time a page as a new one with it)."""
+    global _recent_chars
+    _RECENT.clear()
+    _recent_chars = 0
+
+
 def nfc_words(text: str) -> tuple[str, list[str]]:
     """(``normalize_nfc_v1(text)``, ``tokens_words`` of it), remembered for recent texts."""
     global _recent_chars
