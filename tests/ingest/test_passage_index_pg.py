@@ -137,16 +137,7 @@ def _nodes(sql: str, params: list[object]) -> list[dict]:
 
 
 def _indexes_read(sql: str, params: list[object]) -> set[str]:
-    with connection.cursor() as cursor:
-        cursor.execute("EXPLAIN (FORMAT JSON) " + sql, params)
-        (plan,) = cursor.fetchone()
-    plan = json.loads(plan) if isinstance(plan, str) else plan
-
-    def walk(node: dict) -> set[str]:
-        own = {node["Index Name"]} if "Index Name" in node else set()
-        return own.union(*(walk(child) for child in node.get("Plans", [])))
-
-    return walk(plan[0]["Plan"])
+    return {node["Index Name"] for node in _nodes(sql, params) if "Index Name" in node}
 
 
 def test_probes_never_read_the_primary_key_of_a_table_without_statistics() -> None:

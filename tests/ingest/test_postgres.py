@@ -10,19 +10,23 @@ from ingest.models import Document, Extraction, Fingerprint, FingerprintMethod, 
 pytestmark = [pytest.mark.postgres, pytest.mark.django_db]
 
 
+def _document(site: Site, path: str = "", *, n: int = 0, size: int = 0) -> Document:
+    return Document.objects.create(
+        site=site,
+        url=f"https://{site.host}/{path}",
+        fetched_at="2026-05-01T00:00:00Z",
+        raw_sha256=f"{n:064x}",
+        raw_size=size,
+    )
+
+
 @pytest.mark.parametrize("value", [MASK64, 1 << 63, (1 << 63) - 1, 0x8E4A54256F09D080, 0, 1])
 def test_fingerprints_with_the_top_bit_set_survive_the_round_trip(value: int) -> None:
     from django.db import connection
 
     assert connection.vendor == "postgresql"
     site = Site.objects.create(host="pg.example.com")
-    document = Document.objects.create(
-        site=site,
-        url="https://pg.example.com/",
-        fetched_at="2026-05-01T00:00:00Z",
-        raw_sha256="0" * 64,
-        raw_size=0,
-    )
+    document = _document(site)
     method = FingerprintMethod.objects.create(key="m", params={})
     Fingerprint.objects.create(
         document=document,
@@ -46,13 +50,7 @@ def test_a_fingerprint_says_ok_only_with_a_simhash() -> None:
     from django.db import IntegrityError
 
     site = Site.objects.create(host="pg2.example.com")
-    document = Document.objects.create(
-        site=site,
-        url="https://pg2.example.com/",
-        fetched_at="2026-05-01T00:00:00Z",
-        raw_sha256="1" * 64,
-        raw_size=0,
-    )
+    document = _document(site, n=1)
     method = FingerprintMethod.objects.create(key="m2", params={})
     with pytest.raises(IntegrityError):
         Fingerprint.objects.create(
@@ -77,16 +75,7 @@ def test_bodies_of_every_byte_value_survive_the_binary_insert(
 
     site = Site.objects.create(host="pg3.example.com")
     raw = [bytes(range(256)) * 40, b"\x00" * 1000 + b"\\x00'\"", b""]
-    documents = [
-        Document.objects.create(
-            site=site,
-            url=f"https://pg3.example.com/{i}",
-            fetched_at="2026-05-01T00:00:00Z",
-            raw_sha256=f"{i}" * 64,
-            raw_size=len(body),
-        )
-        for i, body in enumerate(raw)
-    ]
+    documents = [_document(site, f"{i}", n=i, size=len(body)) for i, body in enumerate(raw)]
     DocumentBody.bulk_insert(
         (d.pk, DocumentBody.pack(body)) for d, body in zip(documents, raw, strict=True)
     )
@@ -121,13 +110,7 @@ def test_extracted_texts_are_compressed_with_lz4() -> None:
         )
         assert cursor.fetchall() == [("full_text", "l"), ("main_text", "l")]
     site = Site.objects.create(host="lz4.example.com")
-    document = Document.objects.create(
-        site=site,
-        url="https://lz4.example.com/",
-        fetched_at="2026-05-01T00:00:00Z",
-        raw_sha256="0" * 64,
-        raw_size=0,
-    )
+    document = _document(site)
     text = "a sentence that repeats itself. " * 400  # past the 2 KB where TOAST compresses
     Extraction.objects.create(document=document, extractor_version="v", main_text=text)
     with connection.cursor() as cursor:
@@ -186,13 +169,7 @@ def test_rows_inserted_with_their_values_bound_on_the_server_read_back_as_given(
         site, _ = Site.objects.get_or_create(host="bound.example.com")
         extractions = []
         for i, (title, text, tokens) in enumerate(rows):
-            document = Document.objects.create(
-                site=site,
-                url=f"https://bound.example.com/{i}",
-                fetched_at="2026-05-01T00:00:00Z",
-                raw_sha256=f"{i:064x}",
-                raw_size=0,
-            )
+            document = _document(site, f"{i}", n=i)
             extractions.append(
                 Extraction(
                     document=document,
