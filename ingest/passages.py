@@ -191,10 +191,9 @@ def _add_pg(
     """Insert the sets, probe each distinct passage once (the stored ones, and with
     `search` those each lookup asks for), record what reached a threshold, and answer
     the lookups from the same probes."""
-    _sets_insert(_set_rows(entries))
-    stored = {
-        e.document_id: {core.to_signed(h) for h in stored_hashes(e.passages)} for e in entries
-    }
+    rows = _set_rows(entries)
+    _sets_insert(rows)
+    stored = {row.document_id: set(row.hashes) for row in rows}
     asked = (
         {e.document_id: [core.to_signed(h) for h in query_hashes(e.passages)] for e in entries}
         if search
