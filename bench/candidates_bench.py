@@ -950,7 +950,7 @@ def main(argv: list[str] | None = None) -> int:
         res = measure(sorted(args.sizes), args.keep_db)
         args.json.write_text(json.dumps(res, default=str))
         return 0
-    from bench import machine
+    from benchenv import machine
 
     info = machine()
     print("Dedup Desk benchmark: candidate index")

@@ -315,7 +315,7 @@ def alone_step(project: Path, warc: Path) -> dict[str, Any]:
 def _project_for(rev: str) -> tuple[Path, str]:
     if rev == ".":
         return ROOT, "working tree"
-    from bench import export_rev  # type: ignore[import-not-found]
+    from benchenv import export_rev
 
     path, sha = export_rev(rev)
     return path, f"{rev} ({sha[:10]})"
