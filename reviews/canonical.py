@@ -4,7 +4,7 @@ One record per live group (its representative stands for it) and one per documen
 no group, each with its members' ids and URLs (provenance) and what made it: the
 decision the group's state rests on, the latest decision on it, or the grouping rule.
 `accepted_only`: a group no decision accepted at its current version (a person's merge,
-split or representative choice, or an auto_merge) is not collapsed: its members come
+split, representative choice or acceptance, or an auto_merge) is not collapsed: its members come
 out as singletons, each naming the pending group.
 
 Streamed: groups and memberships are read with .iterator() and joined in order.

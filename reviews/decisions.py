@@ -6,8 +6,9 @@ Every function here appends a Decision; no decision is ever edited. What the wor
 - merge (a person): documents, or a whole other group, join a group. Their memberships
   move (relations, nothing deleted); do-not-match rows between the joined documents are
   revoked, not deleted. A member a person put in a group is held there by the workers.
-- auto_merge (a rule, or a person approving a rule's proposal): the group as it stands
-  is *accepted* as one canonical record; no membership changes. A group is accepted
+- auto_merge (a rule, or a person approving a rule's proposal) and accept (a person
+  accepting the group as it stands, "Accept the group"): the group is *accepted* as one
+  canonical record; no membership changes. A group is accepted
   while its latest decision was taken at its current version (the same test the queue
   uses for "decided"), so any later change of the group asks for a new decision.
 - restore: a new decision that puts the group back to the reverted decision's
@@ -57,6 +58,9 @@ from reviews.services import (
 
 A = Decision.Action
 AUTO_RULE = "automerge-v1"
+# The decisions that accept a group as it stands (nothing moves).
+ACCEPTING = (A.AUTO_MERGE, A.ACCEPT)
+
 # Extraction statuses that never merge automatically: empty text is not a
 # duplicate of empty text.
 NEVER_AUTO_STATUSES = ("blocked", "empty", "too_short", "error")
@@ -298,7 +302,7 @@ def decision_restore(
         and not GroupMember.objects.filter(group=group, document_id=prior_rep).exists()
     ):
         raise ReviewError(f"document {prior_rep} is no longer a member of the group")
-    # auto_merge: nothing moved; the restore withdraws the acceptance.
+    # auto_merge / accept: nothing moved; the restore withdraws the acceptance.
 
     for g in CandidateGroup.objects.filter(pk__in=touched - {group.pk}).order_by("pk"):
         sources = prior.get("sources", {})
@@ -306,7 +310,7 @@ def decision_restore(
             sources.get(str(g.pk), {}).get("representative") if isinstance(sources, dict) else None
         )
         _refresh(g, representative=rep)
-    if decision.action != A.AUTO_MERGE:
+    if decision.action not in ACCEPTING:
         _refresh(group, representative=prior_rep if isinstance(prior_rep, int) else None)
         if isinstance(prior_rep, int) and group.representative_id == prior_rep:
             _representative_restore(group, prior, decision)
@@ -317,7 +321,7 @@ def decision_restore(
     group.save()
     after = {
         **group_membership(group),
-        "accepted": decision.action != A.AUTO_MERGE,
+        "accepted": decision.action not in ACCEPTING,
         "touched": sorted(touched - {group.pk}),
     }
     return decision_record(
@@ -478,11 +482,11 @@ def auto_eligibility_explained(
         .exists()
     ):
         return None, "a distinct label holds inside the group"
-    # A person said no before: a rejected proposal, or a restored auto-merge.
+    # A person said no before: a rejected proposal, or a restored acceptance.
     if MergeProposal.objects.filter(group=group, status=MergeProposal.Status.REJECTED).exists():
         return None, "a proposal for the group was rejected"
     if Decision.objects.filter(
-        group=group, action=A.RESTORE, reverts__action=A.AUTO_MERGE
+        group=group, action=A.RESTORE, reverts__action__in=ACCEPTING
     ).exists():
         return None, "an earlier merge of the group was restored"
     if deciding(group) is not None:  # already decided at this version
@@ -542,6 +546,7 @@ def group_accept(
     return _auto_decision(
         group,
         why,
+        action=A.ACCEPT,
         actor=actor_for(editor),
         reason_code=f"accepted_{group.kind}",
         reason=reason.strip(),
@@ -549,12 +554,18 @@ def group_accept(
 
 
 def _auto_decision(
-    group: CandidateGroup, why: dict[str, object], *, actor: str, reason_code: str, reason: str
+    group: CandidateGroup,
+    why: dict[str, object],
+    *,
+    actor: str,
+    reason_code: str,
+    reason: str,
+    action: str = A.AUTO_MERGE,
 ) -> Decision:
     ids: list[int] = why["ids"]  # type: ignore[assignment]
     state = group_state(group)
     return decision_record(
-        A.AUTO_MERGE,
+        action,
         group,
         document_ids=ids,
         distance=group.diameter,

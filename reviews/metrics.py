@@ -148,7 +148,7 @@ def rollup_day(*, day: date) -> list[DailyRollup]:
         ids_all = (a, b)
         for key in (*sites_of(ids_all), None):
             accs[key].labels += 1
-    merge_actions = (Decision.Action.MERGE, Decision.Action.AUTO_MERGE)
+    merge_actions = (Decision.Action.MERGE, Decision.Action.AUTO_MERGE, Decision.Action.ACCEPT)
     for action, ids in Decision.objects.filter(
         made, action__in=(*merge_actions, Decision.Action.RESTORE)
     ).values_list("action", "document_ids"):

@@ -170,6 +170,8 @@ class Decision(models.Model):
         SET_REPRESENTATIVE = "set_representative"
         MERGE = "merge"
         AUTO_MERGE = "auto_merge"
+        # A person accepts the group as it stands ("Accept the group"); nothing moves.
+        ACCEPT = "accept"
         RESTORE = "restore"
         # A losing concurrent attempt: recorded, never applied (see reviews.decisions).
         CONFLICT = "conflict"

@@ -40,9 +40,26 @@ def test_an_exact_group_is_accepted_in_one_decision(client, exact_copies, editor
     assert r.status_code == 302
     d = Decision.objects.get()
     assert d.actor == "person:editor" and sorted(d.document_ids) == sorted(x.pk for x in docs)
+    # A person's acceptance is on the record as theirs, not as a rule's auto_merge.
+    assert d.action == "accept" and d.reason_code == "accepted_exact"
     assert decisions.is_accepted(group)
     assert not selectors.queue_groups(filters=ALL).exists()
     assert selectors.queue_counts(filters=ALL)["status"][""] == 0
+
+
+def test_a_restored_acceptance_is_withdrawn_and_keeps_the_rule_away(
+    exact_copies, editor, settings
+) -> None:
+    _, group = exact_copies
+    accepted = decisions.group_accept(group=group, editor=editor, reason="exact copies")
+    group.refresh_from_db()
+    decisions.decision_restore(
+        decision=accepted, editor=editor, reason="not the same edition", expected_version=None
+    )
+    group.refresh_from_db()
+    assert not decisions.is_accepted(group)
+    settings.AUTO_MERGE = {**settings.AUTO_MERGE, "article": "auto"}
+    assert decisions.automerge_run()["auto_merged"] == 0
 
 
 @pytest.fixture
