@@ -44,6 +44,10 @@ demo-data demo: export DEBUG := 1
 # The semantic channel is on in the demo where `make semantic` has run.
 demo-data demo: export EMBEDDING_MODEL ?= $(if $(wildcard $(MODEL_DIR)/modules.json),$(abspath $(MODEL_DIR)))
 demo-data demo: export HF_HUB_OFFLINE := 1
+# /metrics answers only a bearer token: the demo makes one once (var/metrics_token) and
+# demo_setup prints it with the logins. An exported METRICS_TOKEN wins.
+DEMO_METRICS_TOKEN = $(shell mkdir -p var && { test -s var/metrics_token || $(PYTHON) -c 'import secrets; print(secrets.token_urlsafe(24))' > var/metrics_token; } && cat var/metrics_token)
+demo-data demo: export METRICS_TOKEN ?= $(DEMO_METRICS_TOKEN)
 
 demo-data: install
 	@mkdir -p var

@@ -190,6 +190,25 @@ def test_demo_setup_prints_the_address_it_is_given() -> None:
     assert "http://127.0.0.1:8123/" in out.getvalue() and ":8000" not in out.getvalue()
 
 
+def test_demo_setup_prints_how_to_read_the_metrics(client, settings) -> None:
+    import io
+
+    from django.core.management import call_command
+
+    settings.METRICS_TOKEN = "demo-metrics-s3cret"
+    out = io.StringIO()
+    call_command("demo_setup", "--url", "http://127.0.0.1:8123/", stdout=out)
+    printed = out.getvalue()
+    assert "Bearer demo-metrics-s3cret' http://127.0.0.1:8123/metrics" in printed
+    # The printed command works: the token opens /metrics.
+    r = client.get("/metrics", headers={"Authorization": "Bearer demo-metrics-s3cret"})
+    assert r.status_code == 200 and b"dedup" in r.content
+    settings.METRICS_TOKEN = ""
+    out = io.StringIO()
+    call_command("demo_setup", stdout=out)
+    assert "METRICS_TOKEN is not set: " in out.getvalue()
+
+
 def test_the_metrics_page_shows_a_past_crawl(client, editor) -> None:
     from django.core.management import call_command
 

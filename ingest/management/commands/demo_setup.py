@@ -1,5 +1,6 @@
 import hashlib
 
+from django.conf import settings
 from django.contrib.auth.models import Group, Permission, User
 from django.core.management.base import BaseCommand, CommandParser
 
@@ -82,4 +83,14 @@ class Command(BaseCommand):
             key_sha256=digest, defaults={"name": "demo crawler", "user": crawler}
         )
         lines.append(f"  API token (Authorization: Bearer …): {DEMO_API_TOKEN}")
+        metrics = f"{str(options['url']).rstrip('/')}/metrics"
+        if settings.METRICS_TOKEN:
+            lines.append(
+                f"  Prometheus metrics: curl -H 'Authorization: Bearer "
+                f"{settings.METRICS_TOKEN}' {metrics}"
+            )
+        else:
+            lines.append(
+                f"  Prometheus metrics: METRICS_TOKEN is not set, so {metrics} answers no one"
+            )
         self.stdout.write("\n".join(lines))
