@@ -390,8 +390,11 @@ def _pair_guard_holds(guard: str, flags: tuple[bool, bool, bool]) -> bool:
 
 def _groups_with_distinct_label() -> QuerySet[GroupMember]:
     """Ids of groups holding both sides of a current "distinct" label (one set, not a
-    query per group), from the review states (which count the pair's distinct labels)."""
+    query per group), from the review states (which count the pair's distinct labels).
+    An adjudication settles the pair: one that overrules the "distinct" label ends the
+    dispute; one that confirms it keeps the group disputed until it is split."""
     both = PairState.objects.filter(
+        Q(adjudicated_verdict="") | Q(adjudicated_verdict=Label.Verdict.DISTINCT),
         distinct_labels__gt=0,
         side_a=OuterRef("document_id"),
         side_b__in=GroupMember.objects.filter(group_id=OuterRef(OuterRef("group_id"))).values(

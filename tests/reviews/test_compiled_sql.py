@@ -9,6 +9,7 @@ from ingest.models import CandidateGroup, CandidatePair
 from reviews import compiled_sql, selectors, services
 from reviews.compiled_sql import compiled
 from reviews.selectors import QueueFilters, QueuePairPage, queue_group_page, queue_groups
+from tests import factories
 from tests.factories import pair_of
 
 pytestmark = pytest.mark.django_db
@@ -156,6 +157,52 @@ def test_a_distinct_label_inside_a_group_is_read_anew(chain, editor) -> None:
         reason_code="different_item",
         reason="two stories",
         region="body",
+    )
+    selectors.queue_sync()
+    assert len(selectors.groups_disputed()) == 1
+
+
+def test_an_adjudication_that_overrules_the_distinct_label_ends_the_dispute(
+    chain, editor, other_editor
+) -> None:
+    a, b, _ = chain
+    adjudicator = factories.user_create(username="judy", role="adjudicator")
+    pair = pair_of(a, b)
+    for who, verdict in ((editor, "distinct"), (other_editor, "duplicate")):
+        services.label_record(
+            pair=pair,
+            editor=who,
+            verdict=verdict,
+            reason_code="other",
+            reason="read",
+            region="body",
+        )
+    selectors.queue_sync()
+    assert len(selectors.groups_disputed()) == 1
+    services.pair_adjudicate(
+        pair=pair, adjudicator=adjudicator, verdict="duplicate", reason_code="other", reason="same"
+    )
+    selectors.queue_sync()
+    assert selectors.groups_disputed() == []
+
+
+def test_an_adjudication_that_confirms_the_distinct_label_keeps_the_group_disputed(
+    chain, editor, other_editor
+) -> None:
+    a, b, _ = chain
+    adjudicator = factories.user_create(username="judy", role="adjudicator")
+    pair = pair_of(a, b)
+    for who, verdict in ((editor, "distinct"), (other_editor, "duplicate")):
+        services.label_record(
+            pair=pair,
+            editor=who,
+            verdict=verdict,
+            reason_code="other",
+            reason="read",
+            region="body",
+        )
+    services.pair_adjudicate(
+        pair=pair, adjudicator=adjudicator, verdict="distinct", reason_code="other", reason="two"
     )
     selectors.queue_sync()
     assert len(selectors.groups_disputed()) == 1
