@@ -421,9 +421,10 @@ def _edited(doc: np.ndarray, rng: np.random.Generator) -> np.ndarray:
 def check_api_run(method_id: int, values: np.ndarray) -> dict[str, Any]:
     import corpus
     from django.conf import settings
-    from django.contrib.auth.models import User
+    from django.contrib.auth.models import Group, User
     from django.test import Client
 
+    from dedup_site.roles import CRAWLER
     from ingest import index
     from ingest.candidates import threshold_for
     from ingest.core.extract import EXTRACTOR_VERSION
@@ -525,6 +526,8 @@ def check_api_run(method_id: int, values: np.ndarray) -> dict[str, Any]:
     Extraction.objects.bulk_create(stand_ins, batch_size=500)
 
     user = User.objects.create_user(username="bench-crawler", password=secrets.token_hex(8))
+    # The check API answers the crawler role only (a user without a role gets a 403).
+    user.groups.add(Group.objects.get_or_create(name=CRAWLER)[0])
     token = secrets.token_urlsafe(24)
     ApiToken.objects.create(
         name="bench", user=user, key_sha256=hashlib.sha256(token.encode()).hexdigest()
