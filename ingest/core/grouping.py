@@ -9,9 +9,11 @@ conflict instead, for a person to look at.
 
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
-from datetime import datetime
+from datetime import UTC, datetime
 
 import numpy as np
+
+from ingest.core.provenance import credits_name
 
 CONNECTED = "connected-components-v1"
 CENTRED = "representative-centred-v1"
@@ -122,17 +124,61 @@ class Candidate:
     # Members of its group whose text this document contains (passage channel): the
     # most complete version of an excerpted article holds the others.
     contains: int = 0
+    # What the page declares (ingest.core.provenance): its publication time, the names a
+    # credit line may give its site, and the sources it credits itself.
+    published_at: datetime | None = None
+    names: frozenset[str] = frozenset()
+    credits: tuple[str, ...] = ()
 
 
 def _https(url: str) -> bool:
     return url.lower().startswith("https://")
 
 
-POLICY_STEPS = ("most_complete", "site_priority", "extraction_complete", "newest", "canonical_url")
+POLICY_STEPS = (
+    "declared_original",
+    "most_complete",
+    "site_priority",
+    "extraction_complete",
+    "newest",
+    "earliest_fetch",
+    "canonical_url",
+)
+_NEVER = datetime.max.replace(tzinfo=UTC)
 
 
-def _key(c: Candidate, step: str) -> tuple[object, ...]:
+@dataclass(frozen=True)
+class _Declared:
+    """A candidate's standing among the others by what the pages declare."""
+
+    credited_by: int  # other members crediting this page's site
+    credits_other: bool  # this page credits another member's site
+    published_at: datetime
+
+
+def _declared(candidates: Sequence[Candidate]) -> dict[int, _Declared]:
+    out = {}
+    for c in candidates:
+        others = [o for o in candidates if o.document_id != c.document_id]
+        out[c.document_id] = _Declared(
+            credited_by=sum(1 for o in others if credits_name(o.credits, c.names)),
+            credits_other=any(credits_name(c.credits, o.names) for o in others),
+            published_at=c.published_at or _NEVER,
+        )
+    return out
+
+
+def _key(
+    c: Candidate, step: str, declared: dict[int, _Declared] | None = None
+) -> tuple[object, ...]:
     """Smaller is better."""
+    if step == "declared_original":
+        d = (declared or {}).get(c.document_id)
+        if d is None:
+            return (0, False, _NEVER)
+        return (-d.credited_by, d.credits_other, d.published_at)
+    if step == "earliest_fetch":
+        return (c.fetched_at.timestamp(),)
     if step == "most_complete":
         return (-c.contains,)
     if step == "site_priority":
@@ -146,7 +192,21 @@ def _key(c: Candidate, step: str) -> tuple[object, ...]:
     raise ValueError(f"unknown representative policy step {step!r}; known: {POLICY_STEPS}")
 
 
-def _why(best: Candidate, other: Candidate, step: str) -> str:
+def _why(
+    best: Candidate, other: Candidate, step: str, declared: dict[int, _Declared] | None = None
+) -> str:
+    if step == "declared_original":
+        b, o = (declared or {})[best.document_id], (declared or {})[other.document_id]
+        if b.credited_by != o.credited_by:
+            n = b.credited_by
+            return f"the original: {n} other member{'s' * (n != 1)} credit{'s' * (n == 1)} its site"
+        if b.credits_other != o.credits_other:
+            return "the original: the other credits another member's site as its source"
+        return f"published first ({best.published_at:%Y-%m-%d %H:%M} UTC)"
+    if step == "earliest_fetch":
+        return (
+            f"earliest fetch ({best.fetched_at:%Y-%m-%d %H:%M} < {other.fetched_at:%Y-%m-%d %H:%M})"
+        )
     if step == "most_complete":
         n = best.contains
         return f"most complete version: contains the text of {n} other member{'s' * (n != 1)}"
@@ -168,9 +228,10 @@ def _why(best: Candidate, other: Candidate, step: str) -> str:
 
 def rank(candidates: Sequence[Candidate], policy: Sequence[str]) -> list[Candidate]:
     """Best first under the ordered policy; ties end with the lower document id."""
+    declared = _declared(candidates) if "declared_original" in policy else None
     return sorted(
         candidates,
-        key=lambda c: (*[_key(c, step) for step in policy], c.document_id),
+        key=lambda c: (*[_key(c, step, declared) for step in policy], c.document_id),
     )
 
 
@@ -185,9 +246,10 @@ def choose_representative(
     if len(ranked) == 1:
         return best.document_id, "only member"
     runner_up = ranked[1]
+    declared = _declared(candidates) if "declared_original" in policy else None
     for step in policy:
-        if _key(best, step) != _key(runner_up, step):
-            return best.document_id, _why(best, runner_up, step)
+        if _key(best, step, declared) != _key(runner_up, step, declared):
+            return best.document_id, _why(best, runner_up, step, declared)
     return best.document_id, "all policy steps tie: lowest document id"
 
 

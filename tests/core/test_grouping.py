@@ -126,3 +126,83 @@ def test_the_most_complete_version_is_the_representative_and_says_so() -> None:
 def test_without_containment_the_policy_falls_through_to_the_next_step() -> None:
     rep, reason = choose_representative([_c(1), _c(2, site_priority=5)], ["most_complete", *POLICY])
     assert rep == 2 and reason.startswith("site priority")
+
+
+# --- the original of a copy made across sites --------------------------------------
+
+
+def _declaring(
+    doc: int,
+    *,
+    host: str,
+    name: str = "",
+    credits: tuple[str, ...] = (),
+    published: datetime | None = None,
+    fetched_day: int = 1,
+) -> Candidate:
+    from ingest.core.provenance import names_of
+
+    return Candidate(
+        document_id=doc,
+        site_priority=0,
+        extraction_ok=True,
+        main_tokens=500,
+        fetched_at=datetime(2026, 5, fetched_day, tzinfo=UTC),
+        url=f"https://{host}/{doc}",
+        names=frozenset(names_of(name, host)),
+        credits=credits,
+        published_at=published,
+    )
+
+
+ORIGINAL_FIRST = ["declared_original", "most_complete", "earliest_fetch", "site_priority"]
+
+
+def test_the_page_another_member_credits_is_the_original() -> None:
+    wire = _declaring(1, host="www.news.cn", name="新华网", fetched_day=3)
+    repost = _declaring(2, host="www.163.com", credits=("新华网",), fetched_day=1)
+    rep, why = choose_representative([repost, wire], ORIGINAL_FIRST)
+    assert rep == 1 and "credit" in why
+
+
+def test_a_page_crediting_another_members_site_is_not_the_original() -> None:
+    # The credited site's page does not declare a name a credit would match.
+    a = _declaring(1, host="tt.example.vn", fetched_day=5)
+    b = _declaring(2, host="baomoi.com", credits=("Tuổi Trẻ",), fetched_day=1)
+    c = _declaring(3, host="vnexpress.net", credits=("Tuổi Trẻ",), fetched_day=2)
+    rep, _ = choose_representative([b, c, a], ORIGINAL_FIRST)
+    # Neither credit names a member: no declaration decides, the earlier fetch does.
+    assert rep == 2
+    named = _declaring(1, host="tt.example.vn", name="Tuổi Trẻ", fetched_day=5)
+    rep, why = choose_representative([b, c, named], ORIGINAL_FIRST)
+    assert rep == 1 and "2 other members credit its site" in why
+
+
+def test_the_earlier_publication_decides_when_nobody_credits() -> None:
+    early = _declaring(
+        1, host="a.example", published=datetime(2026, 4, 1, tzinfo=UTC), fetched_day=9
+    )
+    late = _declaring(
+        2, host="b.example", published=datetime(2026, 4, 2, tzinfo=UTC), fetched_day=1
+    )
+    rep, why = choose_representative([late, early], ORIGINAL_FIRST)
+    assert rep == 1 and why.startswith("published first")
+
+
+def test_then_the_earlier_fetch() -> None:
+    first = _declaring(1, host="a.example", fetched_day=1)
+    second = _declaring(2, host="b.example", fetched_day=2)
+    rep, why = choose_representative([second, first], ORIGINAL_FIRST)
+    assert rep == 1 and why.startswith("earliest fetch")
+
+
+@given(st.permutations([1, 2, 3, 4]))
+def test_the_original_does_not_depend_on_the_order_given(order: list[int]) -> None:
+    pages = {
+        1: _declaring(1, host="www.news.cn", name="新华网", fetched_day=4),
+        2: _declaring(2, host="www.163.com", credits=("新华网",), fetched_day=1),
+        3: _declaring(3, host="www.sohu.com", credits=("新华网",), fetched_day=2),
+        4: _declaring(4, host="www.qq.com", fetched_day=3),
+    }
+    rep, _ = choose_representative([pages[i] for i in order], ORIGINAL_FIRST)
+    assert rep == 1

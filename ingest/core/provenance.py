@@ -1,0 +1,256 @@
+"""What a page declares about where its text comes from: its publication time, the name
+it gives itself, and the sources it credits ("来源：新华网", "Nguồn: VnExpress", "Theo
+Tuổi Trẻ", "Source: Reuters"). The representative policy reads these to pick the
+original of a copy made across sites (the page another page credits, then the earlier
+publication). Pure: no Django; never raises on any input.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+import unicodedata
+from dataclasses import dataclass, field
+from datetime import UTC, datetime
+from typing import Any
+
+# Meta tags that carry a publication time, most specific first.
+_TIME_META = (
+    "article:published_time",
+    "og:published_time",
+    "datepublished",
+    "publishdate",
+    "pubdate",
+    "publish_date",
+    "date",
+    "dc.date.issued",
+    "dc.date",
+)
+# Meta tags that name the site itself.
+_NAME_META = ("og:site_name", "application-name", "twitter:site", "author")
+
+# A credit line: a label, a colon (ASCII or full-width) or a space for "Theo", then the
+# source. Only short lines count: a credit is not a paragraph.
+_CREDIT_MAX_CHARS = 80
+_CREDIT_PATTERNS = (
+    # 本文来源：新华网 / 来源：人民日报 / 文章来源: … / 转载自 …/ 稿件来源
+    re.compile(
+        r"^[\s(（【\[]*(?:本文|文章|稿件|新闻|消息)?(?:来源|來源|转载自|轉載自|出处|出處)\s*[:：]?\s*(?P<src>.+)$"
+    ),
+    # Nguồn: VnExpress / Nguồn tin: …
+    re.compile(r"^[\s(\[]*ngu[ồô]n(?:\s+tin)?\s*[:：]\s*(?P<src>.+)$", re.IGNORECASE),
+    # Theo VnExpress / (Theo Tuổi Trẻ) — at the start of a short line only
+    re.compile(r"^[\s(\[]*theo\s+(?P<src>[^\s].{0,60})$", re.IGNORECASE),
+    # Source: Reuters / (Source: AP) / Originally published by …
+    re.compile(
+        r"^[\s(\[]*(?:source|originally published (?:by|on|in)|reprinted from)\s*[:：]?\s*"
+        r"(?P<src>.+)$",
+        re.IGNORECASE,
+    ),
+)
+# Chinese "发布时间：2024-01-02 10:00", "发布时间: 2024年1月2日", "时间：…" in the text.
+_TEXT_TIME = re.compile(
+    r"(?:发布时间|發佈時間|发表时间|發表時間|发布日期|ngày đăng|đăng lúc|published)\s*[:：]?\s*"
+    r"(?P<y>\d{4})\s*[-/.年]\s*(?P<m>\d{1,2})\s*[-/.月]\s*(?P<d>\d{1,2})\s*日?"
+    r"(?:\s+(?P<H>\d{1,2})[:：](?P<M>\d{2}))?",
+    re.IGNORECASE,
+)
+_META_TAG = re.compile(r"<meta\b[^>]*>", re.IGNORECASE)
+_ATTR = re.compile(r"""([a-zA-Z_:.-]+)\s*=\s*(?:"([^"]*)"|'([^']*)'|([^\s>]+))""")
+_LD_JSON = re.compile(
+    r"<script\b[^>]*application/ld\+json[^>]*>(?P<body>.*?)</script>", re.IGNORECASE | re.DOTALL
+)
+_TIME_TAG = re.compile(
+    r"<time\b[^>]*\bdatetime\s*=\s*[\"']([^\"']+)[\"'][^>]*\bpubdate\b|"
+    r"<time\b[^>]*\bpubdate\b[^>]*\bdatetime\s*=\s*[\"']([^\"']+)[\"']",
+    re.IGNORECASE,
+)
+# Only the head and the start of a page are scanned for meta tags.
+_HTML_SCAN_CHARS = 200_000
+_YEARS = (1990, 2199)
+
+
+@dataclass(frozen=True)
+class Provenance:
+    published_at: datetime | None = None
+    # How the time was found: "meta:article:published_time", "json-ld", "text", …
+    published_by: str = ""
+    site_name: str = ""
+    # Sources the page credits, as written (trimmed).
+    credits: tuple[str, ...] = field(default_factory=tuple)
+
+    def as_dict(self) -> dict[str, Any]:
+        return {
+            "published_at": self.published_at.isoformat() if self.published_at else None,
+            "published_by": self.published_by,
+            "site_name": self.site_name,
+            "credits": list(self.credits),
+        }
+
+
+def provenance_read(html: str, main_text: str) -> Provenance:
+    """The page's declared publication time, own name and credited sources."""
+    try:
+        head = html[:_HTML_SCAN_CHARS] if isinstance(html, str) else ""
+        text = main_text if isinstance(main_text, str) else ""
+        metas = _metas(head)
+        published, how = _published(metas, head, text)
+        return Provenance(
+            published_at=published,
+            published_by=how,
+            site_name=_site_name(metas),
+            credits=credits_read(text),
+        )
+    except Exception:  # hostile input: a page that breaks a rule declares nothing
+        return Provenance()
+
+
+def credits_read(text: str) -> tuple[str, ...]:
+    """The sources credited on short lines of the text, in order, without repeats."""
+    found: list[str] = []
+    for raw in text.splitlines():
+        line = unicodedata.normalize("NFKC", raw).strip()
+        if not line or len(line) > _CREDIT_MAX_CHARS:
+            continue
+        for pattern in _CREDIT_PATTERNS:
+            m = pattern.match(line)
+            if m:
+                source = _trim_source(m.group("src"))
+                if source and source not in found:
+                    found.append(source)
+                break
+    return tuple(found)
+
+
+def _trim_source(source: str) -> str:
+    source = re.split(r"[，,;；|｜]|\s{2,}|(?:版权|版權|责任编辑|責任編輯)", source, maxsplit=1)[0]
+    return source.strip(" \t)）】]>\"'“”.。")
+
+
+def names_of(site_name: str, host: str) -> set[str]:
+    """What a credit may call this page's site: its declared name, its host, the host
+    without www., and the host's first label beyond www (e.g. "vnexpress")."""
+    names = set()
+    if site_name.strip():
+        names.add(_fold(site_name))
+    host = host.lower().strip(".")
+    if host:
+        names.add(host)
+        bare = host[4:] if host.startswith("www.") else host
+        names.add(bare)
+        label = bare.split(".")[0]
+        if len(label) >= 4:
+            names.add(label)
+    return {n for n in names if n}
+
+
+def credits_name(credits: tuple[str, ...] | list[str], names: set[str] | frozenset[str]) -> bool:
+    """Whether one of the credits names a site known by `names`. A Vietnamese credit
+    also matches without its diacritics ("Tuổi Trẻ" names tuoitre.vn)."""
+    for credit in credits:
+        folded = _fold(credit)
+        forms = {folded, _strip_marks(folded)}
+        for name in names:
+            if name and any(name == f or name in f for f in forms):
+                return True
+    return False
+
+
+def _fold(s: str) -> str:
+    return unicodedata.normalize("NFKC", s).casefold().replace(" ", "").strip()
+
+
+def _strip_marks(s: str) -> str:
+    decomposed = unicodedata.normalize("NFD", s.replace("đ", "d").replace("Đ", "D"))
+    return "".join(ch for ch in decomposed if not unicodedata.combining(ch))
+
+
+def _metas(head: str) -> dict[str, str]:
+    metas: dict[str, str] = {}
+    for tag in _META_TAG.findall(head):
+        attrs = {k.lower(): (a or b or c) for k, a, b, c in _ATTR.findall(tag)}
+        key = (attrs.get("property") or attrs.get("name") or attrs.get("itemprop") or "").lower()
+        value = attrs.get("content", "").strip()
+        if key and value and key not in metas:
+            metas[key] = value
+    return metas
+
+
+def _published(metas: dict[str, str], head: str, text: str) -> tuple[datetime | None, str]:
+    for key in _TIME_META:
+        if key in metas and (when := parse_time(metas[key])):
+            return when, f"meta:{key}"
+    for m in _LD_JSON.finditer(head):
+        when = _ld_date(m.group("body"))
+        if when:
+            return when, "json-ld"
+    for m in _TIME_TAG.finditer(head):
+        when = parse_time(m.group(1) or m.group(2))
+        if when:
+            return when, "time[pubdate]"
+    m = _TEXT_TIME.search(text[:5000])
+    if m:
+        try:
+            when = datetime(
+                int(m["y"]),
+                int(m["m"]),
+                int(m["d"]),
+                int(m["H"] or 0),
+                int(m["M"] or 0),
+                tzinfo=UTC,
+            )
+        except ValueError:
+            return None, ""
+        if _YEARS[0] <= when.year <= _YEARS[1]:
+            return when, "text"
+    return None, ""
+
+
+def _ld_date(body: str) -> datetime | None:
+    try:
+        data = json.loads(body)
+    except ValueError:
+        return None
+    stack: list[Any] = [data]
+    seen = 0
+    while stack and seen < 200:
+        item = stack.pop()
+        seen += 1
+        if isinstance(item, dict):
+            value = item.get("datePublished")
+            if isinstance(value, str) and (when := parse_time(value)):
+                return when
+            stack.extend(v for v in item.values() if isinstance(v, (dict, list)))
+        elif isinstance(item, list):
+            stack.extend(item)
+    return None
+
+
+def parse_time(value: str) -> datetime | None:
+    """An ISO 8601 time (date only, with or without zone) as UTC; None when unusable."""
+    value = (value or "").strip()
+    if not value:
+        return None
+    value = value.replace("Z", "+00:00").replace("/", "-")
+    if re.fullmatch(r"\d{4}-\d{2}-\d{2} \d{2}:\d{2}(:\d{2})?", value):
+        value = value.replace(" ", "T")
+    try:
+        when = datetime.fromisoformat(value[:32])
+    except ValueError:
+        m = re.match(r"(\d{4})-(\d{1,2})-(\d{1,2})", value)
+        if not m:
+            return None
+        try:
+            when = datetime(int(m[1]), int(m[2]), int(m[3]))
+        except ValueError:
+            return None
+    when = when.replace(tzinfo=UTC) if when.tzinfo is None else when.astimezone(UTC)
+    return when if _YEARS[0] <= when.year <= _YEARS[1] else None
+
+
+def _site_name(metas: dict[str, str]) -> str:
+    for key in _NAME_META:
+        value = metas.get(key, "").strip().lstrip("@")
+        if value and len(value) <= 100:
+            return value
+    return ""
