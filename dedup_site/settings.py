@@ -465,12 +465,16 @@ GROUP_RULE = env_str("GROUP_RULE", "connected-components-v1")
 GROUP_LARGE = env_int("GROUP_LARGE", 50)
 # Pairwise work (diameter) is done on at most this many members.
 GROUP_PAIRWISE_MAX = env_int("GROUP_PAIRWISE_MAX", 500)
-# Ordered policy for the suggested representative.
+# Ordered policy for the suggested representative (ingest.core.grouping.POLICY_STEPS). The
+# default picks the original of a copy: the page the others credit or the first published
+# (declared_original), then the one holding the others' text (most_complete), then the
+# earliest fetch; "newest" (the latest snapshot) stays selectable.
 REPRESENTATIVE_POLICY = [
     p
     for p in env_str(
         "REPRESENTATIVE_POLICY",
-        "most_complete,site_priority,extraction_complete,newest,canonical_url",
+        "declared_original,most_complete,earliest_fetch,site_priority,extraction_complete,"
+        "canonical_url",
     ).split(",")
     if p
 ]

@@ -20,7 +20,7 @@ from django.dispatch import Signal
 from django.utils import timezone
 
 from ingest import index, passages, vectors
-from ingest.core import channels, grouping
+from ingest.core import channels, grouping, provenance
 from ingest.core import passages as passages_core
 from ingest.core.bands import nominating_band
 from ingest.core.extract import EXTRACTOR_VERSION, guess_language
@@ -700,15 +700,16 @@ def _pinned_edges(method: FingerprintMethod, area: set[int]) -> list[grouping.Ed
 def policy_candidates(ids: Iterable[int]) -> list[grouping.Candidate]:
     """What the representative policy looks at, for these documents."""
     ids = list(ids)
-    extraction: dict[int, tuple[str, int]] = {}
+    extraction: dict[int, tuple[str, int, dict[str, Any]]] = {}
     # The current extractor's facts; an older one's until the document is re-extracted.
-    for d, version, st, n in Extraction.objects.filter(document_id__any_of=ids).values_list(
-        "document_id", "extractor_version", "status", "main_tokens"
+    for d, version, st, n, said in Extraction.objects.filter(document_id__any_of=ids).values_list(
+        "document_id", "extractor_version", "status", "main_tokens", "declared"
     ):
         if d not in extraction or version == EXTRACTOR_VERSION:
-            extraction[d] = (st, n)
-    status = {d: st for d, (st, _) in extraction.items()}
-    tokens = {d: n for d, (_, n) in extraction.items()}
+            extraction[d] = (st, n, said or {})
+    status = {d: st for d, (st, _, _) in extraction.items()}
+    tokens = {d: n for d, (_, n, _) in extraction.items()}
+    declared = {d: said for d, (_, _, said) in extraction.items()}
     contains: dict[int, set[int]] = defaultdict(set)
     for outer, inner in containment_relations(ids):
         contains[outer].add(inner)
@@ -721,10 +722,13 @@ def policy_candidates(ids: Iterable[int]) -> list[grouping.Candidate]:
             fetched_at=fetched_at,
             url=final_url or url,
             contains=len(contains.get(d, ())),
+            published_at=provenance.parse_time(declared.get(d, {}).get("published_at") or ""),
+            names=frozenset(provenance.names_of(declared.get(d, {}).get("site_name", ""), host)),
+            credits=tuple(declared.get(d, {}).get("credits", ())),
         )
-        for d, priority, fetched_at, final_url, url in Document.objects.filter(
+        for d, priority, fetched_at, final_url, url, host in Document.objects.filter(
             pk__any_of=ids
-        ).values_list("pk", "site__priority", "fetched_at", "final_url", "url")
+        ).values_list("pk", "site__priority", "fetched_at", "final_url", "url", "site__host")
     ]
 
 

@@ -253,6 +253,12 @@ class Extraction(models.Model):
     full_text = models.TextField(blank=True)
     main_tokens = models.IntegerField(default=0)
     full_tokens = models.IntegerField(default=0)
+    declared = models.JSONField(
+        default=dict,
+        blank=True,
+        help_text="What the page declares about its source (ingest.core.provenance): "
+        "published_at, published_by, site_name, credits.",
+    )
     created_at = models.DateTimeField(auto_now_add=True)
 
     class Meta:

@@ -30,6 +30,7 @@ from ingest import candidates, semantic
 from ingest.core.encoding import decode_html
 from ingest.core.extract import EXTRACTOR_VERSION, extract
 from ingest.core.methods import METHODS, FingerprintResult, fingerprint_texts, method_get
+from ingest.core.provenance import provenance_read
 from ingest.core.readers import (
     Item,
     RawRecord,
@@ -533,6 +534,7 @@ def documents_extract(
                 full_text=result.full_text,
                 main_tokens=result.main_tokens,
                 full_tokens=result.full_tokens,
+                declared=provenance_read(decoded.text, result.main_text).as_dict(),
             )
         )
         document.declared_encoding = (decoded.declared or "")[:64]
