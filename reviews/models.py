@@ -23,6 +23,10 @@ class LabelSubject(NamedTuple):
     low: int
     high: int
 
+    def q(self) -> models.Q:
+        """The labels of this subject, as a filter."""
+        return models.Q(doc_low=self.low, doc_high=self.high)
+
 
 def label_subject(a_id: int, b_id: int) -> LabelSubject:
     """The subject of a label on the pair of documents `a_id`, `b_id` (in any order)."""
@@ -44,9 +48,9 @@ def label_subject_lock(subject: LabelSubject) -> None:
 
 class LabelQuerySet(models.QuerySet):
     def of_subject(self, subject: LabelSubject) -> "LabelQuerySet":
-        return self.filter(doc_low=subject.low, doc_high=subject.high)
+        return self.filter(subject.q())
 
-    def bulk_create(self, objs: Iterable[Any], *args: Any, **kwargs: Any) -> list[Any]:  # type: ignore[override]
+    def bulk_create(self, objs: Iterable[Any], *args: Any, **kwargs: Any) -> list[Any]:
         # save() is not called: the subject is copied from the pair here.
         rows = list(objs)
         for row in rows:

@@ -153,14 +153,14 @@ def label_undo(*, editor: User, pair: CandidatePair | None = None) -> Label | No
     if pair is not None:
         subject = label_subject(pair.a_id, pair.b_id)
         label_subject_lock(subject)
-        last = qs.of_subject(subject).first()
+        last = qs.filter(subject.q()).first()
     else:
         last = qs.order_by("-created_at", "-id").first()
         if last is None:
             return None
         label_subject_lock(last.subject)
         # Read again under the lock: another tab may have superseded it meanwhile.
-        last = qs.of_subject(last.subject).first()
+        last = qs.filter(last.subject.q()).first()
     if last is None:
         return None
     undo = Label.objects.create(
