@@ -1,24 +1,29 @@
 """The application's PostgreSQL role: reads and writes rows, owns nothing.
 
 Migrations run as the tables' owner; the desk and the workers connect as a role that
-may SELECT/INSERT/UPDATE/DELETE rows (tables created later included, through default
-privileges) but owns no table, so it cannot ALTER, DROP or DISABLE TRIGGER, cannot
-TRUNCATE, and on the append-only records may only INSERT (and, on labels, set
-`superseded_by`). The triggers of reviews migration 0004 refuse the rest even to the
-owner.
+owns no table, so it cannot ALTER, DROP or DISABLE TRIGGER, and cannot TRUNCATE. Its
+privileges follow each table's rule (dedup_site.permanence): append-only tables take
+INSERT only (on labels also UPDATE of `superseded_by`), permanent tables INSERT and
+UPDATE but no DELETE, free tables (and tables created later, through default
+privileges) SELECT/INSERT/UPDATE/DELETE. The triggers behind (dedup_site.appendonly)
+refuse the same statements whatever the grants say, and the columns of a permanent
+table that must not change.
 """
 
 from dataclasses import dataclass
 
-from django.db import connection
+from django.db import connection, transaction
+
+from dedup_site.permanence import RULES, Kind
 
 # Append-only tables, and the columns the application may still UPDATE on them.
 APPEND_ONLY: dict[str, list[str]] = {
-    "reviews_label": ["superseded_by_id"],
-    "reviews_decision": [],
-    "reviews_adjudication": [],
-    "ingest_siteprioritychange": [],
+    table: ["superseded_by_id"] if table == "reviews_label" else []
+    for table, rule in RULES.items()
+    if rule.kind == Kind.APPEND_ONLY or table == "reviews_label"
 }
+# Tables whose rows are never deleted (UPDATE is the triggers' business).
+PERMANENT = [table for table, rule in RULES.items() if rule.kind == Kind.PERMANENT]
 # Tables only migrations write.
 MIGRATIONS_ONLY = ["django_migrations"]
 
@@ -40,7 +45,8 @@ def app_role_grant(*, role: str, create: bool = False, password: str = "") -> Ro
     if connection.vendor != "postgresql":
         raise RoleError("database roles exist on PostgreSQL only")
     q = connection.ops.quote_name
-    with connection.cursor() as cursor:
+    # One transaction: the role never holds the wide grants the first statements give.
+    with transaction.atomic(), connection.cursor() as cursor:
         cursor.execute("SELECT current_database(), current_schema(), current_user")
         database, schema, owner = cursor.fetchone()
         if role == owner:
@@ -66,7 +72,7 @@ def app_role_grant(*, role: str, create: bool = False, password: str = "") -> Ro
             raise RoleError(f"{role} owns tables ({', '.join(owned[:5])}): it must own none")
         cursor.execute(
             "SELECT tablename FROM pg_tables WHERE schemaname = %s AND tablename = ANY(%s)",
-            [schema, list(APPEND_ONLY) + MIGRATIONS_ONLY],
+            [schema, list(APPEND_ONLY) + PERMANENT + MIGRATIONS_ONLY],
         )
         present = {r[0] for r in cursor.fetchall()}
         r, s = q(role), q(schema)
@@ -92,6 +98,9 @@ def app_role_grant(*, role: str, create: bool = False, password: str = "") -> Ro
             if columns:
                 cols = ", ".join(q(c) for c in columns)
                 statements.append(f"GRANT UPDATE ({cols}) ON {q(table)} TO {r}")
+        for table in PERMANENT:
+            if table in present and table not in APPEND_ONLY:
+                statements.append(f"REVOKE DELETE ON {q(table)} FROM {r}")
         for statement in statements:
             cursor.execute(statement)
     return RoleGrant(role=role, created=created, statements=statements)

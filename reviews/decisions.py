@@ -192,7 +192,7 @@ def group_merge(
     # A person's merge overrides the do-not-match rows between what it joins.
     revoked = _active_dnm_between(members | docs, docs)
     now = timezone.now()
-    DoNotMatch.objects.filter(pk__in=[r.pk for r in revoked]).update(
+    DoNotMatch.objects.filter(pk__in=[r.pk for r in revoked], revoked_at=None).update(
         revoked_at=now, revoked_by=f"merge by {actor}"
     )
     left = _move(docs, group, method_id, actor)
@@ -268,7 +268,8 @@ def decision_restore(
             if r.source == "split"
             and not ({r.a_id, r.b_id} <= moved and decision.action == A.SPLIT)
         ]
-        DoNotMatch.objects.filter(pk__in=[r.pk for r in rows]).update(
+        # A revocation is set once (the row is sealed after): skip one revoked meanwhile.
+        DoNotMatch.objects.filter(pk__in=[r.pk for r in rows], revoked_at=None).update(
             revoked_at=timezone.now(), revoked_by=note
         )
     elif decision.action == A.MERGE:

@@ -46,8 +46,9 @@ from ingest.models import CandidatePair, DoNotMatch
 from reviews.calibration import band_of, latest_weight_subquery, pair_split, sample_weights
 from reviews.core import csvstream
 from reviews.core.calibration import SPLITS
-from reviews.models import CalibrationSample, Label
+from reviews.models import CalibrationSample, Label, label_subject, label_subject_lock
 from reviews.pair_states import pair_states_refresh
+from reviews.services import supersede_previous
 
 # Every channel's column, the semantic one included while it is off (then 0).
 CHANNEL_COLUMNS = tuple(f"channel_{name}" for name in channels.BITS)
@@ -476,6 +477,7 @@ def labels_import(*, stream: TextIO, fmt: str) -> ImportResult:
         raise LabelImportError(problems)
     result = ImportResult()
     rows.sort(key=lambda r: (r.labeled_at, r.label_id, r.line))
+    refresh: set[int] = set()
     with transaction.atomic():
         users: dict[str, User] = {}
         for row in rows:
@@ -484,6 +486,7 @@ def labels_import(*, stream: TextIO, fmt: str) -> ImportResult:
             if _already_stored(row, editor):
                 result.skipped += 1
                 continue
+            label_subject_lock(label_subject(row.pair.a_id, row.pair.b_id))
             label = Label.objects.create(
                 pair=row.pair,
                 editor=editor,
@@ -497,9 +500,7 @@ def labels_import(*, stream: TextIO, fmt: str) -> ImportResult:
                 retraction=row.retraction,
                 source_labeled_at=row.labeled_at,
             )
-            Label.objects.filter(pair=row.pair, editor=editor, superseded_by=None).exclude(
-                pk=label.pk
-            ).update(superseded_by=label)
+            refresh.update(supersede_previous(label))
             if row.verdict == Label.Verdict.DISTINCT and not row.retraction:
                 DoNotMatch.objects.get_or_create(
                     a_id=row.pair.a_id,
@@ -512,7 +513,7 @@ def labels_import(*, stream: TextIO, fmt: str) -> ImportResult:
                 )
             result.created += 1
         _weights_restore(rows)
-        pair_states_refresh(pair_ids={row.pair.pk for row in rows})
+        pair_states_refresh(pair_ids=refresh | {row.pair.pk for row in rows})
     return result
 
 

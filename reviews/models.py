@@ -1,10 +1,11 @@
 """Review desk records. Labels and decisions are append-only:
 a relabel or an undo supersedes, never edits or deletes."""
 
-from typing import Any
+from collections.abc import Iterable
+from typing import Any, NamedTuple
 
 from django.conf import settings
-from django.db import models
+from django.db import connection, models
 from django.urls import reverse
 
 
@@ -12,7 +13,50 @@ class AppendOnlyError(Exception):
     """An append-only record was about to be edited or deleted."""
 
 
+class LabelSubject(NamedTuple):
+    """What a label is about: the unordered pair of documents, whatever method's pair
+    row it was given on. An editor holds at most one current label per subject (in
+    PostgreSQL a deferred exclusion constraint on the label's copy of it, reviews
+    migration 0011), and a label is superseded only by a newer one of the same editor
+    on the same subject."""
+
+    low: int
+    high: int
+
+    def q(self) -> models.Q:
+        """The labels of this subject, as a filter."""
+        return models.Q(doc_low=self.low, doc_high=self.high)
+
+
+def label_subject(a_id: int, b_id: int) -> LabelSubject:
+    """The subject of a label on the pair of documents `a_id`, `b_id` (in any order)."""
+    return LabelSubject(min(a_id, b_id), max(a_id, b_id))
+
+
+def label_subject_lock(subject: LabelSubject) -> None:
+    """Wait for, then hold until the transaction ends, the lock of one subject: what
+    serialises two labels on the same documents (two tabs of one editor, or a label
+    carried to another method's pair). PostgreSQL only: SQLite has one writer at a time."""
+    if connection.vendor != "postgresql":
+        return
+    with connection.cursor() as cursor:
+        cursor.execute(
+            "SELECT pg_advisory_xact_lock(hashtextextended(%s, 0))",
+            [f"label subject {subject.low} {subject.high}"],
+        )
+
+
 class LabelQuerySet(models.QuerySet):
+    def of_subject(self, subject: LabelSubject) -> "LabelQuerySet":
+        return self.filter(subject.q())
+
+    def bulk_create(self, objs: Iterable[Any], *args: Any, **kwargs: Any) -> list[Any]:
+        # save() is not called: the subject is copied from the pair here.
+        rows = list(objs)
+        for row in rows:
+            row.doc_low, row.doc_high = label_subject(row.pair.a_id, row.pair.b_id)
+        return super().bulk_create(rows, *args, **kwargs)
+
     def update(self, **kwargs: object) -> int:
         # The only edit allowed: pointing a label at the one that supersedes it.
         if set(kwargs) - {"superseded_by", "superseded_by_id"}:
@@ -90,12 +134,19 @@ class Label(models.Model):
         help_text="Imported labels: when the label was given in the other install "
         "(created_at is when it was imported).",
     )
+    # The label's subject (LabelSubject), copied from its pair when it is stored (on
+    # PostgreSQL by a trigger, whatever the client writes).
+    doc_low = models.BigIntegerField(help_text="The pair's lower document id.")
+    doc_high = models.BigIntegerField(help_text="The pair's higher document id.")
 
     objects = LabelQuerySet.as_manager()
 
     class Meta:
         ordering = ["-created_at", "-id"]
-        indexes = [models.Index(fields=["pair", "superseded_by"])]
+        indexes = [
+            models.Index(fields=["pair", "superseded_by"]),
+            models.Index(fields=["doc_low", "doc_high"], name="label_subject"),
+        ]
 
     def __str__(self) -> str:
         what = "undo" if self.retraction else self.verdict
@@ -111,6 +162,8 @@ class Label(models.Model):
                     raise AppendOnlyError(f"labels are append-only: {f.name} cannot change")
             if stored.superseded_by_id is not None:
                 raise AppendOnlyError("a superseded label stays superseded")
+        else:
+            self.doc_low, self.doc_high = label_subject(self.pair.a_id, self.pair.b_id)
         super().save(*args, **kwargs)
 
     def delete(self, *args: Any, **kwargs: Any) -> tuple[int, dict[str, int]]:
@@ -119,6 +172,10 @@ class Label(models.Model):
     @property
     def verdict_label(self) -> str:
         return self.Verdict(self.verdict).label
+
+    @property
+    def subject(self) -> LabelSubject:
+        return LabelSubject(self.doc_low, self.doc_high)
 
 
 class Claim(models.Model):

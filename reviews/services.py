@@ -28,7 +28,15 @@ from ingest.models import (
     GroupMember,
 )
 from reviews import selectors
-from reviews.models import Adjudication, Claim, Decision, Label, ReviewerPreference
+from reviews.models import (
+    Adjudication,
+    Claim,
+    Decision,
+    Label,
+    ReviewerPreference,
+    label_subject,
+    label_subject_lock,
+)
 from reviews.pair_states import pair_states_refresh
 
 
@@ -88,10 +96,12 @@ def label_record(
     purpose: str = Label.Purpose.REVIEW,
 ) -> Label:
     """Append a label stamped with the pair's method and the extractor version; the
-    editor's previous label on the pair is superseded, never edited. A "distinct" label
-    also records a do-not-match constraint, so workers never group the two again."""
+    editor's previous label on the same documents (on this pair or another method's) is
+    superseded, never edited. A "distinct" label also records a do-not-match
+    constraint, so workers never group the two again."""
     if not reason.strip():
         raise ReviewError("a reason is required")
+    label_subject_lock(label_subject(pair.a_id, pair.b_id))
     label = Label.objects.create(
         pair=pair,
         editor=editor,
@@ -103,7 +113,7 @@ def label_record(
         method_key=pair.method.key,
         extractor_version=EXTRACTOR_VERSION,
     )
-    _supersede_previous(pair=pair, editor=editor, label=label)
+    superseded = supersede_previous(label)
     if verdict == Label.Verdict.DISTINCT:
         DoNotMatch.objects.get_or_create(
             a_id=min(pair.a_id, pair.b_id),
@@ -116,13 +126,20 @@ def label_record(
             },
         )
     claims_release(editor=editor, pair=pair)
-    pair_states_refresh(pair_ids=[pair.pk])
+    pair_states_refresh(pair_ids=sorted({pair.pk, *superseded}))
     return label
 
 
-def _supersede_previous(*, pair: CandidatePair, editor: User, label: Label) -> None:
-    stale = Label.objects.filter(pair=pair, editor=editor, superseded_by=None).exclude(pk=label.pk)
+def supersede_previous(label: Label) -> list[int]:
+    """Point the editor's older current labels on the label's subject at `label` (the
+    caller holds the subject's lock, taken before `label` was inserted, so every one of
+    them is older). Returns the pairs they were on."""
+    stale = Label.objects.of_subject(label.subject).filter(
+        editor_id=label.editor_id, superseded_by=None, pk__lt=label.pk
+    )
+    pairs = sorted(set(stale.values_list("pair_id", flat=True)))
     stale.update(superseded_by=label)
+    return pairs
 
 
 @transaction.atomic
@@ -132,10 +149,18 @@ def label_undo(*, editor: User, pair: CandidatePair | None = None) -> Label | No
     the do-not-match that label wrote is revoked (the row stays, marked with the
     retraction), so an accidental "distinct" does not keep the documents apart for
     ever. Returns the label withdrawn."""
-    qs = selectors.current_labels().filter(editor=editor)
+    qs = selectors.current_labels().filter(editor=editor).select_related("pair")
     if pair is not None:
-        qs = qs.filter(pair=pair)
-    last = qs.select_related("pair").order_by("-created_at", "-id").first()
+        subject = label_subject(pair.a_id, pair.b_id)
+        label_subject_lock(subject)
+        last = qs.filter(subject.q()).first()
+    else:
+        last = qs.order_by("-created_at", "-id").first()
+        if last is None:
+            return None
+        label_subject_lock(last.subject)
+        # Read again under the lock: another tab may have superseded it meanwhile.
+        last = qs.filter(last.subject.q()).first()
     if last is None:
         return None
     undo = Label.objects.create(
@@ -150,7 +175,7 @@ def label_undo(*, editor: User, pair: CandidatePair | None = None) -> Label | No
         extractor_version=last.extractor_version,
         retraction=True,
     )
-    _supersede_previous(pair=last.pair, editor=editor, label=undo)
+    superseded = supersede_previous(undo)
     if last.verdict == Label.Verdict.DISTINCT:
         still_distinct = (
             selectors.current_labels()
@@ -164,7 +189,7 @@ def label_undo(*, editor: User, pair: CandidatePair | None = None) -> Label | No
                 source="label",
                 revoked_at__isnull=True,
             ).update(revoked_at=timezone.now(), revoked_by=f"label:{undo.pk}")
-    pair_states_refresh(pair_ids=[last.pair_id])
+    pair_states_refresh(pair_ids=sorted({last.pair_id, *superseded}))
     return last
 
 

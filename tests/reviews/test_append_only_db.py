@@ -183,13 +183,18 @@ def test_the_app_role_cannot_change_or_unprotect_labels(app_role_conn, editor) -
     # What the desk does works: read, append, supersede.
     assert conn.execute("SELECT count(*) FROM reviews_label").fetchone() == (1,)
     newer = _label(pair_of(a, b), editor)  # through the ORM, as owner
-    conn.execute(
-        "INSERT INTO reviews_label (pair_id, editor_id, verdict, reason_code, reason, region,"
-        " purpose, method_key, extractor_version, retraction, created_at)"
-        " SELECT pair_id, editor_id, 'distinct', reason_code, 'app insert', region, purpose,"
-        " method_key, extractor_version, false, now() FROM reviews_label WHERE id = %s",
-        [newer.pk],
-    )
+    with conn.transaction():  # one current label per editor and documents: supersede
+        (appended,) = conn.execute(
+            "INSERT INTO reviews_label (pair_id, editor_id, verdict, reason_code, reason,"
+            " region, purpose, method_key, extractor_version, retraction, created_at)"
+            " SELECT pair_id, editor_id, 'distinct', reason_code, 'app insert', region,"
+            " purpose, method_key, extractor_version, false, now() FROM reviews_label"
+            " WHERE id = %s RETURNING id",
+            [newer.pk],
+        ).fetchone()
+        conn.execute(
+            "UPDATE reviews_label SET superseded_by_id = %s WHERE id = %s", [appended, newer.pk]
+        )
     # Everything else is refused: by privileges first, by the triggers behind them.
     assert "permission denied" in _app_refused(
         conn, "UPDATE reviews_label SET verdict = 'distinct' WHERE id = %s", [label.pk]

@@ -8,6 +8,7 @@ from datetime import UTC, datetime
 
 import pytest
 from django.core.management import CommandError, call_command
+from django.db.models import Exists, OuterRef, Subquery
 from django.http import StreamingHttpResponse
 from django.urls import reverse
 
@@ -136,9 +137,16 @@ def test_the_export_streams_5000_labels(pairs, editor, other_editor) -> None:
         )
         for i in range(5000)
     )
-    # As in real use: most of a long history is superseded.
-    last = Label.objects.order_by("-id").first()
-    Label.objects.exclude(pk=last.pk).update(superseded_by=last)  # type: ignore[union-attr]
+    # As in real use: most of a long history is superseded, each label by the editor's
+    # next one on the pair.
+    later = (
+        Label.objects.filter(
+            editor=OuterRef("editor"), pair=OuterRef("pair"), pk__gt=OuterRef("pk")
+        )
+        .order_by("pk")
+        .values("pk")[:1]
+    )
+    Label.objects.filter(Exists(later)).update(superseded_by=Subquery(later))
     rows = exports.label_rows()
     assert inspect.isgenerator(rows)
     assert next(rows)["reason"] == "bulk 0"
