@@ -6,7 +6,7 @@ from django.db import migrations, models
 class Migration(migrations.Migration):
 
     dependencies = [
-        ('ingest', '0018_extraction_texts_lz4'),
+        ('ingest', '0019_permanent_crawl_data'),
     ]
 
     operations = [

@@ -6,7 +6,7 @@ from django.db import migrations, models
 class Migration(migrations.Migration):
 
     dependencies = [
-        ('reviews', '0009_label_tally'),
+        ('reviews', '0011_label_one_current_per_subject'),
     ]
 
     operations = [
