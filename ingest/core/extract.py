@@ -365,7 +365,12 @@ def _extract(
             return result("blocked", "login wall: short page with a password field", "login_wall")
     # A shell's page around the menu may be long (a footer, hidden templates): only its
     # main text has to be short.
-    if main_text and root is not None and _word_count(main_text) < SHORT_PAGE_WORDS:
+    if (
+        main_text
+        and root is not None
+        and main_tokens < SHORT_PAGE_WORDS
+        and _word_count(main_text) < SHORT_PAGE_WORDS
+    ):
         shell = _navigation_only(main_text, root)
         if shell:
             return result("blocked", shell, "nav_shell")
