@@ -361,7 +361,7 @@ LOGGING = {
 DATA_UPLOAD_MAX_MEMORY_SIZE = env_int("DATA_UPLOAD_MAX_MEMORY_SIZE", 64 * 1024 * 1024)
 
 # --- Candidates and groups ----------------------------------------------------------
-DOC_TYPES = ["article", "product", "short", "listing", "other"]
+DOC_TYPES = ["article", "product", "short", "listing", "forum", "other"]
 
 
 def env_per_doc_type(name: str, default: dict[str, float]) -> dict[str, float]:
@@ -380,14 +380,21 @@ CANDIDATE_THRESHOLDS = {
     k: int(v)
     for k, v in env_per_doc_type(
         "CANDIDATE_THRESHOLDS",
-        {"article": 3, "product": 3, "short": 2, "listing": 3, "other": 3},
+        {"article": 3, "product": 3, "short": 2, "listing": 3, "forum": 3, "other": 3},
     ).items()
 }
 # Pairs whose token-set similarity (0–100) is under the floor, and whose shorter text is
 # not contained in the longer one, are stored but kept out of the queue and of groups.
 SIMILARITY_FLOORS = env_per_doc_type(
     "SIMILARITY_FLOORS",
-    {"article": 60.0, "product": 70.0, "short": 80.0, "listing": 60.0, "other": 60.0},
+    {
+        "article": 60.0,
+        "product": 70.0,
+        "short": 80.0,
+        "listing": 60.0,
+        "forum": 60.0,
+        "other": 60.0,
+    },
 )
 CONTAINMENT_FLOOR = 0.8
 # Compare only with documents fetched within this many days (0: off).
@@ -533,7 +540,7 @@ AUTO_MERGE_THRESHOLDS = {
     k: int(v)
     for k, v in env_per_doc_type(
         "AUTO_MERGE_THRESHOLDS",
-        {"article": 1, "product": 0, "short": 0, "listing": 1, "other": 0},
+        {"article": 1, "product": 0, "short": 0, "listing": 1, "forum": 0, "other": 0},
     ).items()
 }
 CELERY_BEAT_SCHEDULE = {

@@ -82,7 +82,7 @@ def validation_failed(request: HttpRequest, exc: ValidationError) -> HttpRespons
     return api.create_response(request, {"detail": "invalid payload", "errors": errors}, status=400)
 
 
-DocType = Literal["article", "product", "short", "listing", "other"]
+DocType = Literal["article", "product", "short", "listing", "forum", "other"]
 
 
 class DocumentIn(Schema):
@@ -282,6 +282,7 @@ CheckOut = _schema(
         "verdict": (Literal["exact", "near", "new", "insufficient"], ...),
         "matches": (list[MatchOut], ...),  # type: ignore[valid-type]
         "extraction_status": (str | None, None),
+        "extraction_quality": (str | None, None),
         "semantic": (SemanticOut, ...),
     },
 )
@@ -292,17 +293,19 @@ def check(request: HttpRequest, payload: CheckIn) -> dict[str, object]:
     """Is this page a duplicate of something stored? Answers exact, near, new or
     insufficient, with the matches (distance, similarities, guards). Reads only."""
     require(request, roles.can_check, "check pages (needs the crawler role or read access)")
-    title, status, language = payload.title, None, None
+    title, status, language, quality = payload.title, None, None, None
     text = payload.text or ""
     if payload.html is not None:
         extracted = extract(payload.html, url=payload.url or "")
         text, status = extracted.main_text, extracted.status
+        quality = extracted.quality or None
         title = title or extracted.title
         language = extracted.language
     result = candidates.check(
         text=text, title=title, doc_type=payload.doc_type, url=payload.url, language=language
     )
-    out = {**asdict(result), "extraction_status": status}
-    if status not in (None, "ok", "blocked"):
+    out = {**asdict(result), "extraction_status": status, "extraction_quality": quality}
+    # A login wall, captcha or menu-only shell is never anyone's duplicate (invariant 4).
+    if status not in (None, "ok"):
         out["verdict"], out["matches"], out["channels"] = "insufficient", [], []
     return out

@@ -192,10 +192,19 @@ def semantic_pairs_find(
     docs = _docs_for(method, list(neighbours))
     if not docs:
         return set()
+    # A neighbour without an indexable main text (a login wall or a menu-only shell that
+    # was embedded) is never a candidate, whichever side found it.
+    others = {o for d in docs for o in neighbours.get(d.id, [])}
+    indexable = set(
+        Fingerprint.objects.filter(
+            document_id__any_of=list(others), method=method, branch=MAIN, status="ok"
+        ).values_list("document_id", flat=True)
+    )
     hits_by_doc = {
         d.id: [
             index.Hit(other, 0, SEMANTIC_HIT_RANK + rank)
             for rank, other in enumerate(neighbours.get(d.id, []))
+            if other in indexable
         ]
         for d in docs
     }

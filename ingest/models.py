@@ -19,7 +19,18 @@ class DocType(models.TextChoices):
     PRODUCT = "product"
     SHORT = "short"
     LISTING = "listing"
+    FORUM = "forum"
     OTHER = "other"
+
+
+class DocTypeSource(models.TextChoices):
+    """Who said what a document is (docs/page-kinds.md): the crawl's own field wins, then
+    what the page declares, then the short-text rule, then the site's default."""
+
+    CRAWL = "crawl", "given by the crawl"
+    PAGE = "page", "declared by the page"
+    SHORT = "short", "short main text"
+    SITE = "site", "the site's default"
 
 
 class Site(models.Model):
@@ -119,6 +130,17 @@ class Document(models.Model):
     raw_sha256 = models.CharField(max_length=64, db_index=True)
     raw_size = models.IntegerField()
     doc_type = models.CharField(max_length=16, choices=DocType.choices, default=DocType.OTHER)
+    doc_type_source = models.CharField(
+        max_length=8,
+        choices=DocTypeSource.choices,
+        blank=True,
+        help_text="Who decided the doc type; blank on documents stored before it was recorded.",
+    )
+    doc_type_evidence = models.CharField(
+        max_length=255,
+        blank=True,
+        help_text="How: the page's declaration (rule and evidence) or the rule applied.",
+    )
     headers = models.JSONField(default=dict)
     charset_forced = models.BooleanField(
         default=False, help_text="The source gave text, not bytes (JSONL, API): UTF-8."
@@ -243,9 +265,25 @@ class Extraction(models.Model):
         BLOCKED = "blocked"
         ERROR = "error"
 
+    class Quality(models.TextChoices):
+        """What a blocked page is: a crawl problem, never content (docs/page-kinds.md)."""
+
+        LOGIN_WALL = "login_wall", "login wall"
+        PAYWALL = "paywall", "paywall"
+        BOT_CHALLENGE = "bot_challenge", "captcha or bot challenge"
+        ACCESS_DENIED = "access_denied", "access denied"
+        RATE_LIMITED = "rate_limited", "rate limited"
+        NAV_SHELL = "nav_shell", "navigation-only shell"
+
     document = models.ForeignKey(Document, on_delete=models.PROTECT, related_name="extractions")
     extractor_version = models.CharField(max_length=64)
     status = models.CharField(max_length=12, choices=Status.choices)
+    quality = models.CharField(
+        max_length=16,
+        choices=Quality.choices,
+        blank=True,
+        help_text="What a blocked page is (login wall, captcha, …); blank otherwise.",
+    )
     message = models.TextField(blank=True)
     title = models.TextField(blank=True)
     language = models.CharField(max_length=16, blank=True)

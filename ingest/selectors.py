@@ -12,8 +12,10 @@ from ingest.core.extract import EXTRACTOR_VERSION
 from ingest.models import CrawlBatch, Document, Embedding, Extraction, Fingerprint
 
 
-def documents_list(*, status: str = "", q: str = "") -> QuerySet[Document]:
-    """Newest first; `q` narrows to URLs (or final URLs) containing it."""
+def documents_list(*, status: str = "", quality: str = "", q: str = "") -> QuerySet[Document]:
+    """Newest first; `status` and `quality` (what a blocked page is: login wall, captcha,
+    navigation shell, …) narrow to the current extraction's, `q` to URLs (or final URLs)
+    containing it."""
     qs = (
         Document.objects.select_related("site")
         .prefetch_related(
@@ -32,8 +34,13 @@ def documents_list(*, status: str = "", q: str = "") -> QuerySet[Document]:
         )
         .order_by("-id")
     )
-    if status:
-        qs = qs.filter(extractions__extractor_version=EXTRACTOR_VERSION, extractions__status=status)
+    if status or quality:
+        current = Extraction.objects.filter(extractor_version=EXTRACTOR_VERSION)
+        if status:
+            current = current.filter(status=status)
+        if quality:
+            current = current.filter(quality=quality)
+        qs = qs.filter(pk__in=current.values("document_id"))
     if q:
         qs = qs.filter(Q(url__icontains=q) | Q(final_url__icontains=q))
     return qs

@@ -28,7 +28,7 @@ from django.utils import timezone
 from dedup_site import dispatch
 from ingest import candidates, semantic
 from ingest.core.encoding import decode_html
-from ingest.core.extract import EXTRACTOR_VERSION, extract
+from ingest.core.extract import EXTRACTOR_VERSION, Extracted, extract
 from ingest.core.methods import METHODS, FingerprintResult, fingerprint_texts, method_get
 from ingest.core.provenance import provenance_read
 from ingest.core.readers import (
@@ -44,6 +44,8 @@ from ingest.core.simhash import to_signed64
 from ingest.models import (
     BatchError,
     CrawlBatch,
+    DocType,
+    DocTypeSource,
     Document,
     DocumentBody,
     Extraction,
@@ -62,8 +64,9 @@ log = logging.getLogger(__name__)
 _HEARTBEAT_SECONDS = 30
 
 # Extraction statuses whose main text may enter the candidate index: empty text
-# is never a duplicate of empty text.
-INDEXABLE_MAIN = {Extraction.Status.OK, Extraction.Status.BLOCKED}
+# is never a duplicate of empty text, and a login wall, captcha or menu-only shell
+# served at many URLs is a crawl problem, not many copies (docs/page-kinds.md).
+INDEXABLE_MAIN = {Extraction.Status.OK}
 
 
 @dataclass
@@ -364,6 +367,12 @@ def _chunk_store(
                 raw_sha256=sha,
                 raw_size=len(record.body),
                 doc_type=record.doc_type or site.default_doc_type,
+                doc_type_source=DocTypeSource.CRAWL if record.doc_type else DocTypeSource.SITE,
+                doc_type_evidence=(
+                    "the record's doc_type field"
+                    if record.doc_type
+                    else f"default of site {site.host}"
+                )[:255],
                 headers=record.headers,
                 batch_offset=record.offset,
             )
@@ -527,6 +536,7 @@ def documents_extract(
                 document=document,
                 extractor_version=version,
                 status=result.status,
+                quality=result.quality,
                 message=result.message,
                 title=result.title,
                 language=result.language,
@@ -539,12 +549,7 @@ def documents_extract(
         )
         document.declared_encoding = (decoded.declared or "")[:64]
         document.detected_encoding = decoded.used[:64]
-        if (
-            result.status == Extraction.Status.OK
-            and result.main_tokens < settings.SHORT_DOC_MAX_TOKENS
-            and document.doc_type == document.site.default_doc_type
-        ):
-            document.doc_type = "short"
+        _doc_type_decide(document, result)
         if document.batch is not None:
             offset = document.batch_offset if document.batch_offset is not None else -document.pk
             if decoded.warning:
@@ -552,10 +557,43 @@ def documents_extract(
             if result.status == Extraction.Status.ERROR:
                 errors.append(_batch_error(document, "extraction_error", offset, result.message))
     rows_insert(created)
-    rows_update(todo, ["declared_encoding", "detected_encoding", "doc_type"])
+    rows_update(
+        todo,
+        [
+            "declared_encoding",
+            "detected_encoding",
+            "doc_type",
+            "doc_type_source",
+            "doc_type_evidence",
+        ],
+    )
     BatchError.objects.bulk_create(errors, ignore_conflicts=True)
     found.update({e.document_id: e for e in created})
     return found
+
+
+def _doc_type_decide(document: Document, result: Extracted) -> None:
+    """The document's doc type and who decided it: the crawl's own field wins; else what
+    the page declares (og:type, schema.org, price markup, …); else a short main text makes
+    it "short"; else the site's default stays."""
+    if document.doc_type_source == DocTypeSource.CRAWL:
+        return
+    declared = result.doc_type
+    if declared.doc_type != DocType.OTHER:
+        document.doc_type = declared.doc_type
+        document.doc_type_source = DocTypeSource.PAGE
+        document.doc_type_evidence = declared.describe()[:255]
+    elif (
+        result.status == Extraction.Status.OK
+        and result.main_tokens < settings.SHORT_DOC_MAX_TOKENS
+        and document.doc_type == document.site.default_doc_type
+    ):
+        document.doc_type = DocType.SHORT
+        document.doc_type_source = DocTypeSource.SHORT
+        document.doc_type_evidence = (
+            f"main text of {result.main_tokens} words < SHORT_DOC_MAX_TOKENS "
+            f"({settings.SHORT_DOC_MAX_TOKENS})"
+        )
 
 
 def _batch_error(document: Document, kind: str, offset: int, message: str) -> BatchError:

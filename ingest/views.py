@@ -18,10 +18,12 @@ def document_list(request: HtmxHttpRequest) -> HttpResponse:
     status = request.GET.get("status", "")
     if status not in Extraction.Status.values:
         status = ""
+    quality = request.GET.get("quality", "")
+    if quality not in Extraction.Quality.values:
+        quality = ""
     q = request.GET.get("q", "").strip()[:200]
-    page = Paginator(selectors.documents_list(status=status, q=q), 50).get_page(
-        request.GET.get("page")
-    )
+    documents = selectors.documents_list(status=status, quality=quality, q=q)
+    page = Paginator(documents, 50).get_page(request.GET.get("page"))
     for document in page:
         extractions = document.current_extractions  # type: ignore[attr-defined]
         document.extraction = extractions[0] if extractions else None  # type: ignore[attr-defined]
@@ -32,7 +34,14 @@ def document_list(request: HtmxHttpRequest) -> HttpResponse:
     return render(
         request,
         template,
-        {"page": page, "status": status, "q": q, "statuses": Extraction.Status.choices},
+        {
+            "page": page,
+            "status": status,
+            "quality": quality,
+            "q": q,
+            "statuses": Extraction.Status.choices,
+            "qualities": Extraction.Quality.choices,
+        },
     )
 
 

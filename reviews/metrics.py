@@ -21,6 +21,7 @@ import logging
 import time
 from collections import Counter, defaultdict
 from collections.abc import Iterable, Iterator
+from dataclasses import dataclass
 from datetime import UTC, date, datetime, timedelta
 
 from celery.signals import task_postrun, task_prerun
@@ -322,6 +323,65 @@ def signals_connect() -> None:
 
 
 # --- reads for the metrics page ---------------------------------------------------------
+
+
+# How a crawl-quality finding reads: "12 login walls on news.example.com".
+_QUALITY_WORDS = {
+    "login_wall": ("login wall", "login walls"),
+    "paywall": ("paywall", "paywalls"),
+    "bot_challenge": ("captcha or bot challenge", "captchas or bot challenges"),
+    "access_denied": ("access-denied page", "access-denied pages"),
+    "rate_limited": ("rate-limited page", "rate-limited pages"),
+    "nav_shell": ("navigation-only shell", "navigation-only shells"),
+    "empty": ("page with no main text", "pages with no main text"),
+    "too_short": ("page with too little text", "pages with too little text"),
+}
+
+
+@dataclass(frozen=True)
+class CrawlSignal:
+    """Pages of one site that are a crawl problem, not content, of one kind."""
+
+    host: str
+    kind: str  # an Extraction.Quality, or the status empty / too_short
+    pages: int
+    sample_ids: list[int]
+
+    @property
+    def sentence(self) -> str:
+        one, many = _QUALITY_WORDS.get(self.kind, (self.kind, self.kind))
+        return f"{self.pages} {one if self.pages == 1 else many} on {self.host}"
+
+
+def crawl_signals(*, site: Site | None = None, limit: int = 20) -> list[CrawlSignal]:
+    """Login walls, captchas, access-denied pages, navigation-only shells and pages
+    without text under the current extractor, counted by site and kind, largest first:
+    a large cluster of login pages is a crawl problem, not many copies."""
+    rows = Extraction.objects.filter(
+        extractor_version=EXTRACTOR_VERSION,
+        status__in=("blocked", "empty", "too_short"),
+    )
+    if site is not None:
+        rows = rows.filter(document__site=site)
+    counted = list(
+        rows.values("document__site__host", "status", "quality")
+        .annotate(n=Count("pk"))
+        .order_by("-n", "document__site__host", "status", "quality")[:limit]
+    )
+    signals: list[CrawlSignal] = []
+    for r in counted:
+        kind = r["quality"] or r["status"]
+        samples = list(
+            rows.filter(
+                document__site__host=r["document__site__host"],
+                status=r["status"],
+                quality=r["quality"],
+            )
+            .order_by("document_id")
+            .values_list("document_id", flat=True)[:SAMPLES]
+        )
+        signals.append(CrawlSignal(r["document__site__host"], kind, r["n"], samples))
+    return signals
 
 
 def site_find(*, host: str) -> Site | None:

@@ -85,6 +85,7 @@ def metrics_page(request: HttpRequest) -> HttpResponse:
             ],
             "rows": [rows[d] for d in reversed(days) if d in rows],
             "alerts": metrics.alerts(today=today),
+            "crawl_signals": metrics.crawl_signals(site=site),
             "thresholds": metrics.thresholds(),
             "alert_days": settings.DRIFT_ALERT_DAYS,
             "last_computed": metrics.rollups_computed_at(),

@@ -16,6 +16,7 @@ from django.db.models import (
     Exists,
     Expression,
     F,
+    Min,
     OuterRef,
     Q,
     QuerySet,
@@ -861,9 +862,9 @@ def crawl_quality(*, limit: int = 100) -> CrawlQuality:
     walls = wall_documents()
     by_site = list(
         Extraction.objects.filter(extractor_version=EXTRACTOR_VERSION, status__in=WALL_STATUSES)
-        .values("document__site__host", "status", "message")
-        .annotate(n=Count("pk"))
-        .order_by("-n", "document__site__host")[:limit]
+        .values("document__site__host", "status", "quality")
+        .annotate(n=Count("pk"), message=Min("message"))
+        .order_by("-n", "document__site__host", "status", "quality")[:limit]
     )
     groups = list(
         CandidateGroup.objects.filter(dissolved=False, representative_id__in=walls)

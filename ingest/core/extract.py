@@ -20,6 +20,18 @@ Everything here is part of the extractor version: changing an option, the block 
 or a status rule means a new extractor version in ``ingest.core.methods`` (and new
 method keys).
 
+Crawl-quality pages get the status ``blocked`` and a ``quality`` saying what they are,
+so that they never enter the candidate index (a login wall served at a thousand URLs is
+a crawl problem, not a thousand copies): ``login_wall``, ``paywall``, ``bot_challenge``
+(captcha), ``access_denied``, ``rate_limited`` — from the HTTP status, or from a phrase
+(English, Chinese, Vietnamese) or a password field on a short page — and ``nav_shell``:
+a short page whose main text is only link texts of short lines (a client-rendered page
+fetched without running its script, whose "main text" is the site menu). The rules are
+written out in ``docs/page-kinds.md``.
+
+``doc_type`` is what the page declares (``ingest.core.doctype``), read from the same
+parsed tree before its scripts are dropped.
+
 ``language`` is a heuristic, not a classifier: the ``<html lang>`` primary subtag when
 present, else the script of the text (Han → zh, kana → ja, Hangul → ko, Vietnamese
 letters → vi, mostly ASCII letters → en, else ``und``).
@@ -34,6 +46,8 @@ from typing import Any
 import trafilatura
 from lxml import etree
 
+from ingest.core.doctype import NONE as NO_DOC_TYPE
+from ingest.core.doctype import DocTypeGuess, infer_doc_type
 from ingest.core.methods import EXTRACTOR, EXTRACTOR_V1
 from ingest.core.normalize import fold_spaces, nfc_words, tokens_words
 
@@ -49,7 +63,18 @@ EXTRACTORS = frozenset(_MAIN_OPTIONS)
 MAX_DEPTH = 256
 
 STATUSES = frozenset({"ok", "empty", "too_short", "blocked", "error"})
+# What a blocked page is (Extracted.quality); "" for every other status.
+QUALITIES = frozenset(
+    {"login_wall", "paywall", "bot_challenge", "access_denied", "rate_limited", "nav_shell"}
+)
 BLOCKED_HTTP_STATUSES = frozenset({401, 403, 407, 429, 451})
+_HTTP_QUALITY = {
+    401: "login_wall",
+    407: "login_wall",
+    403: "access_denied",
+    451: "access_denied",
+    429: "rate_limited",
+}
 # A page longer than this (in words, Han characters counted two to a word) is content
 # even if it mentions logging in or a captcha.
 SHORT_PAGE_WORDS = 150
@@ -65,6 +90,8 @@ class Extracted:
     main_tokens: int  # tokens of main_text as the reference fingerprint counts them
     full_tokens: int
     message: str = ""  # why blocked, or the error
+    quality: str = ""  # one of QUALITIES when blocked, else ""
+    doc_type: DocTypeGuess = NO_DOC_TYPE  # what the page declares itself to be
 
 
 _DROP_TAGS = (
@@ -151,11 +178,21 @@ _BLOCK_PHRASES: tuple[tuple[str, str], ...] = tuple(
                 "you must be logged in",
                 "you need to log in",
                 "đăng nhập để tiếp tục",
+                "đăng nhập để xem",
+                "đăng nhập để đọc",
                 "vui lòng đăng nhập",
                 "bạn cần đăng nhập",
+                "bạn phải đăng nhập",
+                "yêu cầu đăng nhập",
                 "请登录",
                 "请先登录",
                 "登录后",
+                "登录查看",
+                "您还未登录",
+                "您尚未登录",
+                "请登入",
+                "請登入",
+                "請先登入",
                 "登入後",
             ),
         ),
@@ -182,8 +219,15 @@ _BLOCK_PHRASES: tuple[tuple[str, str], ...] = tuple(
                 "enable javascript",
                 "enable cookies",
                 "xác minh bạn không phải là robot",
+                "bạn không phải là robot",
+                "mã xác nhận",
+                "mã captcha",
                 "验证码",
+                "驗證碼",
                 "人机验证",
+                "安全验证",
+                "请完成验证",
+                "访问过于频繁",
             ),
         ),
         (
@@ -195,13 +239,31 @@ _BLOCK_PHRASES: tuple[tuple[str, str], ...] = tuple(
                 "request blocked",
                 "forbidden",
                 "truy cập bị từ chối",
+                "từ chối truy cập",
+                "bạn không có quyền truy cập",
                 "访问被拒绝",
                 "拒绝访问",
+                "禁止访问",
+                "您没有权限",
+                "拒絕存取",
+                "存取被拒",
             ),
         ),
     )
     for phrase in phrases
 )
+_QUALITY_OF_SIGNAL = {
+    "login wall": "login_wall",
+    "paywall": "paywall",
+    "bot challenge": "bot_challenge",
+    "access denied": "access_denied",
+}
+# A navigation shell: at least this many main-text lines, this share of the main text's
+# characters in lines that are the text of a link, lines of at most this many words on
+# average (Han characters two to a word).
+NAV_SHELL_MIN_LINES = 3
+NAV_SHELL_LINK_SHARE = 0.95
+NAV_SHELL_MEAN_WORDS = 4.0
 
 _HAN_RE = re.compile(r"[\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff]")
 _KANA_RE = re.compile(r"[\u3040-\u30ff]")
@@ -256,6 +318,7 @@ def _extract(
             "were dropped so that no text is lost"
         )
     title = _title(root) if root is not None else ""
+    doc_type = infer_doc_type(root)
     has_password = root is not None and bool(root.xpath("//input[@type='password']"))
     html_lang = _html_lang(root) if root is not None else None
     full_text = _visible_text(root) if root is not None else ""
@@ -265,14 +328,23 @@ def _extract(
     full_tokens = count_tokens(full_text)
     language = html_lang or guess_language(main_text or full_text)
 
-    def result(status: str, message: str = "") -> Extracted:
+    def result(status: str, message: str = "", quality: str = "") -> Extracted:
         message = "; ".join(m for m in (message, note) if m)
         return Extracted(
-            status, main_text, full_text, title, language, main_tokens, full_tokens, message
+            status,
+            main_text,
+            full_text,
+            title,
+            language,
+            main_tokens,
+            full_tokens,
+            message,
+            quality,
+            doc_type,
         )
 
     if http_status in BLOCKED_HTTP_STATUSES:
-        return result("blocked", f"HTTP {http_status}")
+        return result("blocked", f"HTTP {http_status}", _HTTP_QUALITY[http_status])
     # The phrase scan and the Han-aware count only matter for short pages (or a 503);
     # _word_count is never below the token count, so long pages skip both.
     short = max(main_tokens, full_tokens) < SHORT_PAGE_WORDS and (
@@ -283,13 +355,25 @@ def _extract(
         _block_signal(f"{title}\n{main_text}\n{full_text}") if short or http_status == 503 else None
     )
     if http_status == 503 and signal:
-        return result("blocked", f"HTTP 503 ({signal[1]}: page says {signal[0]!r})")
+        message = f"HTTP 503 ({signal[1]}: page says {signal[0]!r})"
+        return result("blocked", message, _QUALITY_OF_SIGNAL[signal[1]])
     if short:
         if signal:
             phrase, kind = signal
-            return result("blocked", f"{kind}: page says {phrase!r}")
+            return result("blocked", f"{kind}: page says {phrase!r}", _QUALITY_OF_SIGNAL[kind])
         if has_password:
-            return result("blocked", "login wall: short page with a password field")
+            return result("blocked", "login wall: short page with a password field", "login_wall")
+    # A shell's page around the menu may be long (a footer, hidden templates): only its
+    # main text has to be short.
+    if (
+        main_text
+        and root is not None
+        and main_tokens < SHORT_PAGE_WORDS
+        and _word_count(main_text) < SHORT_PAGE_WORDS
+    ):
+        shell = _navigation_only(main_text, root)
+        if shell:
+            return result("blocked", shell, "nav_shell")
     if main_tokens == 0:
         return result("empty", "no main text")
     if main_tokens < min_tokens:
@@ -471,6 +555,25 @@ def _word_count(text: str) -> int:
         han = len(_HAN_RE.findall(token))
         count += max(1, (han + 1) // 2 + (1 if han < len(token) else 0)) if han else 1
     return count
+
+
+def _navigation_only(main_text: str, root: Any) -> str:
+    """Why ``main_text`` is only the page's navigation ("" when it is not): its lines are
+    link texts of the page, short ones (a menu, not a list of headlines)."""
+    lines = main_text.splitlines()
+    if len(lines) < NAV_SHELL_MIN_LINES:
+        return ""
+    links = {fold_spaces("".join(a.itertext())).strip() for a in root.iter("a")}
+    linked = sum(len(line) for line in lines if line in links)
+    if linked < NAV_SHELL_LINK_SHARE * sum(len(line) for line in lines):
+        return ""
+    mean_words = sum(_word_count(line) for line in lines) / len(lines)
+    if mean_words > NAV_SHELL_MEAN_WORDS:
+        return ""
+    return (
+        f"navigation shell: the main text is {len(lines)} link texts of "
+        f"{mean_words:.1f} words on average (the site menu, not content)"
+    )
 
 
 def _block_signal(text: str) -> tuple[str, str] | None:

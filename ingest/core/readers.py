@@ -43,7 +43,7 @@ from warcio.bufferedreaders import BufferedReader
 from warcio.recordloader import ArcWarcRecord
 from warcio.statusandheaders import StatusAndHeaders, StatusAndHeadersParser
 
-DOC_TYPES = frozenset({"article", "product", "short", "listing", "other"})
+DOC_TYPES = frozenset({"article", "product", "short", "listing", "forum", "other"})
 
 # Far above any sane page cap: only protects memory from a multi-GB record.
 MAX_BODY_BYTES = 64 * 1024 * 1024

@@ -417,3 +417,89 @@ def test_too_deep_even_without_layout_tags_is_an_error_with_the_page_text() -> N
     assert "nested deeper than" in result.message
     assert COUNCIL[-1] in result.full_text
     assert result.main_text == ""
+
+
+# --- crawl-quality pages: what a blocked page is -------------------------------------
+
+
+def test_a_login_wall_says_it_is_one() -> None:
+    html = (
+        "<html><body><h1>Members only</h1><p>Please log in to continue reading.</p></body></html>"
+    )
+    result = extract(html)
+    assert (result.status, result.quality) == ("blocked", "login_wall")
+
+
+@pytest.mark.parametrize(
+    ("phrase", "quality"),
+    [
+        ("登录后查看完整内容", "login_wall"),
+        ("Đăng nhập để xem toàn bộ bài viết", "login_wall"),
+        ("请输入验证码", "bot_challenge"),
+        ("Mã xác nhận không đúng", "bot_challenge"),
+        ("Truy cập bị từ chối", "access_denied"),
+        ("Bạn không có quyền truy cập trang này", "access_denied"),
+        ("禁止访问", "access_denied"),
+        ("請先登入", "login_wall"),
+    ],
+)
+def test_what_a_blocked_page_is_in_chinese_and_vietnamese(phrase: str, quality: str) -> None:
+    result = extract(f"<html><body><div><p>{phrase}</p></div></body></html>")
+    assert (result.status, result.quality) == ("blocked", quality)
+
+
+@pytest.mark.parametrize(
+    ("status", "quality"),
+    [(401, "login_wall"), (403, "access_denied"), (429, "rate_limited"), (451, "access_denied")],
+)
+def test_the_http_status_says_what_a_blocked_page_is(status: int, quality: str) -> None:
+    assert extract(_page(EN_PARAGRAPHS, title="Budget"), http_status=status).quality == quality
+
+
+def _menu(items: list[str]) -> str:
+    links = "".join(f'<li><a href="/{i}">{item}</a></li>' for i, item in enumerate(items))
+    return f'<div class="menu"><ul>{links}</ul></div>'
+
+
+SHELL_MENUS = {
+    "en": ["Home", "World", "Politics", "Business", "Sport", "Culture", "Travel", "Video"],
+    "zh": ["首页", "国内", "国际", "财经", "科技", "体育", "娱乐", "汽车"],
+    "vi": ["Trang chủ", "Thời sự", "Thế giới", "Kinh doanh", "Thể thao", "Giải trí", "Xe"],
+}
+
+
+@pytest.mark.parametrize("lang", sorted(SHELL_MENUS))
+def test_a_page_whose_main_text_is_only_the_menu_is_a_navigation_shell(lang: str) -> None:
+    html = (
+        f"<html lang='{lang}'><head><title>Live</title></head><body>"
+        f"{_menu(SHELL_MENUS[lang])}<div id='app'></div><script src='/app.js'></script>"
+        "</body></html>"
+    )
+    result = extract(html)
+    assert (result.status, result.quality) == ("blocked", "nav_shell")
+    assert result.message.startswith("navigation shell")
+    assert result.main_text  # the text is kept, only kept out of the index
+
+
+def test_a_list_of_headlines_is_not_a_navigation_shell() -> None:
+    headlines = [
+        "Council passes next year's budget after a three hour debate",
+        "Tram line to open in the spring of 2026, the finance director says",
+        "Libraries ask for longer opening hours during the summer holidays",
+        "Swimming pools to stay open late in July and August this year",
+    ]
+    result = extract(f"<html><body>{_menu(headlines)}</body></html>")
+    assert result.status != "blocked"
+
+
+def test_an_article_with_a_menu_is_not_a_navigation_shell() -> None:
+    html = _page(EN_PARAGRAPHS, title="Budget", extra=_menu(SHELL_MENUS["en"]))
+    assert (extract(html).status, extract(html).quality) == ("ok", "")
+
+
+def test_the_doc_type_the_page_declares_comes_with_the_extraction() -> None:
+    html = _page(EN_PARAGRAPHS, title="Budget").replace(
+        "<title>", '<meta property="og:type" content="article"><title>'
+    )
+    guess = extract(html).doc_type
+    assert (guess.doc_type, guess.rule) == ("article", "og:type")

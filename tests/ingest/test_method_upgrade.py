@@ -100,7 +100,7 @@ def expected_prints(method: FingerprintMethod) -> set[tuple]:  # type: ignore[ty
     for e in Extraction.objects.filter(extractor_version=EXTRACTOR_VERSION):
         for branch, text in (("main", e.main_text), ("full", e.full_text)):
             r = fingerprint_texts([method.key], text, min_tokens=3)[method.key]
-            ok = r.status == "ok" and (branch == "full" or e.status in ("ok", "blocked"))
+            ok = r.status == "ok" and (branch == "full" or e.status == "ok")
             out.add((e.document_id, branch, to_signed64(r.simhash) if ok else None, r.text_sha256))
     return out
 
