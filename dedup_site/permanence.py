@@ -71,7 +71,9 @@ RULES: dict[str, Rule] = {
     ),
     "ingest_batcherror": APPEND,
     # Decoding a document learns its encodings and may classify it as short.
-    "ingest_document": permanent("declared_encoding", "detected_encoding", "doc_type"),
+    "ingest_document": permanent(
+        "declared_encoding", "detected_encoding", "doc_type", "doc_type_source", "doc_type_evidence"
+    ),
     "ingest_documentbody": APPEND,
     "ingest_extraction": APPEND,
     "ingest_embedding": APPEND,

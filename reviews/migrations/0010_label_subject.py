@@ -95,7 +95,7 @@ def fill(apps, schema_editor):  # type: ignore[no-untyped-def]
 class Migration(migrations.Migration):
 
     dependencies = [
-        ('ingest', '0019_permanent_crawl_data'),
+        ('ingest', '0020_permanent_crawl_data'),
         ('reviews', '0009_label_tally'),
         migrations.swappable_dependency(settings.AUTH_USER_MODEL),
     ]

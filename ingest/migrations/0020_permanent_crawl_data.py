@@ -38,7 +38,13 @@ RULES: list[tuple[str, str, tuple[str, ...], str, bool]] = [
     (
         "ingest_document",
         "permanent",
-        ("declared_encoding", "detected_encoding", "doc_type"),
+        (
+            "declared_encoding",
+            "detected_encoding",
+            "doc_type",
+            "doc_type_source",
+            "doc_type_evidence",
+        ),
         "",
         False,
     ),
@@ -95,7 +101,7 @@ RULES: list[tuple[str, str, tuple[str, ...], str, bool]] = [
 
 class Migration(migrations.Migration):
     dependencies = [
-        ("ingest", "0018_extraction_texts_lz4"),
+        ("ingest", "0019_doc_type_source_and_crawl_quality"),
     ]
 
     operations = [

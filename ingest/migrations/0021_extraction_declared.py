@@ -6,7 +6,7 @@ from django.db import migrations, models
 class Migration(migrations.Migration):
 
     dependencies = [
-        ('ingest', '0019_permanent_crawl_data'),
+        ('ingest', '0020_permanent_crawl_data'),
     ]
 
     operations = [
