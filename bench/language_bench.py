@@ -165,6 +165,7 @@ def pipeline_env(method: str, db: Path, sets: list[str]) -> dict[str, str]:
         ACTIVE_METHOD=method,
         CANDIDATE_METHODS=method,
         PYTHONPATH=str(ROOT),
+        LANGUAGE_BENCH_DB=str(db),
     )
     env.setdefault("SECRET_KEY", "language-bench-" + "x" * 40)
     env.setdefault("DEBUG", "1")
@@ -175,7 +176,14 @@ def pipeline_env(method: str, db: Path, sets: list[str]) -> dict[str, str]:
 
 
 def pipeline_run(args: argparse.Namespace) -> dict[str, Any]:
-    """In the subprocess: ingest everything under one method, read the results."""
+    """In the subprocess: ingest everything under one method, read the results. Run
+    alone (``--pipeline-only FILE``), it sets up its own SQLite database beside FILE
+    (never the configured DATABASE_URL)."""
+    if "LANGUAGE_BENCH_DB" not in os.environ:
+        method = (args.method or [SHIPPED_METHOD])[0]
+        db = args.pipeline_only.with_suffix(".sqlite3")
+        db.unlink(missing_ok=True)
+        os.environ.update(pipeline_env(method, db, args.set))
     import django
 
     django.setup()
@@ -678,9 +686,18 @@ def main(argv: list[str] | None = None) -> int:
     )
     parser.add_argument("--json", type=Path, help="also write the JSON alone here")
     parser.add_argument("--no-cpu", action="store_true", help="skip the CPU and F1 measurements")
-    parser.add_argument("--pipeline-only", type=Path, help=argparse.SUPPRESS)  # subprocess
+    parser.add_argument(
+        "--run-json",
+        type=Path,
+        action="append",
+        default=[],
+        help="a pipeline run written apart (--pipeline-only FILE, e.g. two methods at once); "
+        "its method is not run again",
+    )
+    parser.add_argument("--pipeline-only", type=Path, help="run one method's pipeline, write FILE")
     args = parser.parse_args(argv)
-    methods = args.method or [SHIPPED_METHOD]
+    done = {r["run"]["method"]: r for r in (json.loads(p.read_text()) for p in args.run_json)}
+    methods = args.method or ([] if done else [SHIPPED_METHOD])
     if args.pipeline_only:
         args.pipeline_only.write_text(json.dumps(pipeline_run(args), default=str))
         return 0
@@ -693,10 +710,10 @@ def main(argv: list[str] | None = None) -> int:
         "data": str(args.data),
         "per_kind": args.per_kind,
         "seed": args.seed,
-        "runs": {},
+        "runs": dict(done),
     }
     with tempfile.TemporaryDirectory(prefix="language-bench-") as tmp:
-        for i, key in enumerate(methods):
+        for i, key in enumerate(k for k in methods if k not in done):
             out = Path(tmp) / f"run{i}.json"
             cmd = [
                 sys.executable,
@@ -727,7 +744,8 @@ def main(argv: list[str] | None = None) -> int:
         os.environ.setdefault("DJANGO_SETTINGS_MODULE", "dedup_site.settings")
         print("extraction F1 and CPU per page", file=sys.stderr, flush=True)
         result["extraction"] = extraction_f1(args.data)
-        result["cpu"] = cpu_per_page(args.data, methods, args.english, args.limit)
+        keys = list(dict.fromkeys([*done, *methods]))
+        result["cpu"] = cpu_per_page(args.data, keys, args.english, args.limit)
     else:
         result["extraction"] = {"trafilatura_version": "", "unit": {}}
         result["cpu"] = {}

@@ -379,6 +379,23 @@ def _container(doc: Any) -> Any | None:
     return best
 
 
+def article_of(html: str) -> tuple[str, list[str]]:
+    """(title, paragraphs) of a page's article container (the one ``transplant``
+    fills): each child block's text, and the container's own text between them."""
+    doc = lxml.html.document_fromstring(html)
+    container = _container(doc)
+    h1 = doc.find(".//h1")
+    title = (h1.text_content() if h1 is not None else doc.findtext(".//title") or "").strip()
+    if container is None:
+        return title, []
+    paras = [(container.text or "").strip()]
+    for child in container:
+        if isinstance(child.tag, str) and child.tag not in ("script", "style", "h1"):
+            paras.append(re.sub(r"\s+", " ", child.text_content()).strip())
+        paras.append((child.tail or "").strip())
+    return title, [p for p in paras if p]
+
+
 def transplant(template_html: str, title: str, paras: Sequence[str]) -> bytes:
     """The template page with its article replaced by ``title`` and ``paras``, as UTF-8
     bytes declaring UTF-8. Raises ValueError when the template has no article container."""
@@ -570,21 +587,24 @@ class Article:
 
 
 def articles(
-    pages: Iterable[DevPage], text_of: Callable[[DevPage], tuple[str, str]], min_chars: int = 200
+    pages: Iterable[DevPage], text_of: Callable[[DevPage], tuple[str, str]], min_chars: int = 100
 ) -> dict[str, list[Article]]:
     """The articles to transform, per language: zh real article pages and vi pages that
     carry a whole article (not a transformation), with their (title, text) — the gold text
-    where known, else ``text_of`` (an extractor)."""
+    where known, else the text of the page's article container when it holds at least
+    ``min_chars`` characters, else ``text_of`` (an extractor)."""
     out: dict[str, list[Article]] = defaultdict(list)
     for p in pages:
         if p.transformation or p.lang not in KINDS:
             continue
         if p.lang == "zh" and p.origin != "real":
             continue
-        title, text = text_of(p)
+        title, paras = article_of(p.html)
         if p.gold_text:
-            text = p.gold_text
-        paras = paragraphs(text)
+            paras = paragraphs(p.gold_text)
+        elif sum(len(x) for x in paras) < min_chars:
+            title, text = text_of(p)
+            paras = paragraphs(text)
         if sum(len(x) for x in paras) >= min_chars:
             out[p.lang].append(Article(p, title or paras[0][:30], paras))
     return out

@@ -161,3 +161,9 @@ def test_fixtures_are_one_page_at_many_urls(tmp_path):
         "请登录" in T.login_wall("zh").decode()
         and "Vui lòng đăng nhập" in T.login_wall("vi").decode()
     )
+
+
+def test_article_of_reads_the_article_container():
+    title, paras = T.article_of(article_html("vi", 0, 4))
+    assert title == "Site 0 article 4"
+    assert len(paras) == 12 and paras[0].endswith("4-0") and not any("Hot" in p for p in paras)
