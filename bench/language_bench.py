@@ -43,6 +43,7 @@ import gzip
 import json
 import os
 import re
+import statistics
 import subprocess
 import sys
 import tempfile
@@ -280,6 +281,7 @@ def _measure(
     lang_of: dict[str, str],
 ) -> dict[str, Any]:
     from ingest.core.channels import names as channel_names
+    from ingest.core.methods import method_get
     from ingest.models import (
         CandidateGroup,
         CandidatePair,
@@ -341,8 +343,16 @@ def _measure(
             "numbers": any(r[3] for r in above),
         }
 
+    # The main texts: how much of them two documents share, for the errors (is the
+    # extraction or the fingerprint to blame?).
+    texts = dict(
+        Extraction.objects.filter(
+            extractor_version=method_get(method_key).extractor_version
+        ).values_list("document_id", "main_text")
+    )
     # kind -> counters
     table: dict[tuple[str, str, str, str], Counter[str]] = defaultdict(Counter)
+    overlaps: dict[tuple[str, str, str, str], list[float]] = defaultdict(list)
     missing = 0
     misses: dict[str, list[str]] = defaultdict(list)
     for ka, kb, lang, kind, label, origin in pairs:
@@ -360,8 +370,11 @@ def _measure(
             c["flagged_revision"] += v["nominated"] and v["numbers"] and not v["exact"]
             c["exact_pairs"] += v["exact"]
         positive = label != "different"
-        if positive != v["nominated"] and len(misses[kind]) < 5:
-            misses[kind].append(f"{ka}~{kb}")
+        if positive != v["nominated"]:
+            ta, tb = texts.get(doc_of[ka], ""), texts.get(doc_of[kb], "")
+            overlaps[(lang, origin, kind, label)].append(T.containment(ta, tb, lang))
+            if len(misses[kind]) < 5:
+                misses[kind].append(f"{ka}~{kb}")
     # Fixtures: exact groups, the queue, their extraction status.
     fixtures: dict[str, Any] = {}
     queue_ids: set[int] = set()
@@ -393,6 +406,13 @@ def _measure(
                 c["nominated"] / c["pairs"], 3
             )
             if c["pairs"]
+            else None,
+            # The errors' main texts: median share of 5-grams shared (characters for
+            # Chinese, words for Vietnamese; the larger of both directions).
+            "errors_text_containment_median": round(
+                statistics.median(overlaps[(lang, origin, kind, label)]), 3
+            )
+            if overlaps[(lang, origin, kind, label)]
             else None,
         }
         for (lang, origin, kind, label), c in sorted(table.items())
@@ -579,7 +599,12 @@ def report(result: dict[str, Any]) -> str:
                 f"{s['price_nominated']} / {s['price_flagged_revision']} / {s['price_exact']} "
                 f"of {s['price_pairs']} |"
             )
-    lines += ["", "## Recall per kind (nominated above the floor; channels that nominated)", ""]
+    lines += [
+        "",
+        "## Recall per kind (nominated above the floor; channels that nominated; for the "
+        "pairs it got wrong, the median share of 5-grams their main texts share)",
+        "",
+    ]
     keys = list(runs)
     header = (
         "| lang | origin | kind | label | pairs | "
@@ -604,7 +629,11 @@ def report(result: dict[str, Any]) -> str:
                 continue
             share = k["nominated"] / k["pairs"]
             chans = "/".join(str(k.get(ch, 0)) for ch in CHANNELS)
-            cells.append(f"{share:.2f} ({k['stored']}) · {chans}")
+            err = k.get("errors_text_containment_median")
+            cells.append(
+                f"{share:.2f} ({k['stored']}) · {chans}"
+                + ("" if err is None else f" · errors' text overlap {err:.2f}")
+            )
         lines.append(f"| {lang} | {origin} | {kind} | {label} | {n} | " + " | ".join(cells) + " |")
     lines += [
         "",
