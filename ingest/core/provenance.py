@@ -180,12 +180,12 @@ def _published(metas: dict[str, str], head: str, text: str) -> tuple[datetime | 
     for key in _TIME_META:
         if key in metas and (when := parse_time(metas[key])):
             return when, f"meta:{key}"
-    for m in _LD_JSON.finditer(head):
-        when = _ld_date(m.group("body"))
+    for ld in _LD_JSON.finditer(head):
+        when = _ld_date(ld.group("body"))
         if when:
             return when, "json-ld"
-    for m in _TIME_TAG.finditer(head):
-        when = parse_time(m.group(1) or m.group(2))
+    for tag in _TIME_TAG.finditer(head):
+        when = parse_time(tag.group(1) or tag.group(2))
         if when:
             return when, "time[pubdate]"
     m = _TEXT_TIME.search(text[:5000])
