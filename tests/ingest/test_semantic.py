@@ -241,8 +241,8 @@ def test_the_check_api_reports_semantic_matches_apart(semantic_on, client, api_t
     # The stored page itself is never its own match.
     itself = _check(client, api_token, text=STORY, url=story.url, doc_type="article")
     assert story.pk not in [m["document_id"] for m in itself["semantic"]["matches"]]
-    german = _check(client, api_token, text="Der Stadtrat will eine neue Brücke bauen.")
-    assert german["semantic"]["status"] == "not_covered"
+    korean = _check(client, api_token, text="시의회는 새 다리를 짓기로 했다.")
+    assert korean["semantic"]["status"] == "not_covered"
 
 
 def test_the_check_api_says_when_the_channel_is_off(settings, client, api_token) -> None:
