@@ -147,7 +147,9 @@ def text_windows(
     return [windows[i] for i in spread(len(windows), max_windows)]
 
 
-def pool(window_vectors: Sequence[npt.ArrayLike]) -> npt.NDArray[np.float32]:
+def pool(
+    window_vectors: Sequence[npt.ArrayLike] | npt.NDArray[np.float32],
+) -> npt.NDArray[np.float32]:
     """A document's vector: the mean of its windows' unit vectors, normalized."""
     if not len(window_vectors):
         raise ValueError("no window vectors to pool")
