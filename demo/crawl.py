@@ -67,7 +67,8 @@ CHECK_KEYS: dict[str, str] = {
     "passage_containment_pct_min": "every pair: the larger passage containment (percent of "
     "one text's passages found in the other) >= value",
     "semantic_cosine_min": "every pair: cosine of the main-text embeddings >= value (model "
-    "all-MiniLM-L6-v2, text rule main-first-words-v1, stored float16 vectors; checked where "
+    "all-MiniLM-L6-v2, stored float16 vectors; another model is held to its shipped "
+    "threshold only; checked where "
     "the semantic extra and the model are installed)",
     "semantic_cosine_max": "every pair: cosine of the main-text embeddings <= value (as "
     "semantic_cosine_min)",

@@ -625,7 +625,16 @@ def _lock(method: FingerprintMethod) -> None:
 
 
 def _groupable_pairs(method: FingerprintMethod) -> Q:
-    return Q(method=method, below_floor=False)
+    """Pairs that link documents into groups. A pair the semantic channel alone nominated
+    (same meaning, no shared words) stays a pair in the queue, out of every group, unless
+    SEMANTIC_AUTO_MERGE names both sides' doc type: a group is what the rule may merge or
+    a person accepts at once, and such a link would also bar the group's exact copies from
+    the rule."""
+    named = list(settings.SEMANTIC_AUTO_MERGE)
+    text_evidence = ~Q(channels=channels.SEMANTIC)
+    if named:
+        text_evidence |= Q(a__doc_type__in=named, b__doc_type__in=named)
+    return Q(method=method, below_floor=False) & text_evidence
 
 
 def _area(method: FingerprintMethod, seeds: Iterable[int]) -> set[int]:

@@ -171,7 +171,7 @@ def _embed(
     """(document, language, vector or None, error message) per item. A failing batch is
     retried one text at a time, so one bad text costs only its own vector."""
     try:
-        packed = embedder.embed_texts(texts)
+        packed = embedder.embed_documents(texts)
         return [(d, lang, v, "") for (d, lang, _), v in zip(items, packed, strict=True)]
     except embedder.ChannelOff:
         raise
@@ -180,7 +180,7 @@ def _embed(
     out: list[tuple[int, str, bytes | None, str]] = []
     for d, lang, text in items:
         try:
-            out.append((d, lang, embedder.embed_texts([text])[0], ""))
+            out.append((d, lang, embedder.embed_documents([text])[0], ""))
         except embedder.ChannelOff:
             raise
         except Exception as exc:

@@ -367,7 +367,7 @@ def check_nearest(*, text: str, language: str, doc_type: str, exclude: set[int])
     if not text.strip():
         return SemanticCheck("empty", "no text to embed", where.model, cut, [])
     try:
-        packed = embedder.embed_texts([text])[0]
+        packed = embedder.embed_documents([text])[0]
     except Exception as exc:  # the model's failure is the answer's, not a server error
         return SemanticCheck("error", f"{type(exc).__name__}: {exc}"[:500], where.model, cut, [])
     found = process_index(where).nearest(

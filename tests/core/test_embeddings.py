@@ -13,7 +13,10 @@ from ingest.core.embeddings import (
     embedding_text,
     normalize,
     pack,
+    pool,
     primary_language,
+    spread,
+    text_windows,
     unpack,
 )
 
@@ -128,3 +131,70 @@ def test_embedding_text_never_exceeds_the_word_cap(text: str, cap: int) -> None:
     out = embedding_text(text, cap)
     assert len(out.split()) <= cap
     assert out.split() == text.split()[:cap]
+
+
+# --- the windowed text rule (main-windows128x4-mean-v1) ---------------------------------
+
+
+def _words(text: str) -> int:
+    """A stand-in for a model's token count: one token per word or Han character."""
+    return sum(len(w) if "\u4e00" <= w[0] <= "\u9fff" else 1 for w in text.split())
+
+
+def test_paragraphs_pack_into_windows_in_order() -> None:
+    text = "one two three\n\nfour five\nsix seven eight nine\n   \nten"
+    assert text_windows(text, _words, window_tokens=5, max_windows=10) == [
+        "one two three four five",
+        "six seven eight nine ten",
+    ]
+
+
+def test_a_long_paragraph_is_cut_by_words_or_by_characters() -> None:
+    words = " ".join(f"w{i}" for i in range(10))
+    assert text_windows(words, _words, window_tokens=4, max_windows=10) == [
+        "w0 w1 w2 w3",
+        "w4 w5 w6 w7",
+        "w8 w9",
+    ]
+    han = "中美合作共赢符合国际社会利益"  # 14 characters, no space
+    windows = text_windows(han, _words, window_tokens=5, max_windows=10)
+    assert "".join(windows) == han and all(_words(w) <= 5 for w in windows)
+
+
+def test_more_windows_than_kept_are_spread_from_first_to_last() -> None:
+    text = "\n".join(f"p{i}" for i in range(10))
+    kept = text_windows(text, _words, window_tokens=1, max_windows=4)
+    assert kept == ["p0", "p3", "p6", "p9"]
+    assert spread(10, 1) == [0] and spread(3, 4) == [0, 1, 2]
+
+
+def test_a_text_without_words_has_no_windows() -> None:
+    assert text_windows(" \n\t\n", _words) == []
+    with pytest.raises(ValueError):
+        pool([])
+
+
+@given(
+    st.lists(st.text(alphabet="ab 中\n", max_size=40), max_size=30),
+    st.integers(1, 20),
+    st.integers(1, 6),
+)
+def test_windows_keep_the_budget_and_the_count(parts: list[str], budget: int, keep: int) -> None:
+    text = "\n".join(parts)
+    windows = text_windows(text, _words, window_tokens=budget, max_windows=keep)
+    assert len(windows) <= keep
+    assert all(w.strip() and _words(w) <= budget for w in windows)
+    if text.split():
+        assert windows
+
+
+@given(st.lists(vectors.filter(lambda v: len(v) == 3) | st.just([1.0, 2.0, 3.0]), min_size=1))
+def test_the_pooled_vector_is_the_normalized_mean_of_unit_windows(rows: list[list[float]]) -> None:
+    rows = [r for r in rows if len(r) == 3] or [[1.0, 2.0, 3.0]]
+    units = np.stack([normalize(r) for r in rows])
+    mean = units.mean(axis=0)
+    if np.linalg.norm(mean) < 1e-3:
+        return
+    pooled = pool(rows)
+    assert np.isclose(np.linalg.norm(pooled), 1.0, atol=1e-5)
+    assert np.allclose(pooled, mean / np.linalg.norm(mean), atol=1e-5)

@@ -61,6 +61,7 @@ REQUIRED_CASES = {
 }
 # Promises on the embeddings' cosine: checked by the test that loads the model.
 SEMANTIC_KEYS = ("semantic_cosine_min", "semantic_cosine_max")
+CASE_MODEL = "all-MiniLM-L6-v2"  # the model the cases' semantic figures were measured with
 NUMBER_RE = re.compile(r"\d+(?:[.,]\d+)*")
 
 
@@ -433,7 +434,7 @@ def test_semantic_checks_hold_with_the_real_model(seed: int, semantic_on, settin
         vectors = dict(
             zip(
                 case.pages,
-                embedder.embed_texts([main_text(seed, p) for p in case.pages]),
+                embedder.embed_documents([main_text(seed, p) for p in case.pages]),
                 strict=True,
             )
         )
@@ -443,6 +444,11 @@ def test_semantic_checks_hold_with_the_real_model(seed: int, semantic_on, settin
                 case.checks.get("semantic_cosine_min"),
                 case.checks.get("semantic_cosine_max"),
             )
+            if embedder.model_key() != CASE_MODEL:
+                # The cases' own figures are that model's; any model's shipped threshold
+                # must still take the rewrite and leave the other stories.
+                low = -1.0 if low is not None else None
+                high = 1.0 if high is not None else None
             if low is not None and not (cos >= low and cos >= shipped):  # type: ignore[operator]
                 broken.append(f"{case.case} {a}/{b}: cosine {cos:.4f} under {low} or {shipped}")
             if high is not None and not (cos <= high and cos < shipped):  # type: ignore[operator]

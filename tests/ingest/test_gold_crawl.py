@@ -221,6 +221,7 @@ def test_cosmetic_cases_are_stored_pairs_at_distance_zero(gold) -> None:  # type
 
 # --- rewritten copies: the semantic channel's cases --------------------------------
 
+CASE_MODEL = "all-MiniLM-L6-v2"
 SEMANTIC_CASES = ("rewritten_story", "same_topic_other_story")
 
 
@@ -249,13 +250,18 @@ def test_the_rewritten_story_reaches_the_shipped_threshold_and_other_stories_do_
         case = cases[name]
         docs = [ids[p] for p in case.pages]
         vectors = dict(
-            zip(docs, embedder.embed_texts([_extraction(d).main_text for d in docs]), strict=True)
+            zip(
+                docs,
+                embedder.embed_documents([_extraction(d).main_text for d in docs]),
+                strict=True,
+            )
         )
         seen[name] = [
             embeddings.cosine(vectors[x], vectors[y]) for x, y in itertools.combinations(docs, 2)
         ]
     rewritten, others = seen["rewritten_story"], seen["same_topic_other_story"]
     assert min(rewritten) >= shipped, (rewritten, shipped)
-    assert min(rewritten) >= cases["rewritten_story"].checks["semantic_cosine_min"]  # type: ignore[operator]
     assert max(others) < shipped, (others, shipped)
-    assert max(others) <= cases["same_topic_other_story"].checks["semantic_cosine_max"]  # type: ignore[operator]
+    if embedder.model_key() == CASE_MODEL:  # the cases' own figures are that model's
+        assert min(rewritten) >= cases["rewritten_story"].checks["semantic_cosine_min"]  # type: ignore[operator]
+        assert max(others) <= cases["same_topic_other_story"].checks["semantic_cosine_max"]  # type: ignore[operator]
