@@ -311,7 +311,7 @@ CELERY_DB_REUSE_MAX = env_int("CELERY_DB_REUSE_MAX", 1000)
 # longest retry countdown (TASK_DB_RETRY_BACKOFF_MAX): a task still running past it is
 # delivered a second time (harmless, every task is idempotent, but wasted work).
 # How often workers sweep for such messages: about interval × throttle seconds.
-# README "Reliability: workers and records" explains the choice of 300 s.
+# docs/operations.md ("Reliability: workers and records") explains the choice of 300 s.
 CELERY_BROKER_TRANSPORT_OPTIONS = {
     "visibility_timeout": env_int("CELERY_VISIBILITY_TIMEOUT", 300),
     "unacked_restore_interval": env_int("CELERY_UNACKED_RESTORE_INTERVAL", 10),

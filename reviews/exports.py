@@ -4,7 +4,7 @@ Labels are append-only, so the export is the whole history: superseded
 labels and retractions are rows of their own, marked, and a row is "disputed" when
 another editor's current label on the pair has another verdict.
 
-Import rules (chosen here, documented in the README):
+Import rules (chosen here, documented in docs/desk.md):
 
 - Every row is validated first; any bad row fails the whole file with every problem
   listed by line number, and nothing is written. The write is one transaction.

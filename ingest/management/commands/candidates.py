@@ -144,7 +144,7 @@ class Command(BaseCommand):
 
 
 MASK64 = (1 << 64) - 1
-# The approximate vector index's target (README, "Semantic channel").
+# The approximate vector index's target (docs/channels.md, "Semantic channel").
 SEMANTIC_RECALL_MIN = 0.99
 Pairs = set[tuple[int, int]]
 
