@@ -21,8 +21,17 @@ MOVED = "moved"
 SKIP = "skip"
 
 # A sentence ends at end punctuation followed by white space ("$74.90" is one), or
-# at a line break.
-_BREAK = re.compile(r"(?<=[.!?])\s+|(?<=[.!?][\"'”’)\]])\s+|\s*\n\s*")
+# at a line break. Chinese and Japanese end punctuation (。！？；and the half-width ｡)
+# ends a sentence with or without white space after it, and after the closing quotes or
+# brackets that follow it (。」 ！” ？）, up to two of them).
+_CJK_END = "。！？；｡"
+_CLOSE = "」』”’）〉》】〕\"'\\)\\]"
+_BREAK = re.compile(
+    r"(?<=[.!?])\s+|(?<=[.!?][\"'”’)\]])\s+|\s*\n\s*"
+    rf"|(?<=[{_CJK_END}])(?![{_CLOSE}])\s*"
+    rf"|(?<=[{_CJK_END}][{_CLOSE}])(?![{_CLOSE}])\s*"
+    rf"|(?<=[{_CJK_END}][{_CLOSE}][{_CLOSE}])(?![{_CLOSE}])\s*"
+)
 _WORDS = re.compile(r"\w+")
 
 

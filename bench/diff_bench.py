@@ -1,0 +1,106 @@
+"""The pair view's text diffs alone, on a ~300 KB English pair and a long Chinese pair.
+
+    .venv/bin/python bench/diff_bench.py [--runs 15]
+
+No database: builds the English pair the pair view bench builds (bench/pair_view_bench.py,
+a few edits spread through it) and a Chinese pair of the same shape (a character changed
+in every eighth paragraph and a price changed), then times the word diff (the main-text
+tab, capped at REVIEW_DIFF_MAX_WORDS tokens as the view caps it) and the sentence
+alignment (the aligned tab). Prints median and p95 in milliseconds with the machine
+noted. A script, not a test.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import platform
+import statistics
+import sys
+import time
+from collections.abc import Callable
+from functools import partial
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT))
+
+
+def _english(target_chars: int) -> tuple[str, str]:
+    import random
+
+    from tests.factories import WORDS
+
+    rng = random.Random(31)
+    paragraphs = []
+    total = 0
+    while total < target_chars:
+        n = rng.randint(35, 60)
+        paragraphs.append(" ".join(rng.choice(WORDS) for _ in range(n)).capitalize() + ".")
+        total += len(paragraphs[-1]) + 2
+    text = "\n\n".join(paragraphs)
+    parts = text.split("\n\n")
+    for i in range(0, len(parts), max(len(parts) // 8, 1)):
+        parts[i] = parts[i].replace("river", "stream", 1) + " Now 14.99 EUR."
+    return text, "\n\n".join(parts)
+
+
+def _chinese(target_chars: int) -> tuple[str, str]:
+    from tests.zh_text import chinese_article_text
+
+    text = chinese_article_text(31, chars=target_chars)
+    parts = text.split("\n\n")
+    for i in range(0, len(parts), max(len(parts) // 8, 1)):
+        p = parts[i]
+        k = len(p) // 2
+        parts[i] = p[:k] + ("乙" if p[k] != "乙" else "甲") + p[k + 1 :] + "现价14.99元。"
+    return text, "\n\n".join(parts)
+
+
+def _time(fn: Callable[[], object], runs: int) -> tuple[float, float]:
+    times = []
+    for i in range(runs + 2):
+        t0 = time.perf_counter()
+        fn()
+        if i >= 2:  # warm-up
+            times.append((time.perf_counter() - t0) * 1000)
+    times.sort()
+    return statistics.median(times), times[min(len(times) - 1, round(0.95 * (len(times) - 1)))]
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    parser.add_argument("--runs", type=int, default=15)
+    parser.add_argument("--max-words", type=int, default=4000)
+    parser.add_argument("--max-sentences", type=int, default=3000)
+    args = parser.parse_args()
+    os.environ.setdefault("DJANGO_SETTINGS_MODULE", "dedup_site.settings")
+    os.environ.setdefault("SECRET_KEY", "bench-only-not-secret")
+    import django
+
+    django.setup()  # tests.factories imports models
+    from reviews.core.align import sentence_align
+    from reviews.core.diff import word_diff
+
+    print(
+        f"diff bench · {platform.python_implementation()} {platform.python_version()} · "
+        f"{platform.machine()} · {os.cpu_count()} CPUs · {platform.node()}"
+    )
+    pairs = (("English", _english(250_000)), ("Chinese", _chinese(100_000)))
+    for name, (a, b) in pairs:
+        d = word_diff(a, b, max_words=args.max_words)
+        print(
+            f"{name}: {len(a.encode()) / 1000:.0f} KB / {len(a)} characters; "
+            f"{d.words_a} tokens, {d.changes} changes, truncated {d.truncated}"
+        )
+        runs: tuple[tuple[str, Callable[[], object]], ...] = (
+            ("word diff", partial(word_diff, a, b, max_words=args.max_words)),
+            ("sentence alignment", partial(sentence_align, a, b, max_sentences=args.max_sentences)),
+        )
+        for label, fn in runs:
+            median, p95 = _time(fn, args.runs)
+            print(f"  {label:<20} median {median:7.1f} ms   p95 {p95:7.1f} ms")
+
+
+if __name__ == "__main__":
+    main()
