@@ -164,8 +164,9 @@ def _append(out: list[Segment], segment: Segment) -> None:
 
 def boilerplate_flags(full_words: list[str], main_text: str) -> list[bool]:
     """For each word of a full-page text, whether it lies outside the main text: the
-    full text's words not matched, in order, by the main text's words."""
-    main = [w.strip() for w in words(main_text)]
+    full text's words not matched, in order, by the main text's words. (The main text
+    lies inside the full text: its words past the full text's count cannot match.)"""
+    main = [w.strip() for w in words(main_text, len(full_words))]
     flags = [True] * len(full_words)
     for op in Indel.opcodes([w.strip() for w in full_words], main):
         if op.tag == EQUAL:
