@@ -7,11 +7,11 @@ from __future__ import annotations
 
 import re
 from collections import defaultdict
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 
 from rapidfuzz.distance import Indel
 
-from reviews.core.diff import change_blocks, collapse_runs, side_by_side
+from reviews.core.diff import Segment, change_blocks, collapse_runs, side_by_side, word_diff
 
 EQUAL = "equal"
 DELETE = "delete"
@@ -43,6 +43,9 @@ class AlignRow:
     left_no: int | None  # 1-based sentence number on side A
     right_no: int | None
     move: int | None = None  # moved block number, the same on both sides
+    # A replaced sentence's word diff against its partner (characters in CJK runs).
+    left_parts: tuple[Segment, ...] = ()
+    right_parts: tuple[Segment, ...] = ()
 
 
 @dataclass(frozen=True)
@@ -121,7 +124,11 @@ def sentence_align(a: str, b: str, *, max_sentences: int = 2000, context: int = 
                 rows.append(AlignRow(MOVED, None, sb[j], k + 1, j + 1, move_of[k]))
                 q += 1
             else:
-                rows.append(AlignRow(*side_by_side(i, j, sa, sb)))
+                row = AlignRow(*side_by_side(i, j, sa, sb))
+                if row.op == REPLACE and row.left is not None and row.right is not None:
+                    d = word_diff(row.left, row.right)
+                    row = replace(row, left_parts=tuple(d.left), right_parts=tuple(d.right))
+                rows.append(row)
                 p += i is not None
                 q += j is not None
 

@@ -57,3 +57,6 @@ def test_a_chinese_pair_marks_the_changed_characters(logged_in) -> None:  # type
     expect(rows.first).to_be_visible()
     ops = rows.evaluate_all("rs => rs.map(r => r.className)")
     assert ops == ["op-replace", "op-replace", "op-equal"]
+    # Inside a replaced sentence, only the changed characters are marked.
+    first = rows.first.locator("td:nth-child(2) span.op-delete").all_inner_texts()
+    assert first == ["底"]

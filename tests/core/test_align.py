@@ -126,3 +126,13 @@ def test_reordered_chinese_sentences_are_moves() -> None:
     b = "丙说后天刮风。丁说周末降温。甲说今天下雨。乙说明天晴天。"
     result = sentence_align(a, b)
     assert result.changes == 0 and result.moves >= 1
+
+
+def test_a_replaced_sentence_carries_its_character_diff() -> None:
+    a = "第一句话说明情况。第二句话介绍背景。"
+    b = "第一句话说明情况。第二句话介绍北景。"
+    (row,) = [r for r in sentence_align(a, b).rows if r.op == "replace"]
+    assert "".join(s.text for s in row.left_parts) == row.left
+    assert [s.text for s in row.left_parts if s.changed] == ["背"]
+    assert [s.text for s in row.right_parts if s.changed] == ["北"]
+    assert all(not r.left_parts for r in sentence_align(a, b).rows if r.op != "replace")
