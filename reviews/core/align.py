@@ -26,9 +26,11 @@ SKIP = "skip"
 # brackets that follow it (。」 ！” ？）, up to two of them).
 _CJK_END = "。！？；｡"
 _CLOSE = "」』”’）〉》】〕\"'\\)\\]"
+_BREAK_LATIN = r"(?<=[.!?])\s+|(?<=[.!?][\"'”’)\]])\s+|\s*\n\s*"
+_BREAK_PLAIN = re.compile(_BREAK_LATIN)
+_HAS_CJK_END = re.compile(rf"[{_CJK_END}]")
 _BREAK = re.compile(
-    r"(?<=[.!?])\s+|(?<=[.!?][\"'”’)\]])\s+|\s*\n\s*"
-    rf"|(?<=[{_CJK_END}])(?![{_CLOSE}])\s*"
+    _BREAK_LATIN + rf"|(?<=[{_CJK_END}])(?![{_CLOSE}])\s*"
     rf"|(?<=[{_CJK_END}][{_CLOSE}])(?![{_CLOSE}])\s*"
     rf"|(?<=[{_CJK_END}][{_CLOSE}][{_CLOSE}])(?![{_CLOSE}])\s*"
 )
@@ -61,7 +63,9 @@ class Alignment:
 
 def sentences(text: str) -> list[str]:
     """Sentences (and lines without end punctuation), stripped, empty ones dropped."""
-    return [s.strip() for s in _BREAK.split(text) if s.strip()]
+    # Text without CJK end punctuation is split by the shorter expression (same result).
+    pattern = _BREAK if _HAS_CJK_END.search(text) else _BREAK_PLAIN
+    return [s.strip() for s in pattern.split(text) if s.strip()]
 
 
 def _key(sentence: str) -> str:
@@ -74,6 +78,7 @@ def sentence_align(a: str, b: str, *, max_sentences: int = 2000, context: int = 
     consecutive moved sentences form one moved block. Runs of unchanged sentences longer
     than 2 × `context` + 1 collapse into one "skip" row (its `left` says how many)."""
     sa, sb = sentences(a), sentences(b)
+    count_a, count_b = len(sa), len(sb)
     truncated = len(sa) > max_sentences or len(sb) > max_sentences
     sa, sb = sa[:max_sentences], sb[:max_sentences]
     ka, kb = [_key(s) for s in sa], [_key(s) for s in sb]
@@ -137,8 +142,8 @@ def sentence_align(a: str, b: str, *, max_sentences: int = 2000, context: int = 
         rows.extend(AlignRow(EQUAL, sa[i], sb[j], i + 1, j + 1) for i, j in equal)
     return Alignment(
         rows=_collapse(rows, context),
-        sentences_a=len(sentences(a)),
-        sentences_b=len(sentences(b)),
+        sentences_a=count_a,
+        sentences_b=count_b,
         cap=max_sentences,
         truncated=truncated,
         changes=changes,

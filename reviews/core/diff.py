@@ -98,6 +98,13 @@ def words(text: str, limit: int | None = None) -> list[str]:
     the first `limit` tokens (the rest of the text is not scanned)."""
     if limit is None:
         return _WORD.findall(text)
+    # Scan a prefix long enough for `limit` tokens of ordinary words; its last token may
+    # be cut at the prefix's end, so only the tokens before it are sure.
+    end = limit * 16
+    if end < len(text):
+        tokens = _WORD.findall(text, 0, end)
+        if len(tokens) > limit:
+            return tokens[:limit]
     return [m.group() for m in islice(_WORD.finditer(text), limit)]
 
 
