@@ -156,14 +156,14 @@ def _number_key(num: str, mult: str, vn_currency: bool) -> str:
     if any(c in num for c in ":/-"):
         return written
     mult = mult.strip().casefold()
-    value = _decimal(num, vn_currency=vn_currency, vn_multiplier=mult in _MULTIPLIERS)
-    if value is None:
-        return written
     try:
+        value = _decimal(num, vn_currency=vn_currency, vn_multiplier=mult in _MULTIPLIERS)
+        if value is None:
+            return written
         for char in mult if mult[:1] in _ZH_BIG else (mult,) if mult else ():
             value *= _MULTIPLIERS[char]
         return _key(value)
-    except (KeyError, InvalidOperation):
+    except (KeyError, InvalidOperation):  # crawled text: never fail a batch on a number
         return written
 
 
@@ -177,7 +177,7 @@ def zh_numeral_value(numeral: str) -> int:
             section += (number or 1) * _ZH_UNITS[char]
             number = 0
         elif _ZH_BIG[char] == 10**8:
-            total = (total + section + number) * 10**8
+            total = (total + section + number or 1) * 10**8
             section = number = 0
         else:
             total += (section + number or 1) * 10**4

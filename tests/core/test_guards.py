@@ -219,7 +219,8 @@ def test_numbers_are_shown_as_written() -> None:
 @pytest.mark.parametrize(
     ("numeral", "value"),
     [("十", 10), ("十五", 15), ("二十", 20), ("三百零五", 305), ("一万二千", 12000),
-     ("两亿", 200_000_000), ("一亿二千万", 120_000_000), ("壹仟贰佰", 1200), ("万", 10_000)],
+     ("两亿", 200_000_000), ("一亿二千万", 120_000_000), ("壹仟贰佰", 1200), ("万", 10_000),
+     ("亿", 10**8), ("三万亿", 3 * 10**12)],
 )  # fmt: skip
 def test_chinese_numerals(numeral: str, value: int) -> None:
     assert zh_numeral_value(numeral) == value
@@ -293,3 +294,15 @@ def test_two_different_prices_always_differ(p: int, q: int) -> None:
     assert g.numbers_differ == (p != q)
     g = guards_check(ZH_PAGE.format(price=f"¥{p:,}"), ZH_PAGE.format(price=f"{q}元"))
     assert g.numbers_differ == (p != q)
+
+
+@given(
+    st.text(
+        alphabet=st.sampled_from(list("0123456789.,:-/ 万亿đ₫元块十百千一二两triệuVNĐ¥")),
+        max_size=60,
+    )
+)
+def test_any_digits_and_separators_give_one_value_each_and_never_fail(text: str) -> None:
+    written, values = numeric_tokens(text), numeric_values(text)
+    assert len(written) == len(values)
+    assert guards_check(text, text).flags() == []
