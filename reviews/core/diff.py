@@ -19,7 +19,6 @@ import re
 from collections import defaultdict
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass, field
-from itertools import islice
 
 from rapidfuzz.distance import Indel, Opcode
 
@@ -98,14 +97,18 @@ def words(text: str, limit: int | None = None) -> list[str]:
     the first `limit` tokens (the rest of the text is not scanned)."""
     if limit is None:
         return _WORD.findall(text)
-    # Scan a prefix long enough for `limit` tokens of ordinary words; its last token may
-    # be cut at the prefix's end, so only the tokens before it are sure.
-    end = limit * 16
-    if end < len(text):
+    # Scan growing prefixes (two characters a token suits CJK text, then ×4) until one
+    # holds more than `limit` tokens: its last token may be cut at the prefix's end, so
+    # only the tokens before it are sure.
+    if limit <= 0:
+        return []
+    end = limit * 2
+    while end < len(text):
         tokens = _WORD.findall(text, 0, end)
         if len(tokens) > limit:
             return tokens[:limit]
-    return [m.group() for m in islice(_WORD.finditer(text), limit)]
+        end *= 4
+    return _WORD.findall(text)[:limit]
 
 
 def token_count(text: str) -> int:
