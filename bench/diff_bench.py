@@ -1,6 +1,6 @@
 """The pair view's text diffs alone, on a ~300 KB English pair and a long Chinese pair.
 
-    .venv/bin/python bench/diff_bench.py [--runs 15]
+    .venv/bin/python bench/diff_bench.py [--runs 15] [--before OTHER_CHECKOUT]
 
 No database: builds the English pair the pair view bench builds (bench/pair_view_bench.py,
 a few edits spread through it) and a Chinese pair of the same shape (a character changed
@@ -21,6 +21,7 @@ import time
 from collections.abc import Callable
 from functools import partial
 from pathlib import Path
+from typing import Any
 
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
@@ -57,31 +58,28 @@ def _chinese(target_chars: int) -> tuple[str, str]:
     return text, "\n\n".join(parts)
 
 
-def _time(fn: Callable[[], object], runs: int) -> tuple[float, float, float]:
-    times = []
-    for i in range(runs + 2):
-        t0 = time.perf_counter()
-        fn()
-        if i >= 2:  # warm-up
-            times.append((time.perf_counter() - t0) * 1000)
-    times.sort()
-    p95 = times[min(len(times) - 1, round(0.95 * (len(times) - 1)))]
-    return times[0], statistics.median(times), p95
-
-
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--runs", type=int, default=15)
     parser.add_argument("--max-words", type=int, default=4000)
     parser.add_argument("--max-sentences", type=int, default=3000)
+    parser.add_argument(
+        "--before",
+        type=Path,
+        help="another checkout of the project: its diff and alignment are timed too, "
+        "interleaved with these runs (a fair before/after on a loaded machine)",
+    )
     args = parser.parse_args()
     os.environ.setdefault("DJANGO_SETTINGS_MODULE", "dedup_site.settings")
     os.environ.setdefault("SECRET_KEY", "bench-only-not-secret")
     import django
 
     django.setup()  # tests.factories imports models
-    from reviews.core.align import sentence_align
-    from reviews.core.diff import word_diff
+    from reviews.core import align, diff
+
+    versions = {"": (diff, align)}
+    if args.before:
+        versions[" (before)"] = _load_before(args.before)
 
     print(
         f"diff bench · {platform.python_implementation()} {platform.python_version()} · "
@@ -89,18 +87,62 @@ def main() -> None:
     )
     pairs = (("English", _english(250_000)), ("Chinese", _chinese(100_000)))
     for name, (a, b) in pairs:
-        d = word_diff(a, b, max_words=args.max_words)
-        print(
-            f"{name}: {len(a.encode()) / 1000:.0f} KB / {len(a)} characters; "
-            f"{d.words_a} tokens, {d.changes} changes, truncated {d.truncated}"
-        )
-        runs: tuple[tuple[str, Callable[[], object]], ...] = (
-            ("word diff", partial(word_diff, a, b, max_words=args.max_words)),
-            ("sentence alignment", partial(sentence_align, a, b, max_sentences=args.max_sentences)),
-        )
+        for suffix, (d_mod, _) in versions.items():
+            d = d_mod.word_diff(a, b, max_words=args.max_words)
+            print(
+                f"{name}{suffix}: {len(a.encode()) / 1000:.0f} KB / {len(a)} characters; "
+                f"{d.words_a} tokens, {d.changes} changes, truncated {d.truncated}"
+            )
+        runs: list[tuple[str, Callable[[], object]]] = []
+        for suffix, (d_mod, a_mod) in versions.items():
+            runs.append(
+                (f"word diff{suffix}", partial(d_mod.word_diff, a, b, max_words=args.max_words))
+            )
+            runs.append(
+                (
+                    f"sentence alignment{suffix}",
+                    partial(a_mod.sentence_align, a, b, max_sentences=args.max_sentences),
+                )
+            )
+        timings = _time_interleaved(runs, args.runs)
+        for label, (low, median, p95) in timings.items():
+            print(f"  {label:<29} min {low:7.1f} ms   median {median:7.1f} ms   p95 {p95:7.1f} ms")
+
+
+def _load_before(tree: Path) -> tuple[Any, Any]:
+    """The diff and align modules of another checkout, loaded under other names."""
+    import importlib.util
+
+    def load(name: str, source: str) -> Any:
+        spec = importlib.util.spec_from_loader(name, loader=None)
+        assert spec is not None
+        module = importlib.util.module_from_spec(spec)
+        sys.modules[name] = module
+        exec(compile(source, f"{tree}/{name}", "exec"), module.__dict__)  # noqa: S102
+        return module
+
+    diff = load("before_diff", (tree / "reviews/core/diff.py").read_text())
+    source = (tree / "reviews/core/align.py").read_text()
+    align = load("before_align", source.replace("from reviews.core.diff", "from before_diff"))
+    return diff, align
+
+
+def _time_interleaved(
+    runs: list[tuple[str, Callable[[], object]]], count: int
+) -> dict[str, tuple[float, float, float]]:
+    times: dict[str, list[float]] = {label: [] for label, _ in runs}
+    for i in range(count + 2):
         for label, fn in runs:
-            low, median, p95 = _time(fn, args.runs)
-            print(f"  {label:<20} min {low:7.1f} ms   median {median:7.1f} ms   p95 {p95:7.1f} ms")
+            t0 = time.perf_counter()
+            fn()
+            if i >= 2:  # warm-up
+                times[label].append((time.perf_counter() - t0) * 1000)
+    out = {}
+    for label, values in times.items():
+        values.sort()
+        p95 = values[min(len(values) - 1, round(0.95 * (len(values) - 1)))]
+        out[label] = (values[0], statistics.median(values), p95)
+    return out
 
 
 if __name__ == "__main__":
