@@ -1,13 +1,15 @@
 """Pair view server time on two ~300 KB pages (target: under 200 ms median).
 
     .venv/bin/python bench/pair_view_bench.py                      # SQLite (in memory)
+    .venv/bin/python bench/pair_view_bench.py --script zh          # Chinese pages
     DATABASE_URL=postgres://postgres@127.0.0.1:5432/dedup \\
         .venv/bin/python bench/pair_view_bench.py --runs 50         # PostgreSQL (test_ db)
 
 Builds a throw-away test database, stores two near-duplicate pages of about 300 KB of
 HTML each (their extracted texts about 250 KB), and times the Django test client's GET
-of the pair view (the default main-text diff) and of each toggle. Prints median and p95
-in milliseconds with the machine noted. A script, not a test.
+of the pair view (the default main-text diff) and of each toggle, then the main-text word
+diff alone and its share of the pair view. Prints median and p95 in milliseconds with
+the machine noted. A script, not a test.
 """
 
 from __future__ import annotations
@@ -25,6 +27,23 @@ sys.path.insert(0, str(ROOT))
 os.environ.setdefault("DJANGO_SETTINGS_MODULE", "dedup_site.settings")
 os.environ.setdefault("DJANGO_ALLOW_ASYNC_UNSAFE", "true")
 os.environ.setdefault("SECRET_KEY", "bench-only-not-secret")  # settings refuse none with DEBUG off
+
+
+def _chinese_pages(target_bytes: int) -> tuple[str, str, str, str]:
+    from tests import factories
+    from tests.zh_text import chinese_article_text
+
+    text = chinese_article_text(31, chars=target_bytes // 3)
+    html = factories.article_html("大页面", text).replace("</p>", "</p>\n")
+    # B: a character changed and a price added in every eighth paragraph.
+    parts = text.split("\n\n")
+    for i in range(0, len(parts), max(len(parts) // 8, 1)):
+        k = len(parts[i]) // 2
+        swap = "乙" if parts[i][k] != "乙" else "甲"
+        parts[i] = parts[i][:k] + swap + parts[i][k + 1 :] + "现价14.99元。"
+    text_b = "\n\n".join(parts)
+    html_b = factories.article_html("大页面", text_b).replace("</p>", "</p>\n")
+    return text, html, text_b, html_b
 
 
 def _pages(target_bytes: int) -> tuple[str, str, str, str]:
@@ -50,6 +69,9 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--runs", type=int, default=30)
     parser.add_argument("--size", type=int, default=300_000, help="bytes of HTML per page")
+    parser.add_argument(
+        "--script", choices=("en", "zh"), default="en", help="English or Chinese pages"
+    )
     args = parser.parse_args()
 
     import django
@@ -69,7 +91,8 @@ def main() -> None:
     old_name = connection.creation.create_test_db(verbosity=0, autoclobber=True)
     try:
         methods_ensure()
-        text_a, html_a, text_b, html_b = _pages(args.size)
+        build = _chinese_pages if args.script == "zh" else _pages
+        text_a, html_a, text_b, html_b = build(args.size)
         docs = []
         for i, (text, html) in enumerate(((text_a, html_a), (text_b, html_b))):
             doc = factories.indexed_document(
@@ -120,6 +143,7 @@ def main() -> None:
             ("toggle: HTML source diff", {"view": "html"}, {"HX-Target": "diff-panel"}),
             ("toggle: source frames", {"view": "source"}, {"HX-Target": "diff-panel"}),
         ]
+        medians = {}
         for name, query, headers in views:
             if headers:
                 headers = {"HX-Request": "true", **headers}
@@ -133,10 +157,24 @@ def main() -> None:
                     times.append(elapsed)
             times.sort()
             p95 = times[min(len(times) - 1, int(round(0.95 * (len(times) - 1))))]
+            medians[name] = statistics.median(times)
             print(
                 f"  {name:<32} median {statistics.median(times):7.1f} ms   p95 {p95:7.1f} ms"
                 f"   ({len(r.content) / 1000:.0f} KB response)"
             )
+        # The main-text word diff alone, and its share of the pair view.
+        from reviews import selectors
+
+        pair_view = selectors.pair_view(pair=pair, user=user)
+        times = []
+        for i in range(args.runs + 2):
+            t0 = time.perf_counter()
+            selectors.pair_text_diff(view=pair_view, branch="main")
+            if i >= 2:
+                times.append((time.perf_counter() - t0) * 1000)
+        diff_median = statistics.median(times)
+        share = diff_median / medians["pair view (main-text diff)"]
+        print(f"  {'main-text word diff alone':<32} median {diff_median:7.1f} ms   ({share:.0%})")
         print("target: pair view median < 200 ms")
     finally:
         connection.creation.destroy_test_db(old_name, verbosity=0)

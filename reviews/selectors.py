@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 from collections import Counter
 from collections.abc import Collection
 from dataclasses import dataclass, field
@@ -994,12 +995,18 @@ def blind_mode_for(*, user: User) -> bool:
     return bool(pref and pref.blind_mode)
 
 
+_DIGITS_HEAD = re.compile(r"\d+(?:[.,]\d+)*")
+
+
 def guard_terms(pair: CandidatePair) -> list[str]:
     """Numbers and ids found on one side only: the ones that tripped a guard."""
     g = pair.guard_details or {}
     terms: set[str] = set()
     for x, y in (("numbers_a", "numbers_b"), ("ids_a", "ids_b")):
         terms |= set(map(str, g.get(x, []))) ^ set(map(str, g.get(y, [])))
+    # A number with a multiplier ("1.2万", "1,5 triệu") is more than one token of the
+    # diff: its digits are the token to emphasise.
+    terms |= {m.group() for t in terms if (m := _DIGITS_HEAD.match(t)) and m.group() != t}
     return sorted(terms)
 
 

@@ -7,11 +7,11 @@ from __future__ import annotations
 
 import re
 from collections import defaultdict
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 
 from rapidfuzz.distance import Indel
 
-from reviews.core.diff import change_blocks, collapse_runs, side_by_side
+from reviews.core.diff import Segment, change_blocks, collapse_runs, side_by_side, word_diff
 
 EQUAL = "equal"
 DELETE = "delete"
@@ -21,8 +21,19 @@ MOVED = "moved"
 SKIP = "skip"
 
 # A sentence ends at end punctuation followed by white space ("$74.90" is one), or
-# at a line break.
-_BREAK = re.compile(r"(?<=[.!?])\s+|(?<=[.!?][\"'”’)\]])\s+|\s*\n\s*")
+# at a line break. Chinese and Japanese end punctuation (。！？；and the half-width ｡)
+# ends a sentence with or without white space after it, and after the closing quotes or
+# brackets that follow it (。」 ！” ？）, up to two of them).
+_CJK_END = "。！？；｡"
+_CLOSE = "」』”’）〉》】〕\"'\\)\\]"
+_BREAK_LATIN = r"(?<=[.!?])\s+|(?<=[.!?][\"'”’)\]])\s+|\s*\n\s*"
+_BREAK_PLAIN = re.compile(_BREAK_LATIN)
+_HAS_CJK_END = re.compile(rf"[{_CJK_END}]")
+_BREAK = re.compile(
+    _BREAK_LATIN + rf"|(?<=[{_CJK_END}])(?![{_CLOSE}])\s*"
+    rf"|(?<=[{_CJK_END}][{_CLOSE}])(?![{_CLOSE}])\s*"
+    rf"|(?<=[{_CJK_END}][{_CLOSE}][{_CLOSE}])(?![{_CLOSE}])\s*"
+)
 _WORDS = re.compile(r"\w+")
 
 
@@ -34,6 +45,9 @@ class AlignRow:
     left_no: int | None  # 1-based sentence number on side A
     right_no: int | None
     move: int | None = None  # moved block number, the same on both sides
+    # A replaced sentence's word diff against its partner (characters in CJK runs).
+    left_parts: tuple[Segment, ...] = ()
+    right_parts: tuple[Segment, ...] = ()
 
 
 @dataclass(frozen=True)
@@ -49,7 +63,9 @@ class Alignment:
 
 def sentences(text: str) -> list[str]:
     """Sentences (and lines without end punctuation), stripped, empty ones dropped."""
-    return [s.strip() for s in _BREAK.split(text) if s.strip()]
+    # Text without CJK end punctuation is split by the shorter expression (same result).
+    pattern = _BREAK if _HAS_CJK_END.search(text) else _BREAK_PLAIN
+    return [s.strip() for s in pattern.split(text) if s.strip()]
 
 
 def _key(sentence: str) -> str:
@@ -62,6 +78,7 @@ def sentence_align(a: str, b: str, *, max_sentences: int = 2000, context: int = 
     consecutive moved sentences form one moved block. Runs of unchanged sentences longer
     than 2 × `context` + 1 collapse into one "skip" row (its `left` says how many)."""
     sa, sb = sentences(a), sentences(b)
+    count_a, count_b = len(sa), len(sb)
     truncated = len(sa) > max_sentences or len(sb) > max_sentences
     sa, sb = sa[:max_sentences], sb[:max_sentences]
     ka, kb = [_key(s) for s in sa], [_key(s) for s in sb]
@@ -112,7 +129,11 @@ def sentence_align(a: str, b: str, *, max_sentences: int = 2000, context: int = 
                 rows.append(AlignRow(MOVED, None, sb[j], k + 1, j + 1, move_of[k]))
                 q += 1
             else:
-                rows.append(AlignRow(*side_by_side(i, j, sa, sb)))
+                row = AlignRow(*side_by_side(i, j, sa, sb))
+                if row.op == REPLACE and row.left is not None and row.right is not None:
+                    d = word_diff(row.left, row.right)
+                    row = replace(row, left_parts=tuple(d.left), right_parts=tuple(d.right))
+                rows.append(row)
                 p += i is not None
                 q += j is not None
 
@@ -121,8 +142,8 @@ def sentence_align(a: str, b: str, *, max_sentences: int = 2000, context: int = 
         rows.extend(AlignRow(EQUAL, sa[i], sb[j], i + 1, j + 1) for i, j in equal)
     return Alignment(
         rows=_collapse(rows, context),
-        sentences_a=len(sentences(a)),
-        sentences_b=len(sentences(b)),
+        sentences_a=count_a,
+        sentences_b=count_b,
         cap=max_sentences,
         truncated=truncated,
         changes=changes,

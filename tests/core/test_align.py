@@ -72,3 +72,67 @@ def test_every_sentence_of_each_side_is_shown_in_order(
                 flat.append(item)
                 pos += 1
         assert flat == expected
+
+
+def test_chinese_sentences_end_at_chinese_end_punctuation() -> None:
+    text = "记者表示。专家认为，这一计划需要资金！真的吗？是的；明天开会。"
+    assert sentences(text) == [
+        "记者表示。",
+        "专家认为，这一计划需要资金！",
+        "真的吗？",
+        "是的；",
+        "明天开会。",
+    ]
+
+
+def test_closing_quotes_stay_with_their_sentence() -> None:
+    text = "他说：“我们明天去北京。”她问：「真的吗？」（好！）English here. 「引用。」』下一句。"
+    assert sentences(text) == [
+        "他说：“我们明天去北京。”",
+        "她问：「真的吗？」",
+        "（好！）",
+        "English here.",
+        "「引用。」』",
+        "下一句。",
+    ]
+
+
+def test_english_sentences_split_as_before() -> None:
+    text = 'It costs $74.90 today. "Really?" she asked. Yes! (It is.) Next line\nand more'
+    assert sentences(text) == [
+        "It costs $74.90 today.",
+        '"Really?"',
+        "she asked.",
+        "Yes!",
+        "(It is.)",
+        "Next line",
+        "and more",
+    ]
+
+
+def test_a_changed_chinese_sentence_is_one_changed_row_not_the_paragraph() -> None:
+    a = "第一句话说明情况。第二句话介绍背景。第三句话给出结论。"
+    b = a.replace("介绍背景", "介绍历史")
+    result = sentence_align(a, b, context=5)
+    assert [(r.op, r.left, r.right) for r in result.rows] == [
+        (EQUAL, "第一句话说明情况。", "第一句话说明情况。"),
+        ("replace", "第二句话介绍背景。", "第二句话介绍历史。"),
+        (EQUAL, "第三句话给出结论。", "第三句话给出结论。"),
+    ]
+
+
+def test_reordered_chinese_sentences_are_moves() -> None:
+    a = "甲说今天下雨。乙说明天晴天。丙说后天刮风。丁说周末降温。"
+    b = "丙说后天刮风。丁说周末降温。甲说今天下雨。乙说明天晴天。"
+    result = sentence_align(a, b)
+    assert result.changes == 0 and result.moves >= 1
+
+
+def test_a_replaced_sentence_carries_its_character_diff() -> None:
+    a = "第一句话说明情况。第二句话介绍背景。"
+    b = "第一句话说明情况。第二句话介绍北景。"
+    (row,) = [r for r in sentence_align(a, b).rows if r.op == "replace"]
+    assert "".join(s.text for s in row.left_parts) == row.left
+    assert [s.text for s in row.left_parts if s.changed] == ["背"]
+    assert [s.text for s in row.right_parts if s.changed] == ["北"]
+    assert all(not r.left_parts for r in sentence_align(a, b).rows if r.op != "replace")

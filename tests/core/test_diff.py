@@ -116,3 +116,141 @@ def test_without_main_texts_nothing_is_boilerplate() -> None:
 
     d = word_diff("a b c", "a b d")
     assert not any(s.boilerplate for s in d.left + d.right)
+
+
+# --- Scripts: character granularity inside CJK runs, words elsewhere -----------------
+
+from reviews.core.diff import MOVED, token_count  # noqa: E402
+
+MIXED = st.text(
+    alphabet=st.sampled_from(
+        list("ab xyz.,\n\t")
+        + list("đêờơ ")  # Latin, Vietnamese
+        + list("我们的中国价格元。，！？；「」")
+        + list("ひらカナ한국어")  # Han, kana, hangul
+        + list("ＡＢ１２，\u3000\u00a0")  # full-width forms, ideographic and no-break space
+    ),
+    max_size=120,
+)
+HAN = st.text(
+    alphabet=st.sampled_from(list("北京上海记者表示城市政府会议决定项目计划")), min_size=1
+)
+ZH = "记者今天表示，城市政府已经决定继续推动这个项目。专家认为，这一计划需要更多资金。"
+
+
+def _marked(segments) -> str:  # type: ignore[no-untyped-def]
+    return "".join(s.text for s in segments if s.changed)
+
+
+def test_one_changed_character_in_a_chinese_paragraph_marks_that_character() -> None:
+    changed = ZH.replace("推动", "推进")
+    d = word_diff(ZH, changed)
+    assert _marked(d.left) == "动" and _marked(d.right) == "进"
+    assert d.changes == 1
+    assert "".join(s.text for s in d.left if not s.changed) == ZH.replace("动", "", 1)
+
+
+def test_chinese_is_one_token_per_character_latin_and_numbers_are_words() -> None:
+    assert words("价格199元，iPhone15 手机") == [
+        "价", "格", "199", "元", "，", "iPhone15 ", "手", "机",
+    ]  # fmt: skip
+    assert words("ＡＢ１ カナ 한국") == ["Ａ", "Ｂ", "１ ", "カ", "ナ ", "한", "국"]
+    # The ideographic space is white space, not a character to compare.
+    assert words("北京\u3000上海") == ["北", "京\u3000", "上", "海"]
+
+
+def test_vietnamese_keeps_word_granularity() -> None:
+    d = word_diff("Giá bán hôm nay là 1.250.000₫", "Giá bán hôm qua là 1.250.000₫")
+    assert _marked(d.left).strip() == "nay" and _marked(d.right).strip() == "qua"
+
+
+def test_a_changed_price_in_chinese_text_is_emphasised() -> None:
+    d = word_diff(
+        "本店价格199元，运费12元。", "本店价格299元，运费12元。", emphasise=["199", "299"]
+    )
+    assert [s.text for s in d.left + d.right if s.emphasis] == ["199", "299"]
+
+
+@given(st.text(alphabet=st.characters(exclude_categories=("Cs",)), max_size=200))
+def test_text_without_cjk_is_tokenized_by_white_space_as_before(text: str) -> None:
+    import re
+
+    from reviews.core.diff import _CJK_RUN
+
+    if _CJK_RUN.search(text) is None:
+        assert words(text) == re.findall(r"\S+\s*|\s+", text)
+    assert "".join(words(text)) == text
+    assert token_count(text) == len(words(text))
+
+
+@given(MIXED, st.integers(min_value=0, max_value=12))
+def test_token_count_is_the_number_of_tokens(text: str, limit: int) -> None:
+    assert token_count(text) == len(words(text))
+    # (Texts longer than 2 × limit take the prefix path.)
+    assert words(text, limit) == words(text)[:limit]
+
+
+@given(MIXED, MIXED)
+def test_segments_rebuild_both_texts_in_any_script(a: str, b: str) -> None:
+    d = word_diff(a, b)
+    assert "".join(s.text for s in d.left) == a
+    assert "".join(s.text for s in d.right) == b
+
+
+@given(MIXED, MIXED)
+def test_unchanged_tokens_are_the_same_on_both_sides(a: str, b: str) -> None:
+    d = word_diff(a, b)
+    # (White space is not compared: a leading space is no change.)
+    left = [w.strip() for s in d.left if s.op == "equal" for w in words(s.text) if w.strip()]
+    right = [w.strip() for s in d.right if s.op == "equal" for w in words(s.text) if w.strip()]
+    assert left == right
+
+
+@given(MIXED)
+def test_a_text_against_itself_marks_nothing(text: str) -> None:
+    d = word_diff(text, text)
+    assert not any(s.changed or s.op == MOVED for s in d.left + d.right)
+    assert d.changes == d.moves == 0
+
+
+@given(HAN, HAN, st.data())
+def test_one_substituted_character_marks_only_that_character(
+    head: str, tail: str, data: st.DataObject
+) -> None:
+    old, new = data.draw(st.sampled_from(list("北京上海记者"))), "乙"
+    a, b = f"{head}{old}{tail}。\n{tail}", f"{head}{new}{tail}。\n{tail}"
+    d = word_diff(a, b)
+    assert _marked(d.left) == old and _marked(d.right) == new
+    assert d.changes == 1
+
+
+def test_a_moved_paragraph_is_moved_not_deleted_and_inserted() -> None:
+    paragraphs = [f"Paragraph {i} tells about item {i} in detail." for i in range(5)]
+    moved = paragraphs[1:4] + paragraphs[:1] + paragraphs[4:]
+    d = word_diff("\n".join(paragraphs), "\n".join(moved))
+    assert d.changes == 0 and d.moves == 1 and not d.identical
+    (left,) = [s for s in d.left if s.op == MOVED]
+    (right,) = [s for s in d.right if s.op == MOVED]
+    assert left.text.strip() == right.text.strip() == paragraphs[0]
+    assert left.move == right.move == 1
+
+
+def test_a_moved_chinese_paragraph_beside_a_changed_one() -> None:
+    p = ["第一段记者表示。", "第二段专家认为。", "第三段政府决定。", "第四段居民说。"]
+    b = [p[2], p[0], p[1].replace("认为", "表示"), p[3]]
+    d = word_diff("\n".join(p), "\n".join(b))
+    assert d.moves == 1 and d.changes == 1
+    assert _marked(d.left) == "认为" and _marked(d.right) == "表示"
+    assert [s.text.strip() for s in d.left if s.op == MOVED] == [p[2]]
+
+
+PARAGRAPH = MIXED.map(lambda t: t.replace("\n", " ").strip()).filter(bool)
+
+
+@given(st.lists(PARAGRAPH, unique=True, max_size=8), st.randoms())
+def test_reordered_paragraphs_have_no_changes(paragraphs: list[str], rnd) -> None:  # type: ignore[no-untyped-def]
+    shuffled = paragraphs[:]
+    rnd.shuffle(shuffled)
+    d = word_diff("\n".join(paragraphs), "\n".join(shuffled))
+    # Paragraphs that differ only in spacing have one key: moved or equal, never changed.
+    assert d.changes == 0

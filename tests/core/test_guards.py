@@ -181,3 +181,128 @@ def test_five_megabytes_are_compared_through_bounded_excerpts() -> None:
     assert (s.ratio, s.token_set_ratio) == (cut.ratio, cut.token_set_ratio)
     assert s.ratio > 90
     assert guards_check(big, other).numbers_differ
+
+
+# --- Chinese and Vietnamese prices and numbers ---------------------------------------
+
+from ingest.core.guards import numeric_values, zh_numeral_value  # noqa: E402
+
+ZH_PAGE = "华为手机 Mate 60 Pro 现价{price}，包邮，库存充足。本店承诺七天无理由退货。"
+VI_PAGE = "Điện thoại Samsung Galaxy A55, giá {price}, bảo hành 12 tháng, còn hàng."
+
+
+@pytest.mark.parametrize(
+    ("text", "values"),
+    [
+        ("售价1.2万元", ["12000"]),
+        ("投资3亿元，1.5万亿", ["300000000", "1500000000000"]),
+        ("¥12,000 或 ￥12000.00 或 RMB12000 或 人民币 12000 元", ["12000"] * 4),
+        ("一万二千元，三百元，两千块，十元", ["12000", "300", "2000", "10"]),
+        ("1.234.567 đ · 1234567 VNĐ · 1.234.567₫ · 1.234.567 đồng", ["1234567"] * 4),
+        ("Giá 250,000đ hoặc 250.000 VND", ["250000", "250000"]),
+        ("1,5 triệu đồng = 1.500.000đ", ["1500000", "1500000"]),
+        ("3 tỷ, 200 nghìn", ["3000000000", "200000"]),
+        ("1.234,56 € = 1,234.56 $", ["1234.56", "1234.56"]),
+        ("price 19.99, 1,250 people, 1.250 kg", ["19.99", "1250", "1.25"]),
+        ("firmware v1.2.10 on 2026-05-01 at 10:30", ["1.2.10", "2026-05-01", "10:30"]),
+    ],
+)
+def test_numeric_values(text: str, values: list[str]) -> None:
+    assert numeric_values(text) == values
+
+
+def test_numbers_are_shown_as_written() -> None:
+    assert numeric_tokens("售价1.2万元，原价一万五千元") == ["1.2万", "一万五千"]
+    assert numeric_tokens("Giá 1,5 triệu đồng") == ["1,5 triệu"]
+
+
+@pytest.mark.parametrize(
+    ("numeral", "value"),
+    [("十", 10), ("十五", 15), ("二十", 20), ("三百零五", 305), ("一万二千", 12000),
+     ("两亿", 200_000_000), ("一亿二千万", 120_000_000), ("壹仟贰佰", 1200), ("万", 10_000),
+     ("亿", 10**8), ("三万亿", 3 * 10**12)],
+)  # fmt: skip
+def test_chinese_numerals(numeral: str, value: int) -> None:
+    assert zh_numeral_value(numeral) == value
+
+
+def test_a_chinese_price_change_fires_numbers_differ() -> None:
+    g = guards_check(ZH_PAGE.format(price="5999元"), ZH_PAGE.format(price="6499元"))
+    assert g.flags() == ["numbers_differ"]
+    assert (g.numbers_a, g.numbers_b) == (("5999",), ("6499",))
+    g = guards_check(ZH_PAGE.format(price="1.2万元"), ZH_PAGE.format(price="1.3万元"))
+    assert (g.numbers_a, g.numbers_b) == (("1.2万",), ("1.3万",))
+
+
+def test_a_vietnamese_price_change_fires_numbers_differ() -> None:
+    g = guards_check(VI_PAGE.format(price="8.990.000đ"), VI_PAGE.format(price="9.490.000đ"))
+    assert g.flags() == ["numbers_differ"]
+    assert (g.numbers_a, g.numbers_b) == (("8.990.000",), ("9.490.000",))
+
+
+@pytest.mark.parametrize(
+    ("page", "one", "other"),
+    [
+        (ZH_PAGE, "1.2万元", "12000元"),
+        (ZH_PAGE, "¥12,000", "一万二千元"),
+        (ZH_PAGE, "3亿元", "300000000元"),
+        (VI_PAGE, "1.234.567đ", "1234567 VNĐ"),
+        (VI_PAGE, "1.234.567 ₫", "1,234,567 đồng"),
+        (VI_PAGE, "1,5 triệu đồng", "1.500.000 đ"),
+    ],
+)
+def test_one_price_written_two_ways_is_not_a_difference(page: str, one: str, other: str) -> None:
+    assert not guards_check(page.format(price=one), page.format(price=other)).any()
+
+
+def test_a_currency_code_glued_to_a_price_is_not_an_id() -> None:
+    assert id_tokens("RMB199 VND500000 SKU-4411") == ["SKU-4411"]
+    assert numeric_values("RMB199") == ["199"]
+
+
+def test_dot_thousands_need_a_vietnamese_sign_for_one_group() -> None:
+    # One dot before three digits: thousands beside đ, a decimal mark in English text.
+    assert numeric_values("1.250đ") == ["1250"]
+    assert numeric_values("1.250 kg") == ["1.25"]
+    assert guards_check("Giá 1.250đ", "Giá 1250đ").flags() == []
+    assert guards_check("weight 1.250 kg", "weight 1250 kg").numbers_differ
+
+
+PRICES = st.integers(min_value=1, max_value=10**9)
+
+
+def _dots(n: int) -> str:
+    return f"{n:,}".replace(",", ".")
+
+
+@given(PRICES, st.sampled_from(["{}đ", "{} đ", "{} VNĐ", "{}₫", "{} đồng", "{} VND"]))
+def test_vietnamese_prices_in_any_writing_are_one_value(n: int, form: str) -> None:
+    written = {_dots(n), f"{n:,}", str(n)}
+    values = {numeric_values(form.format(w))[0] for w in written}
+    assert values == {str(n)}
+
+
+@given(st.integers(min_value=1, max_value=99_999), st.integers(min_value=0, max_value=9))
+def test_wan_amounts_equal_their_digits(whole: int, tenth: int) -> None:
+    amount = f"{whole}.{tenth}万元" if tenth else f"{whole}万元"
+    assert numeric_values(amount) == [str(whole * 10_000 + tenth * 1_000)]
+
+
+@given(PRICES, PRICES)
+def test_two_different_prices_always_differ(p: int, q: int) -> None:
+    g = guards_check(VI_PAGE.format(price=f"{_dots(p)}đ"), VI_PAGE.format(price=f"{_dots(q)}đ"))
+    assert g.numbers_differ == (p != q)
+    g = guards_check(ZH_PAGE.format(price=f"¥{p:,}"), ZH_PAGE.format(price=f"{q}元"))
+    assert g.numbers_differ == (p != q)
+
+
+@given(
+    st.text(
+        alphabet=st.sampled_from(list("0123456789.,:-/ 万亿đ₫元块十百千一二两triệuVNĐ¥")),
+        max_size=60,
+    )
+)
+def test_any_digits_and_separators_give_one_value_each_and_never_fail(text: str) -> None:
+    written, values = numeric_tokens(text), numeric_values(text)
+    assert len(written) == len(values)
+    assert guards_check(text, text).flags() == []
