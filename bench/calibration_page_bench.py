@@ -3,7 +3,7 @@ on PostgreSQL (target: median under one second at 10,000 labels).
 
     DATABASE_URL=postgres://postgres@127.0.0.1:5432/dedup_bench \\
         .venv/bin/python bench/calibration_page_bench.py \\
-        [--pairs 100000] [--labels 1000,10000] [--runs 10]
+        [--pairs 100000] [--labels 1000,10000] [--runs 10] [--keep | --reuse] [--no-figures]
 
 Builds a throw-away test database (test_<name>) with the queue bench's corpus (documents
 with fingerprints, candidate pairs with random distances and doc types, groups), gives
@@ -109,6 +109,16 @@ def main() -> None:
     parser.add_argument("--runs", type=int, default=10)
     parser.add_argument("--seed", type=int, default=1)
     parser.add_argument("--keep", action="store_true", help="leave test_<name> in place")
+    parser.add_argument(
+        "--reuse",
+        action="store_true",
+        help="time against test_<name> as a previous --keep run left it (no fill)",
+    )
+    parser.add_argument(
+        "--no-figures",
+        action="store_true",
+        help="time the page without stored figures (computed per request, as before)",
+    )
     args = parser.parse_args()
     counts = sorted(int(x) for x in args.labels.split(","))
 
@@ -122,8 +132,8 @@ def main() -> None:
     from queue_bench import _fill  # the same directory
 
     from ingest.models import CandidatePair
-    from reviews import calibration, prelabel
-    from reviews.models import Label
+    from reviews import calibration, calibration_figures, prelabel
+    from reviews.models import CalibrationFigures, Label
     from tests import factories
 
     if connection.vendor != "postgresql":
@@ -131,15 +141,23 @@ def main() -> None:
     setup_test_environment()
     settings.ALLOWED_HOSTS = ["testserver", *settings.ALLOWED_HOSTS]
     settings.DEBUG = False
-    old_name = connection.creation.create_test_db(verbosity=0, autoclobber=True)
+    if args.reuse:
+        old_name = settings.DATABASES["default"]["NAME"]
+        test_name = connection.creation._get_test_db_name()
+        settings.DATABASES["default"]["NAME"] = test_name
+        connection.settings_dict["NAME"] = test_name
+        connection.close()
+    else:
+        old_name = connection.creation.create_test_db(verbosity=0, autoclobber=True)
     try:
         t0 = time.perf_counter()
-        _fill(args.pairs, 0, args.seed)
-        with connection.cursor() as cursor:
-            cursor.execute(
-                "UPDATE ingest_candidatepair SET cosine = 0.5 + random() / 2 WHERE id % 2 = 0"
-            )
-        prelabel.prelabel_compute()
+        if not args.reuse:
+            _fill(args.pairs, 0, args.seed)
+            with connection.cursor() as cursor:
+                cursor.execute(
+                    "UPDATE ingest_candidatepair SET cosine = 0.5 + random() / 2 WHERE id % 2 = 0"
+                )
+            prelabel.prelabel_compute()
         print(
             f"calibration page bench · {connection.vendor} {connection.pg_version} · "
             f"{platform.python_implementation()} {platform.python_version()} · "
@@ -147,6 +165,9 @@ def main() -> None:
         )
         filled = time.perf_counter() - t0
         print(f"{CandidatePair.objects.count()} candidate pairs (filled in {filled:.0f} s)")
+        from django.contrib.auth.models import User
+
+        User.objects.filter(username="bench").delete()
         user = factories.user_create(username="bench", role="editor")
         client = Client()
         client.force_login(user)
@@ -155,16 +176,16 @@ def main() -> None:
             calibration.calibration_sample_make(per_band=20, seed=count)
             with connection.cursor() as cursor:
                 cursor.execute("VACUUM ANALYZE")  # as autovacuum leaves a table in use
-            recompute = getattr(calibration, "calibration_recompute", None)
-            if recompute is not None:
+            if args.no_figures:
+                CalibrationFigures.objects.all().delete()
+                print(f"{Label.objects.count()} labels, no stored figures")
+            else:
                 t0, c0 = time.perf_counter(), time.process_time()
-                recompute()
+                calibration_figures.figures_recompute()
                 print(
                     f"{Label.objects.count()} labels: recompute (the beat task) "
                     f"{time.perf_counter() - t0:.1f} s wall, {time.process_time() - c0:.1f} s CPU"
                 )
-            else:
-                print(f"{Label.objects.count()} labels (no precomputation in this version)")
             for name, query in (
                 ("calibration page", {}),
                 ("doc type: article", {"doc_type": "article"}),
@@ -175,7 +196,7 @@ def main() -> None:
                     f"cpu {cpu:8.1f} ms   {queries} queries"
                 )
     finally:
-        if not args.keep:
+        if not (args.keep or args.reuse):
             connection.creation.destroy_test_db(old_name, verbosity=0)
 
 

@@ -32,7 +32,7 @@ from datetime import datetime
 from typing import Any
 
 from django.conf import settings
-from django.db import transaction
+from django.db import connection, transaction
 from django.db.models import Max
 from django.utils import timezone
 
@@ -54,6 +54,8 @@ SWEEP = "sweep"
 ACTIONS = "actions"
 STAMP = "stamp"
 ALL_LANGUAGES = ""
+# The advisory lock key of a recompute (any constant unique to it).
+RECOMPUTE_LOCK = 0x6361_6C69_6272_6174  # "calibrat"
 SCORES: dict[str, Score] = {s.name: s for s in (SIMHASH_DISTANCE, TOKEN_SET_RATIO, COSINE)}
 
 
@@ -174,6 +176,11 @@ def figures_compute() -> list[CalibrationFigures]:
 def figures_recompute() -> int:
     """Recompute and store every row (idempotent: the rows are replaced); the number of
     rows stored."""
+    if connection.vendor == "postgresql":
+        # Two recomputes at once (a beat run and the command) take turns: otherwise the
+        # second one's inserts would meet the first one's rows.
+        with connection.cursor() as cursor:
+            cursor.execute("SELECT pg_advisory_xact_lock(%s)", [RECOMPUTE_LOCK])
     rows = figures_compute()
     CalibrationFigures.objects.all().delete()
     CalibrationFigures.objects.bulk_create(rows)

@@ -110,7 +110,7 @@ def _page(client, **query: str) -> str:  # type: ignore[no-untyped-def]
     return re.sub(r'x-csrftoken": "[^"]*"', "", html)
 
 
-@pytest.mark.parametrize("seed", [1, 2, 3])
+@pytest.mark.parametrize("seed", [1, 2])
 def test_the_stored_figures_are_those_computed_from_scratch(seed, client, editor) -> None:
     _corpus(seed)
     stored_rows = calibration_figures.figures_recompute()
@@ -129,7 +129,7 @@ def test_the_stored_figures_are_those_computed_from_scratch(seed, client, editor
         compared += len(fresh.views) + len(fresh.cosine)
     assert compared > 10  # the corpus gives every kind of figure something to show
     # The page shows the same from the stored rows as from a computation for the request.
-    shown = {f: _page(client, doc_type=f[0], method=f[1]) for f in _filters()[:6]}
+    shown = {f: _page(client, doc_type=f[0], method=f[1]) for f in _filters()[:4]}
     CalibrationFigures.objects.all().delete()
     for (doc_type, method), html in shown.items():
         assert _page(client, doc_type=doc_type, method=method) == html
