@@ -374,6 +374,11 @@ def calibration(request: HttpRequest) -> HttpResponse:
             "views": views,
             "figures": figures,
             "figures_every": settings.CALIBRATION_FIGURES_EVERY_SECONDS,
+            # Stored figures render the same until the next recompute: the page caches
+            # their HTML per recompute, filter and threshold shown.
+            "figures_cache_key": figures.computed_at.isoformat() if figures.computed_at else "",
+            "figures_cache_seconds": 2 * settings.CALIBRATION_FIGURES_EVERY_SECONDS,
+            "at": request.GET.get("at", ""),
             "cosine_sweeps": figures.cosine,
             "prelabel": prelabel.prelabel_views(
                 prelabel.distributions(doc_type=doc_type, method=method),
