@@ -40,6 +40,7 @@ from reviews import actions, calibration
 from reviews.calibration import CosineSweep, ReportView
 from reviews.core.actions import ActionRow, HiddenCount, LabelledLink, WrongGroup
 from reviews.core.calibration import (
+    SPLITS,
     LabeledPair,
     Recommendation,
     Report,
@@ -114,7 +115,11 @@ def _histogram_counts(pairs: list[LabeledPair], report: Report) -> dict[str, dic
 
 
 def _histogram_lists(counts: dict[str, dict[str, int]]) -> dict[str, list[int]]:
-    return {v: [int(d) for d, n in c.items() for _ in range(n)] for v, c in counts.items()}
+    # Sorted again: PostgreSQL's jsonb keeps no key order (the chart's series order).
+    return {
+        v: [d for d, n in sorted((int(d), n) for d, n in counts[v].items()) for _ in range(n)]
+        for v in sorted(counts)
+    }
 
 
 def _action_json(report: actions.ActionReport) -> dict[str, Any]:
@@ -195,13 +200,24 @@ def _row(d: dict[str, Any]) -> Row:
 
 
 def report_from(d: dict[str, Any]) -> Report:
+    recommendations = [Recommendation(**r) for r in d["recommendations"]]
+    holdout = d["holdout"]
+    # In the order the core makes them: PostgreSQL's jsonb keeps no key order, and the
+    # page lists the counts as they come.
     return Report(
         doc_type=d["doc_type"],
         method=d["method"],
         rows=[_row(r) for r in d["rows"]],
-        recommendations=[Recommendation(**r) for r in d["recommendations"]],
-        holdout={k: _row(v) if v is not None else None for k, v in d["holdout"].items()},
-        counts={k: dict(v) for k, v in d["counts"].items()},
+        recommendations=recommendations,
+        holdout={
+            r.policy: _row(holdout[r.policy]) if holdout.get(r.policy) is not None else None
+            for r in recommendations
+        },
+        counts={
+            split: {cls: d["counts"][split][cls] for cls in ("positive", "negative")}
+            for split in SPLITS
+            if split in d["counts"]
+        },
         warnings=list(d["warnings"]),
     )
 
