@@ -547,6 +547,9 @@ PRELABEL_SEED = env_int("PRELABEL_SEED", 1)
 # Fewer indexable documents of a doc type than this: no suggestion (modes from noise).
 PRELABEL_MIN_DOCUMENTS = env_int("PRELABEL_MIN_DOCUMENTS", 10)
 PRELABEL_EVERY_SECONDS = env_int("PRELABEL_EVERY_SECONDS", 21600)
+# How often the beat task "calibration-figures" recomputes what the calibration page shows
+# (reviews/calibration_figures.py); the page says when its figures were computed.
+CALIBRATION_FIGURES_EVERY_SECONDS = env_int("CALIBRATION_FIGURES_EVERY_SECONDS", 600)
 
 # --- Merge decisions: automatic merging ------------------------------------------
 # Per doc type: off | semi (proposals wait for an editor) | auto (applied, logged as
@@ -627,4 +630,8 @@ if EMBEDDING_MODEL:  # on the embeddings queue: only where its workers exist
 CELERY_BEAT_SCHEDULE["prelabel-distributions"] = {
     "task": "reviews.tasks.prelabel_compute",
     "schedule": PRELABEL_EVERY_SECONDS,
+}
+CELERY_BEAT_SCHEDULE["calibration-figures"] = {
+    "task": "reviews.tasks.calibration_figures_recompute",
+    "schedule": CALIBRATION_FIGURES_EVERY_SECONDS,
 }

@@ -149,10 +149,15 @@ def _report(
     return ActionReport(doc_type, method, score, settings.GROUP_RULE, rows, _doc_links(shown))
 
 
-def action_reports(*, doc_type: str = "", method: str = "") -> list[ActionReport]:
-    """One report per (doc type, method) with counted labels, and per pair score."""
+def action_reports(
+    *, doc_type: str = "", method: str = "", labelled: Sequence[LabeledPair] | None = None
+) -> list[ActionReport]:
+    """One report per (doc type, method) with counted labels, and per pair score;
+    ``labelled`` when the labelled pairs are already read."""
+    if labelled is None:
+        labelled = calibration.labeled_pairs(doc_type=doc_type, method=method)
     by_key: dict[tuple[str, str], list[LabeledPair]] = defaultdict(list)
-    for p in calibration.labeled_pairs(doc_type=doc_type, method=method):
+    for p in labelled:
         by_key[(p.doc_type, p.method)].append(p)
     reports = (
         _report(dtype, key, labelled, score, field)
@@ -199,13 +204,20 @@ class ActionView:
 
 
 def action_views(
-    *, doc_type: str = "", method: str = "", at: str = ""
+    *,
+    doc_type: str = "",
+    method: str = "",
+    at: str = "",
+    reports: Sequence[ActionReport] | None = None,
 ) -> dict[tuple[str, str], list[ActionView]]:
-    """Action reports keyed by (doc type, method). The worst groups are listed at ``at``
-    when it is one of the thresholds, else at the threshold the desk uses today
+    """Action reports keyed by (doc type, method) (``reports`` when already computed or
+    read from the stored figures). The worst groups are listed at ``at`` when it is one
+    of the thresholds, else at the threshold the desk uses today
     (``configured_threshold``)."""
     out: dict[tuple[str, str], list[ActionView]] = defaultdict(list)
-    for report in action_reports(doc_type=doc_type, method=method):
+    if reports is None:
+        reports = action_reports(doc_type=doc_type, method=method)
+    for report in reports:
         default = configured_threshold(report.score, report.doc_type)
         try:
             wanted = float(at)

@@ -243,6 +243,11 @@ def calibration_reports(*, doc_type: str = "", method: str = "") -> list[Report]
     return _calibrate(labeled_pairs(doc_type=doc_type, method=method))
 
 
+def reports_of(labelled: list[LabeledPair]) -> list[Report]:
+    """The reports of pairs already read (``labeled_pairs``), settings applied."""
+    return _calibrate(labelled)
+
+
 @dataclass
 class ReportView:
     """A report with its charts, for the page."""
@@ -254,27 +259,30 @@ class ReportView:
     actions: list[Any] = field(default_factory=list)
 
 
-def report_views(*, doc_type: str = "", method: str = "") -> list[ReportView]:
-    pairs = labeled_pairs(doc_type=doc_type, method=method)
-    reports = _calibrate(pairs)
-    out = []
-    for report in reports:
-        # Histogram of the calibration split, unweighted: what the editors saw.
-        by_verdict: dict[str, list[int]] = {}
-        for p in pairs:
-            if (p.doc_type, p.method, p.split) == (report.doc_type, report.method, "calibration"):
-                by_verdict.setdefault(p.verdict, []).append(p.distance)
-        ordered = {v: by_verdict[v] for v in sorted(by_verdict)}
-        out.append(
-            ReportView(
-                report=report,
-                histogram=charts.histogram(
-                    ordered, max_distance=settings.CALIBRATION_MAX_THRESHOLD
-                ),
-                pr_curve=charts.pr_curve(report.rows),
-            )
-        )
-    return out
+def histogram_input(pairs: list[LabeledPair], report: Report) -> dict[str, list[int]]:
+    """The distances per verdict of the report's calibration split, unweighted: what
+    the editors saw."""
+    by_verdict: dict[str, list[int]] = {}
+    for p in pairs:
+        if (p.doc_type, p.method, p.split) == (report.doc_type, report.method, "calibration"):
+            by_verdict.setdefault(p.verdict, []).append(p.distance)
+    return {v: by_verdict[v] for v in sorted(by_verdict)}
+
+
+def report_view(report: Report, distances: dict[str, list[int]]) -> ReportView:
+    """A report with its histogram (from ``histogram_input``) and PR curve."""
+    return ReportView(
+        report=report,
+        histogram=charts.histogram(distances, max_distance=settings.CALIBRATION_MAX_THRESHOLD),
+        pr_curve=charts.pr_curve(report.rows),
+    )
+
+
+def report_views(
+    *, doc_type: str = "", method: str = "", labelled: list[LabeledPair] | None = None
+) -> list[ReportView]:
+    pairs = labeled_pairs(doc_type=doc_type, method=method) if labelled is None else labelled
+    return [report_view(r, histogram_input(pairs, r)) for r in _calibrate(pairs)]
 
 
 # --- the calibration sample ---------------------------------------------------------
@@ -392,11 +400,14 @@ def cosine_thresholds(doc_type: str) -> list[float]:
     return sorted(ts)
 
 
-def cosine_sweeps(*, doc_type: str = "", method: str = "") -> list[CosineSweep]:
+def cosine_sweeps(
+    *, doc_type: str = "", method: str = "", labelled: list[LabeledPair] | None = None
+) -> list[CosineSweep]:
     """The cosine sweep per doc type, over the pairs with a counted verdict (as the
     distance sweep counts them: majority class, adjudications, sample weights) whose
-    both sides have an embedding."""
-    labelled = labeled_pairs(doc_type=doc_type, method=method)
+    both sides have an embedding; ``labelled`` when the pairs are already read."""
+    if labelled is None:
+        labelled = labeled_pairs(doc_type=doc_type, method=method)
     cosines = dict(
         CandidatePair.objects.filter(
             pk__in=[p.pair_id for p in labelled], cosine__isnull=False

@@ -565,3 +565,33 @@ class PrelabelDistribution(models.Model):
 
     def __str__(self) -> str:
         return f"{self.doc_type} · {self.method_key} · {self.score}"
+
+
+class CalibrationFigures(models.Model):
+    """What the calibration page shows, computed ahead by a beat task
+    (reviews/calibration_figures.py) so that the page reads rows instead of sweeping
+    every label on each request. One row per part of the page and its breakdown: a
+    sweep or an action report, the score it is over (the channel), the doc type, the
+    method (blank: every method pooled) and the language (blank: every language). A
+    recompute replaces the rows; ``computed_at`` and the label watermark say how fresh
+    they are."""
+
+    kind = models.CharField(max_length=16, help_text='"sweep", "actions" or "stamp".')
+    score = models.CharField(max_length=32, blank=True, help_text='e.g. "simhash_distance".')
+    doc_type = models.CharField(max_length=16, blank=True)
+    method_key = models.CharField(max_length=64, blank=True)
+    language = models.CharField(max_length=16, blank=True)
+    payload = models.JSONField(default=dict)
+    computed_at = models.DateTimeField()
+
+    class Meta:
+        constraints = [
+            models.UniqueConstraint(
+                fields=["kind", "score", "doc_type", "method_key", "language"],
+                name="calibration_figures_one_per_key",
+            )
+        ]
+        ordering = ["kind", "score", "doc_type", "method_key", "language"]
+
+    def __str__(self) -> str:
+        return f"{self.kind} · {self.score} · {self.doc_type} · {self.method_key}"

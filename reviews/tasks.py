@@ -5,12 +5,18 @@ from django.conf import settings
 
 from dedup_site import dispatch
 from dedup_site.task_policy import db_task
-from reviews import decisions, metrics, prelabel, upgrades
+from reviews import calibration_figures, decisions, metrics, prelabel, upgrades
 
 
 @db_task()
 def automerge_run(group_ids: list[int] | None = None) -> dict[str, int]:
     return decisions.automerge_run(group_ids=group_ids)
+
+
+@db_task()
+def calibration_figures_recompute() -> int:
+    """The beat task: recompute and store what the calibration page shows."""
+    return calibration_figures.figures_recompute()
 
 
 @db_task()

@@ -26,7 +26,7 @@ from django.views.decorators.vary import vary_on_headers
 from django_htmx.http import HttpResponseClientRedirect
 
 from reviews import calibration as cal
-from reviews import exports, pages, prelabel, roles, selectors, services
+from reviews import calibration_figures, exports, pages, prelabel, roles, selectors, services
 from reviews.actions import action_views
 from reviews.core.calibration import SPLITS
 from reviews.core.prelabel import METHOD_NAME
@@ -362,8 +362,9 @@ def _calibration_filters(data: Any) -> tuple[str, str]:
 def calibration(request: HttpRequest) -> HttpResponse:
     """Threshold sweep per doc type and method, with charts and the two policies."""
     doc_type, method = _calibration_filters(request.GET)
-    views = cal.report_views(doc_type=doc_type, method=method)
-    acts = action_views(doc_type=doc_type, method=method, at=request.GET.get("at", ""))
+    figures = calibration_figures.figures(doc_type=doc_type, method=method)
+    views = figures.views
+    acts = action_views(reports=figures.actions, at=request.GET.get("at", ""))
     for v in views:
         v.actions = acts.get((v.report.doc_type, v.report.method), [])
     return render(
@@ -371,7 +372,14 @@ def calibration(request: HttpRequest) -> HttpResponse:
         "reviews/calibration.html",
         {
             "views": views,
-            "cosine_sweeps": cal.cosine_sweeps(doc_type=doc_type, method=method),
+            "figures": figures,
+            "figures_every": settings.CALIBRATION_FIGURES_EVERY_SECONDS,
+            # Stored figures render the same until the next recompute: the page caches
+            # their HTML per recompute, filter and threshold shown.
+            "figures_cache_key": figures.computed_at.isoformat() if figures.computed_at else "",
+            "figures_cache_seconds": 2 * settings.CALIBRATION_FIGURES_EVERY_SECONDS,
+            "at": request.GET.get("at", ""),
+            "cosine_sweeps": figures.cosine,
             "prelabel": prelabel.prelabel_views(
                 prelabel.distributions(doc_type=doc_type, method=method),
                 [v.report for v in views],

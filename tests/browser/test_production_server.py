@@ -16,9 +16,11 @@ from urllib.parse import urlsplit, urlunsplit
 
 import pytest
 from django.conf import settings
+from django.test import override_settings
 
 from reviews.models import Label
 from tests import factories
+from tests.conftest import PRODUCTION_PASSWORD_HASHERS
 from tests.factories import find, pair_of, reviewed_document
 
 pytestmark = [pytest.mark.browser, pytest.mark.postgres, pytest.mark.django_db(transaction=True)]
@@ -140,7 +142,9 @@ def test_static_files_htmx_and_an_htmx_action_under_gunicorn_with_debug_off(
     b = reviewed_document(url="https://b.example.com/p", text=text + " extra", flips=2)
     find(a, b)
     pair = pair_of(a, b)
-    factories.user_create(username="eve", role="editor", password="pw-eve-123")
+    # The server checks the password with its own (production) hashers.
+    with override_settings(PASSWORD_HASHERS=PRODUCTION_PASSWORD_HASHERS):
+        factories.user_create(username="eve", role="editor", password="pw-eve-123")
     csp_errors: list[str] = []
     page.on(
         "console",

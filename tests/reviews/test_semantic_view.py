@@ -6,6 +6,7 @@ import pytest
 from django.core.cache import cache
 from django.urls import reverse
 
+from ingest import embedder
 from ingest.core.channels import SEMANTIC, SIMHASH
 from ingest.models import CandidatePair
 from ingest.selectors import embedding_statuses
@@ -90,8 +91,11 @@ def _status(client, doc) -> str:  # type: ignore[no-untyped-def]
     return html.split('id="embedding-status">')[1].split("</p>")[0]
 
 
-def test_the_document_page_says_the_embedding_status(client, editor, settings) -> None:
+def test_the_document_page_says_the_embedding_status(client, editor, settings, monkeypatch) -> None:
     settings.EMBEDDING_MODEL = CONFIGURED
+    # With or without the extra in this environment: the state where it is installed
+    # and the model directory is what is missing.
+    monkeypatch.setattr(embedder, "extra_installed", lambda: True)
     docs = _documents(4)
     embedding_row(docs[0])
     embedding_row(docs[1], status="not_covered", language="vi")
@@ -107,6 +111,10 @@ def test_the_document_page_says_the_embedding_status(client, editor, settings) -
     assert status(docs[3]) == (
         "not embedded by all-MiniLM-L6-v2: the semantic channel is off "
         f"(model directory not found: {CONFIGURED})"
+    )
+    monkeypatch.setattr(embedder, "extra_installed", lambda: False)
+    assert status(docs[3]) == (
+        f"not embedded by all-MiniLM-L6-v2: the semantic channel is off ({embedder.EXTRA_MISSING})"
     )
     settings.EMBEDDING_MODEL = ""
     assert (
@@ -129,9 +137,10 @@ def test_the_document_page_shows_the_configured_models_row_not_the_latest(
 
 
 def test_the_document_page_says_when_only_another_models_row_exists(
-    client, editor, settings
+    client, editor, settings, monkeypatch
 ) -> None:
     settings.EMBEDDING_MODEL = CONFIGURED
+    monkeypatch.setattr(embedder, "extra_installed", lambda: True)
     other, old_extractor, none = _documents(3)
     embedding_row(other, model="paraphrase-multilingual-MiniLM-L12-v2")
     embedding_row(old_extractor, extractor_version="trafilatura-0.1")

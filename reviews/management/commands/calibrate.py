@@ -5,7 +5,7 @@ from typing import Any
 from django.conf import settings
 from django.core.management.base import BaseCommand, CommandError, CommandParser
 
-from reviews import actions, calibration, prelabel
+from reviews import actions, calibration, calibration_figures, prelabel
 from reviews.core.calibration import Report, Row, ScoreRow
 
 
@@ -227,7 +227,10 @@ class Command(BaseCommand):
         parser.add_argument(
             "--recompute",
             action="store_true",
-            help="first recompute and store the pre-label distributions (as the beat task does)",
+            help=(
+                "first recompute and store the pre-label distributions and the calibration "
+                "page's figures (as the beat tasks do)"
+            ),
         )
 
     def handle(self, *args: object, **options: object) -> None:
@@ -236,8 +239,10 @@ class Command(BaseCommand):
             raise CommandError("--format: text or json")
         if options["recompute"]:
             stored = prelabel.prelabel_compute()
+            figures = calibration_figures.figures_recompute()
             if options["format"] == "text":
                 self.stdout.write(f"stored {stored} pre-label distributions")
+                self.stdout.write(f"stored {figures} rows of the calibration page's figures")
         if options["format"] == "json":
             payload = calibration_json(doc_type=doc_type, method=method)
             self.stdout.write(json.dumps(payload, indent=2, ensure_ascii=False))

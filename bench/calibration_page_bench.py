@@ -1,0 +1,204 @@
+"""Calibration page: server time at 1,000 and 10,000 labels over 100,000 candidate pairs
+on PostgreSQL (target: median under one second at 10,000 labels).
+
+    DATABASE_URL=postgres://postgres@127.0.0.1:5432/dedup_bench \\
+        .venv/bin/python bench/calibration_page_bench.py \\
+        [--pairs 100000] [--labels 1000,10000] [--runs 10] [--keep | --reuse] [--no-figures]
+
+Builds a throw-away test database (test_<name>) with the queue bench's corpus (documents
+with fingerprints, candidate pairs with random distances and doc types, groups), gives
+half the pairs a cosine, stores the pre-label distributions (as the beat task does),
+then for each label count adds labels by ten editors (some pairs labelled twice, a share
+disagreeing, 30 % non-duplicate verdicts) and a calibration sample, runs the
+calibration recompute (the beat task's work, timed once) and times the Django test
+client's GET of the calibration page, unfiltered and filtered by doc type. Prints the
+median and p95 wall time, the median CPU time of the server's Python and the query
+count, with the machine noted. A script, not a test.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import platform
+import random
+import statistics
+import sys
+import time
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT))
+os.environ.setdefault("DJANGO_SETTINGS_MODULE", "dedup_site.settings")
+os.environ.setdefault("SECRET_KEY", "bench-only-not-secret")  # settings refuse none with DEBUG off
+os.environ.setdefault("DJANGO_ALLOW_ASYNC_UNSAFE", "true")
+
+
+def _labels_add(upto: int, seed: int) -> None:
+    """Add labels until there are ``upto``: three in four on a pair of their own, the
+    rest a second editor's label on a pair already labelled."""
+    from django.conf import settings
+
+    from ingest.core.extract import EXTRACTOR_VERSION
+    from ingest.models import CandidatePair
+    from reviews.models import Label
+    from reviews.pair_states import pair_states_rebuild
+    from tests import factories
+
+    have = Label.objects.count()
+    if have >= upto:
+        return
+    rng = random.Random(seed + upto)
+    editors = []
+    for i in range(10):
+        from django.contrib.auth.models import User
+
+        user = User.objects.filter(username=f"editor{i}").first()
+        editors.append(user or factories.user_create(username=f"editor{i}", role="editor"))
+    taken = set(Label.objects.values_list("pair_id", flat=True))
+    free = [p for p in CandidatePair.objects.values_list("id", flat=True) if p not in taken]
+    n = upto - have
+    fresh = rng.sample(free, min(len(free), n * 3 // 4))
+    seconds = rng.choices(sorted(taken | set(fresh)), k=n - len(fresh))
+    labels = []
+    for i, pair_id in enumerate(fresh + seconds):
+        verdict = rng.choice(["distinct", "near_duplicate", "revision", "unsure"])
+        if rng.random() >= 0.3:
+            verdict = "duplicate"
+        labels.append(
+            Label(
+                pair_id=pair_id,
+                editor=editors[(i + (0 if i < len(fresh) else 5)) % 10],
+                verdict=verdict,
+                reason_code="same_text",
+                reason="bench",
+                region="body",
+                method_key=settings.ACTIVE_METHOD,
+                extractor_version=EXTRACTOR_VERSION,
+            )
+        )
+    Label.objects.bulk_create(labels, batch_size=5000)
+    pair_states_rebuild()
+
+
+def _time(client, url: str, query: dict[str, str], runs: int):  # type: ignore[no-untyped-def]
+    from django.db import connection
+    from django.test.utils import CaptureQueriesContext
+
+    times, cpus = [], []
+    queries = 0
+    for i in range(runs + 1):
+        with CaptureQueriesContext(connection) as ctx:
+            t0, c0 = time.perf_counter(), time.process_time()
+            r = client.get(url, query)
+            elapsed, cpu = (time.perf_counter() - t0) * 1000, (time.process_time() - c0) * 1000
+        assert r.status_code == 200, r.status_code
+        queries = len(ctx.captured_queries)
+        if i >= 1:  # warm-up
+            times.append(elapsed)
+            cpus.append(cpu)
+    times.sort()
+    p95 = times[min(len(times) - 1, int(round(0.95 * (len(times) - 1))))]
+    return statistics.median(times), p95, statistics.median(cpus), queries
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    parser.add_argument("--pairs", type=int, default=100_000)
+    parser.add_argument("--labels", default="1000,10000", help="label counts, ascending")
+    parser.add_argument("--runs", type=int, default=10)
+    parser.add_argument("--seed", type=int, default=1)
+    parser.add_argument("--keep", action="store_true", help="leave test_<name> in place")
+    parser.add_argument(
+        "--reuse",
+        action="store_true",
+        help="time against test_<name> as a previous --keep run left it (no fill)",
+    )
+    parser.add_argument(
+        "--no-figures",
+        action="store_true",
+        help="time the page without stored figures (computed per request, as before)",
+    )
+    args = parser.parse_args()
+    counts = sorted(int(x) for x in args.labels.split(","))
+
+    import django
+
+    django.setup()
+    from django.conf import settings
+    from django.db import connection
+    from django.test import Client
+    from django.test.utils import setup_test_environment
+    from queue_bench import _fill  # the same directory
+
+    from ingest.models import CandidatePair
+    from reviews import calibration, calibration_figures, prelabel
+    from reviews.models import CalibrationFigures, Label
+    from tests import factories
+
+    if connection.vendor != "postgresql":
+        sys.exit("set DATABASE_URL to a PostgreSQL database (the bench uses test_<name>)")
+    setup_test_environment()
+    settings.ALLOWED_HOSTS = ["testserver", *settings.ALLOWED_HOSTS]
+    settings.DEBUG = False
+    if args.reuse:
+        old_name = settings.DATABASES["default"]["NAME"]
+        test_name = connection.creation._get_test_db_name()
+        settings.DATABASES["default"]["NAME"] = test_name
+        connection.settings_dict["NAME"] = test_name
+        connection.close()
+    else:
+        old_name = connection.creation.create_test_db(verbosity=0, autoclobber=True)
+    try:
+        t0 = time.perf_counter()
+        if not args.reuse:
+            _fill(args.pairs, 0, args.seed)
+            with connection.cursor() as cursor:
+                cursor.execute(
+                    "UPDATE ingest_candidatepair SET cosine = 0.5 + random() / 2 WHERE id % 2 = 0"
+                )
+            prelabel.prelabel_compute()
+        print(
+            f"calibration page bench · {connection.vendor} {connection.pg_version} · "
+            f"{platform.python_implementation()} {platform.python_version()} · "
+            f"{platform.machine()} · {os.cpu_count()} CPUs · load {os.getloadavg()[0]:.1f}"
+        )
+        filled = time.perf_counter() - t0
+        print(f"{CandidatePair.objects.count()} candidate pairs (filled in {filled:.0f} s)")
+        from django.contrib.auth.models import User
+
+        User.objects.filter(username="bench").delete()
+        user = factories.user_create(username="bench", role="editor")
+        client = Client()
+        client.force_login(user)
+        for count in counts:
+            _labels_add(count, args.seed)
+            calibration.calibration_sample_make(per_band=20, seed=count)
+            with connection.cursor() as cursor:
+                cursor.execute("VACUUM ANALYZE")  # as autovacuum leaves a table in use
+            if args.no_figures:
+                CalibrationFigures.objects.all().delete()
+                print(f"{Label.objects.count()} labels, no stored figures")
+            else:
+                t0, c0 = time.perf_counter(), time.process_time()
+                calibration_figures.figures_recompute()
+                print(
+                    f"{Label.objects.count()} labels: recompute (the beat task) "
+                    f"{time.perf_counter() - t0:.1f} s wall, {time.process_time() - c0:.1f} s CPU"
+                )
+            for name, query in (
+                ("calibration page", {}),
+                ("doc type: article", {"doc_type": "article"}),
+            ):
+                median, p95, cpu, queries = _time(client, "/review/calibration/", query, args.runs)
+                print(
+                    f"  {name:<22} median {median:8.1f} ms   p95 {p95:8.1f} ms   "
+                    f"cpu {cpu:8.1f} ms   {queries} queries"
+                )
+    finally:
+        if not (args.keep or args.reuse):
+            connection.creation.destroy_test_db(old_name, verbosity=0)
+
+
+if __name__ == "__main__":
+    main()
