@@ -5,7 +5,7 @@ from django.db import migrations, models
 
 class Migration(migrations.Migration):
     dependencies = [
-        ("reviews", "0009_label_tally"),
+        ("reviews", "0012_decision_action_accept"),
     ]
 
     operations = [
