@@ -130,13 +130,166 @@ def tokens_cjk_bigrams(text: str) -> list[str]:
     return out
 
 
+# --- Mixed scripts: CJK runs read as characters, every other script as the reference's words.
+#
+# Gram letters: the word characters (``\w``) of Han (unified ideographs and their
+# extensions, compatibility ideographs, 々 〆 〇 and the Suzhou numerals), kana and
+# hangul. A run of them becomes character n-grams; the rest of the text is split into
+# casefolded ``\w+`` words exactly as the reference does, so a text without gram letters
+# is read exactly as the reference reads it.
+_GRAM_BLOCKS = (
+    (0x1100, 0x11FF),  # hangul jamo
+    (0x3005, 0x3007),  # 々 〆 〇
+    (0x3021, 0x3029),  # Suzhou numerals
+    (0x3031, 0x3035),  # kana repeat marks
+    (0x3038, 0x303C),
+    (0x3041, 0x30FF),  # hiragana, katakana
+    (0x3130, 0x318F),  # hangul compatibility jamo
+    (0x31F0, 0x31FF),  # katakana phonetic extensions
+    (0x3400, 0x4DBF),  # Han extension A
+    (0x4E00, 0x9FFF),  # Han unified ideographs
+    (0xA960, 0xA97F),  # hangul jamo extended A
+    (0xAC00, 0xD7FF),  # hangul syllables, jamo extended B
+    (0xF900, 0xFAFF),  # Han compatibility ideographs
+    (0x20000, 0x323AF),  # Han extensions B–H
+    (0x2F800, 0x2FA1F),  # Han compatibility supplement
+)
+# Compatibility folding (NFKC) applies to runs of CJK characters only: the gram letters,
+# CJK symbols and punctuation (U+3000–303F, the ideographic space among them), radicals,
+# enclosed and compatibility CJK, vertical and small forms, and the half-width and
+# full-width forms block (U+FF00–FFEF). Nowhere else: a ligature or a superscript in a
+# Vietnamese or English text stays as the reference sees it.
+_FOLD_BLOCKS = (
+    (0x2E80, 0x2FDF),  # CJK radicals supplement, Kangxi radicals
+    (0x2FF0, 0x2FFF),  # ideographic description characters
+    (0x3000, 0x303F),  # CJK symbols and punctuation
+    (0x3190, 0x31EF),  # kanbun, bopomofo extended, CJK strokes
+    (0x3200, 0x33FF),  # enclosed CJK, CJK compatibility
+    (0xFE10, 0xFE1F),  # vertical forms
+    (0xFE30, 0xFE6F),  # CJK compatibility forms, small form variants
+    (0xFF00, 0xFFEF),  # half-width and full-width forms
+)
+
+
+def _char_class(blocks: tuple[tuple[int, int], ...], *, words_only: bool) -> str:
+    """A regex character class body (ranges) of the blocks' characters; with
+    ``words_only`` only those ``\\w`` matches."""
+    chars = "".join(chr(c) for a, b in blocks for c in range(a, b + 1))
+    if words_only:
+        chars = "".join(re.findall(r"\w", chars))
+    points = sorted(map(ord, chars))
+    parts: list[str] = []
+    start = prev = points[0]
+    for p in [*points[1:], -1]:
+        if p == prev + 1:
+            prev = p
+            continue
+        parts.append(f"\\U{start:08x}" if start == prev else f"\\U{start:08x}-\\U{prev:08x}")
+        start = prev = p
+    return "".join(parts)
+
+
+_GRAM = _char_class(_GRAM_BLOCKS, words_only=True)
+_FOLD = _GRAM + _char_class(_FOLD_BLOCKS, words_only=False)
+_GRAM_CHAR_RE = re.compile(f"[{_GRAM}]")
+_FOLD_RUN_RE = re.compile(f"[{_FOLD}]+")
+_MIXED_TOKEN_RE = re.compile(f"([{_GRAM}]+)|[^\\W{_GRAM}]+")
+_HAN_RUNS_RE = re.compile(f"[{_HAN}\\U00020000-\\U000323af\\U0002f800-\\U0002fa1f]")
+
+
+def has_cjk(text: str) -> bool:
+    """Whether the text holds a character the mixed-script normalization or tokenizer
+    treats apart from the reference: a CJK character, a full-width form or U+3000."""
+    return _FOLD_RUN_RE.search(text) is not None
+
+
+def has_grams(text: str) -> bool:
+    """Whether the text holds a gram letter (Han, kana, hangul)."""
+    return _GRAM_CHAR_RE.search(text) is not None
+
+
+_t2s: Callable[[str], str] | None = None
+
+
+def han_t2s(text: str) -> str:
+    """Traditional Han characters folded to simplified by OpenCC's ``t2s`` conversion
+    (characters and phrases; its dictionaries map Han to Han, one character for one, so
+    every other character and every length is kept)."""
+    global _t2s
+    if _t2s is None:
+        import opencc  # loaded on first use: its dictionaries take ~15 ms
+
+        _t2s = opencc.OpenCC("t2s").convert
+    return _t2s(text)
+
+
+def _nfkc_run(match: re.Match[str]) -> str:
+    return unicodedata.normalize("NFKC", match.group())
+
+
+def normalize_mixed_v1(text: str) -> str:
+    """The mixed-script normalization ``nfc-cjknfkc-t2s-spacefold-v1``:
+
+    1. NFC over the whole text (what the reference does: Vietnamese keeps its diacritics);
+    2. NFKC inside runs of CJK characters and the full-width block only (``ＡＢＣ１２３``
+       → ``ABC123``, ``，`` → ``,``, U+3000 → space, half-width katakana → full-width,
+       compatibility ideographs → unified ones);
+    3. traditional Han characters folded to simplified (OpenCC ``t2s``), so a repost
+       converted between the two is still a copy;
+    4. spaces folded as the reference folds them (U+00A0 and U+3000 are spaces).
+
+    Punctuation is kept (full-width punctuation becomes its ASCII form, 。、「」 stay):
+    it separates n-grams and is never deleted into a neighbour. A text without CJK
+    characters, full-width forms or U+3000 normalizes exactly as the reference does.
+    """
+    text = unicodedata.normalize("NFC", text)
+    if _FOLD_RUN_RE.search(text) is not None:
+        text = _FOLD_RUN_RE.sub(_nfkc_run, text)
+        if _HAN_RUNS_RE.search(text) is not None:
+            text = han_t2s(text)
+    return fold_spaces(text)
+
+
+def mixed_tokens(text: str, n: int = 2, *, unigrams: bool = False) -> list[str]:
+    """Runs of gram letters become their character n-grams (a run shorter than ``n``
+    stays one token), with ``unigrams`` each character as well; everything else is the
+    reference's casefolded ``\\w+`` words."""
+    out: list[str] = []
+    for match in _MIXED_TOKEN_RE.finditer(text.casefold()):
+        run = match.group(1)
+        if run is None:
+            out.append(match.group())
+            continue
+        if unigrams and n > 1:
+            out.extend(run)
+        if len(run) <= n:
+            if not (unigrams and len(run) == 1):
+                out.append(run)
+        else:
+            out.extend(run[i : i + n] for i in range(len(run) - n + 1))
+    return out
+
+
+def tokens_mixed_unibigrams(text: str) -> list[str]:
+    """Tokenizer ``mixed-cjk-unibigram-words-v1``: each character of a CJK run and each
+    of its character bigrams (chosen on labelled Chinese pairs: bench/cjk_ngram_choice.py),
+    other scripts as the reference's words."""
+    return mixed_tokens(text, 2, unigrams=True)
+
+
+MIXED_NORMALIZATION = "nfc-cjknfkc-t2s-spacefold-v1"
+MIXED_TOKENIZER = "mixed-cjk-unibigram-words-v1"
+
+
 NORMALIZERS: dict[str, Callable[[str], str]] = {
     "nfc-spacefold-v1": normalize_nfc_v1,
     "nfkc-spacefold-v1": normalize_nfkc_v1,
+    MIXED_NORMALIZATION: normalize_mixed_v1,
 }
 
 TOKENIZERS: dict[str, Callable[[str], list[str]]] = {
     "words-casefold-v1": tokens_words,
     "word-shingle3-v1": tokens_shingle3,
     "cjk-bigram-words-v1": tokens_cjk_bigrams,
+    MIXED_TOKENIZER: tokens_mixed_unibigrams,
 }
