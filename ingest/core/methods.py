@@ -23,6 +23,8 @@ from ingest.core.normalize import (
     shingles3,
     tokens_words,
 )
+from ingest.core.passages import METHOD as PASSAGES_WORDS
+from ingest.core.passages import MIXED_METHOD as PASSAGES_MIXED
 from ingest.core.simhash import simhash64_fast, simhash64_reference
 
 REFERENCE_KEY = "simhash64-words-sha256-v1"
@@ -143,6 +145,13 @@ def method_get(key: str) -> MethodSpec:
         return METHODS[key]
     except KeyError:
         raise KeyError(f"unknown fingerprint method {key!r}; known: {sorted(METHODS)}") from None
+
+
+def passage_method_for(key: str) -> str:
+    """The passage method a fingerprint method's passage channel reads: CJK characters
+    under the mixed-script method, words under every other (their stored passage sets
+    stay as they are until a switch to the mixed-script method re-indexes them)."""
+    return PASSAGES_MIXED if method_get(key).tokenizer == MIXED_TOKENIZER else PASSAGES_WORDS
 
 
 def normalize_for(key: str, text: str) -> str:

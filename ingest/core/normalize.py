@@ -203,6 +203,15 @@ def has_cjk(text: str) -> bool:
     return _FOLD_RUN_RE.search(text) is not None
 
 
+# The gram letters as a regex class body, for other modules' patterns.
+GRAM_CLASS = _GRAM
+
+
+def has_han_char(text: str) -> bool:
+    """Whether the text holds a Han character (BMP or beyond): what ``han_t2s`` reads."""
+    return _HAN_RUNS_RE.search(text) is not None
+
+
 def has_grams(text: str) -> bool:
     """Whether the text holds a gram letter (Han, kana, hangul)."""
     return _GRAM_CHAR_RE.search(text) is not None
