@@ -4,6 +4,7 @@ strings (the template escapes it)."""
 
 from __future__ import annotations
 
+from collections.abc import Collection
 from dataclasses import dataclass, field
 
 from ingest import passages
@@ -65,7 +66,7 @@ def _kinds(
     ps: list[core.Passage],
     ranges: list[tuple[int, int, int]],
     template: set[int],
-    stock: set[int] = frozenset(),  # type: ignore[assignment]
+    stock: Collection[int] = frozenset(),
 ) -> list[Segment]:
     """Cut the text into plain, shared (with its run), template and stock-phrase
     segments (a stock phrase: a passage on many pages of many sites)."""

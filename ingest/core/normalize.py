@@ -68,6 +68,7 @@ def recent_clear() -> None:
     """Forget the recent texts (benchmarks time a page as a new one with it)."""
     global _recent_chars
     _RECENT.clear()
+    _CJK_SEEN.clear()
     _recent_chars = 0
 
 
@@ -151,59 +152,71 @@ _GRAM_BLOCKS = (
     (0xA960, 0xA97F),  # hangul jamo extended A
     (0xAC00, 0xD7FF),  # hangul syllables, jamo extended B
     (0xF900, 0xFAFF),  # Han compatibility ideographs
-    (0x20000, 0x323AF),  # Han extensions B–H
-    (0x2F800, 0x2FA1F),  # Han compatibility supplement
+    (0x20000, 0x323AF),  # Han extensions B–H, compatibility supplement
 )
-# Compatibility folding (NFKC) applies to runs of CJK characters only: the gram letters,
-# CJK symbols and punctuation (U+3000–303F, the ideographic space among them), radicals,
-# enclosed and compatibility CJK, vertical and small forms, and the half-width and
+
+
+def _char_class(blocks: tuple[tuple[int, int], ...]) -> str:
+    """A regex character class body: the blocks as ranges. Few ranges keep the regex
+    fast (a class of hundreds of ranges cost 5 ms on a 3,000-character page)."""
+    return "".join(f"\\U{a:08x}-\\U{b:08x}" for a, b in blocks)
+
+
+# The gram blocks include a few characters that are not ``\w`` (・, ゛, unassigned code
+# points): a run of the blocks is split at them, so a gram is made of ``\w`` only.
+_GRAM = _char_class(_GRAM_BLOCKS)
+# Compatibility folding (NFKC) applies to runs of CJK characters only: the CJK blocks
+# (hangul jamo; U+2E80–9FFF: radicals, CJK symbols and punctuation with the ideographic
+# space, kana, bopomofo, enclosed and compatibility CJK, Han; hangul; compatibility
+# ideographs; vertical and small forms; the Han extensions) and the half-width and
 # full-width forms block (U+FF00–FFEF). Nowhere else: a ligature or a superscript in a
-# Vietnamese or English text stays as the reference sees it.
-_FOLD_BLOCKS = (
-    (0x2E80, 0x2FDF),  # CJK radicals supplement, Kangxi radicals
-    (0x2FF0, 0x2FFF),  # ideographic description characters
-    (0x3000, 0x303F),  # CJK symbols and punctuation
-    (0x3190, 0x31EF),  # kanbun, bopomofo extended, CJK strokes
-    (0x3200, 0x33FF),  # enclosed CJK, CJK compatibility
-    (0xFE10, 0xFE1F),  # vertical forms
-    (0xFE30, 0xFE6F),  # CJK compatibility forms, small form variants
-    (0xFF00, 0xFFEF),  # half-width and full-width forms
+# Vietnamese or English text stays as the reference sees it. Few, wide ranges: every page
+# is scanned for them.
+FOLD_BLOCKS = (
+    (0x1100, 0x11FF),
+    (0x2E80, 0x9FFF),
+    (0xA960, 0xA97F),
+    (0xAC00, 0xD7FF),
+    (0xF900, 0xFAFF),
+    (0xFE10, 0xFE1F),
+    (0xFE30, 0xFE6F),
+    (0xFF00, 0xFFEF),
+    (0x20000, 0x323AF),
 )
-
-
-def _char_class(blocks: tuple[tuple[int, int], ...], *, words_only: bool) -> str:
-    """A regex character class body (ranges) of the blocks' characters; with
-    ``words_only`` only those ``\\w`` matches."""
-    chars = "".join(chr(c) for a, b in blocks for c in range(a, b + 1))
-    if words_only:
-        chars = "".join(re.findall(r"\w", chars))
-    points = sorted(map(ord, chars))
-    parts: list[str] = []
-    start = prev = points[0]
-    for p in [*points[1:], -1]:
-        if p == prev + 1:
-            prev = p
-            continue
-        parts.append(f"\\U{start:08x}" if start == prev else f"\\U{start:08x}-\\U{prev:08x}")
-        start = prev = p
-    return "".join(parts)
-
-
-_GRAM = _char_class(_GRAM_BLOCKS, words_only=True)
-_FOLD = _GRAM + _char_class(_FOLD_BLOCKS, words_only=False)
+_FOLD = _char_class(FOLD_BLOCKS)
+_FOLD_BMP_RE = re.compile(f"[{_char_class(FOLD_BLOCKS[:-1])}]")
+_FOLD_ASTRAL_RE = re.compile(f"[{_char_class(FOLD_BLOCKS[-1:])}]")
 _GRAM_CHAR_RE = re.compile(f"[{_GRAM}]")
 _FOLD_RUN_RE = re.compile(f"[{_FOLD}]+")
 _MIXED_TOKEN_RE = re.compile(f"([{_GRAM}]+)|[^\\W{_GRAM}]+")
-_HAN_RUNS_RE = re.compile(f"[{_HAN}\\U00020000-\\U000323af\\U0002f800-\\U0002fa1f]")
+_HAN_RUNS_RE = re.compile(f"[{_HAN}\\U00020000-\\U000323af]")
 
 
 def has_cjk(text: str) -> bool:
     """Whether the text holds a character the mixed-script normalization or tokenizer
-    treats apart from the reference: a CJK character, a full-width form or U+3000."""
-    return _FOLD_RUN_RE.search(text) is not None
+    treats apart from the reference: a CJK character, a full-width form or U+3000.
+    Remembered for the texts seen last (a page's fingerprint and passages ask of the
+    same text)."""
+    hit = _CJK_SEEN.get(text)
+    if hit is None:
+        # The BMP blocks are one bitmap lookup a character; the range beyond the BMP is
+        # looked for only in a text that has a character there (3x faster on English).
+        hit = _FOLD_BMP_RE.search(text) is not None or (
+            not text.isascii()
+            and len(text.encode("utf-16-le", "surrogatepass")) != 2 * len(text)
+            and _FOLD_ASTRAL_RE.search(text) is not None
+        )
+        if len(_CJK_SEEN) >= _RECENT_MAX:
+            _CJK_SEEN.clear()
+        _CJK_SEEN[text] = hit
+    return hit
 
 
-# The gram letters as a regex class body, for other modules' patterns.
+_CJK_SEEN: dict[str, bool] = {}
+
+
+# The gram blocks as a regex class body, for other modules' patterns (their ``\\w``
+# characters are the gram letters).
 GRAM_CLASS = _GRAM
 
 
@@ -213,7 +226,8 @@ def has_han_char(text: str) -> bool:
 
 
 def has_grams(text: str) -> bool:
-    """Whether the text holds a gram letter (Han, kana, hangul)."""
+    """Whether the text holds a character of the gram blocks (Han, kana, hangul): False
+    means the mixed tokenizer reads it exactly as the reference does."""
     return _GRAM_CHAR_RE.search(text) is not None
 
 
@@ -268,15 +282,22 @@ def mixed_tokens(text: str, n: int = 2, *, unigrams: bool = False) -> list[str]:
         run = match.group(1)
         if run is None:
             out.append(match.group())
-            continue
-        if unigrams and n > 1:
-            out.extend(run)
-        if len(run) <= n:
-            if not (unigrams and len(run) == 1):
-                out.append(run)
+        elif run.isalnum():  # ``\w`` is isalnum() (or "_", in no gram block)
+            _grams(run, n, unigrams, out)
         else:
-            out.extend(run[i : i + n] for i in range(len(run) - n + 1))
+            for part in WORD_RE.findall(run):
+                _grams(part, n, unigrams, out)
     return out
+
+
+def _grams(run: str, n: int, unigrams: bool, out: list[str]) -> None:
+    if unigrams and n > 1:
+        out.extend(run)
+    if len(run) <= n:
+        if not (unigrams and len(run) == 1):
+            out.append(run)
+    else:
+        out.extend(run[i : i + n] for i in range(len(run) - n + 1))
 
 
 def tokens_mixed_unibigrams(text: str) -> list[str]:

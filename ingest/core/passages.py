@@ -58,7 +58,14 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from ingest.core.normalize import GRAM_CLASS, han_t2s, has_cjk, has_han_char, recent_words
+from ingest.core.normalize import (
+    FOLD_BLOCKS,
+    GRAM_CLASS,
+    han_t2s,
+    has_cjk,
+    has_han_char,
+    recent_words,
+)
 
 METHOD = "winnow-words-k5-w36-v1"
 MIXED_METHOD = "winnow-mixed-k5-w36-v1"
@@ -70,7 +77,7 @@ QUERY_MAX = 1024  # passages a query looks up (smallest hashes)
 
 _WORD_RE = re.compile(r"\w+")
 # Mixed scripts: one CJK character, or a word of any other script.
-_MIXED_RE = re.compile(f"[{GRAM_CLASS}]|[^\\W{GRAM_CLASS}]+")
+_MIXED_RE = re.compile(f"(?=\\w)[{GRAM_CLASS}]|[^\\W{GRAM_CLASS}]+")
 _MULT = np.uint64(0x100000001B3)  # odd multiplier of the rolling k-gram hash
 MASK64 = (1 << 64) - 1
 
@@ -134,24 +141,25 @@ def _original_spans(text: str, count: int, word_re: re.Pattern[str]) -> list[tup
     return spans + [(len(text), len(text))] * (count - len(spans))
 
 
-_FOLD_TABLE: dict[int, str] | None = None
+_FOLD_TABLE: tuple[re.Pattern[str], dict[str, str]] | None = None
 
 
-def _fold_table() -> dict[int, str]:
+def _fold_table() -> tuple[re.Pattern[str], dict[str, str]]:
     """Each character whose NFKC form is one other character (full-width forms, U+3000,
     half-width katakana, compatibility ideographs …) within the mixed normalization's
-    CJK blocks, mapped to that form."""
+    CJK blocks, mapped to that form; and a pattern matching them (a page holds a few:
+    substituting those is ten times faster than translating every character)."""
     global _FOLD_TABLE
     if _FOLD_TABLE is None:
-        table: dict[int, str] = {}
-        for c in range(0x2E80, 0x10000):
-            ch = chr(c)
-            if not has_cjk(ch) or 0xD800 <= c < 0xE000:
-                continue
-            nfkc = unicodedata.normalize("NFKC", ch)
-            if len(nfkc) == 1 and nfkc != ch:
-                table[c] = nfkc
-        _FOLD_TABLE = table
+        table: dict[str, str] = {}
+        for a, b in FOLD_BLOCKS:
+            for c in range(a, min(b, 0xFFFF) + 1):  # no BMP-external form folds
+                ch = chr(c)
+                nfkc = unicodedata.normalize("NFKC", ch)
+                if len(nfkc) == 1 and nfkc != ch:
+                    table[ch] = nfkc
+        pattern = re.compile("[" + "".join(map(re.escape, sorted(table))) + "]")
+        _FOLD_TABLE = pattern, table
     return _FOLD_TABLE
 
 
@@ -159,7 +167,8 @@ def cjk_fold(text: str) -> str:
     """The mixed normalization's folding, one character for one: compatibility forms
     of CJK characters and the full-width block, then traditional Han to simplified (kept
     only where it kept the length, as OpenCC's tables do)."""
-    out = text.translate(_fold_table())
+    pattern, table = _fold_table()
+    out = pattern.sub(lambda m: table[m.group()], text)
     if has_han_char(out):
         simplified = han_t2s(out)
         if len(simplified) == len(out):

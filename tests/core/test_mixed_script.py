@@ -159,3 +159,9 @@ def test_the_method_names_its_normalization_and_tokenizer() -> None:
     assert spec.normalization == "nfc-cjknfkc-t2s-spacefold-v1"
     assert spec.tokenizer == "mixed-cjk-unibigram-words-v1"
     assert normalize_nfc_v1("x\u00a0y") == normalize_mixed_v1("x\u00a0y")
+
+
+@given(st.text())
+def test_has_cjk_is_whether_a_cjk_run_is_there(text: str) -> None:
+    assert has_cjk(text) == (_FOLD_RUN_RE.search(text) is not None)
+    assert has_cjk(text + "\U00020001") and has_cjk("\uff01" + text)
