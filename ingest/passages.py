@@ -372,10 +372,22 @@ def stock_among(hashes: Collection[int], *, method: int = METHOD_ID) -> set[int]
     if not hashes:
         return set()
     signed = sorted({core.to_signed(h) for h in hashes})
-    found = PassageCommon.objects.filter(
-        method=method, hash__in=signed, df__gte=settings.PASSAGE_COMMON_DF
-    ).values_list("hash", flat=True)
+    if uses_gin():  # one array parameter, not one placeholder per hash
+        with connection.cursor() as cursor:
+            cursor.execute(_PG_STOCK_AMONG, [method, settings.PASSAGE_COMMON_DF, int_array(signed)])
+            found = [h for (h,) in cursor.fetchall()]
+    else:
+        found = list(
+            PassageCommon.objects.filter(
+                method=method, hash__in=signed, df__gte=settings.PASSAGE_COMMON_DF
+            ).values_list("hash", flat=True)
+        )
     return {core.to_unsigned(h) for h in found}
+
+
+_PG_STOCK_AMONG = """
+SELECT hash FROM ingest_passagecommon WHERE method = %s AND df >= %s AND hash = ANY(%s::bigint[])
+"""
 
 
 def never_evidence(hashes: Collection[int], *, method: int = METHOD_ID) -> set[int]:

@@ -242,8 +242,10 @@ def fingerprint_texts(
             normalized[spec.normalization] = entry
         norm, digest = entry
         tokenizer = spec.tokenizer
+        # has_cjk(text) is remembered from the normalization: no second scan of a page
+        # without CJK (NFC makes no CJK character of others).
         if (tokenizer == "cjk-bigram-words-v1" and not has_han(norm)) or (
-            tokenizer == MIXED_TOKENIZER and not has_grams(norm)
+            tokenizer == MIXED_TOKENIZER and not (has_cjk(text) and has_grams(norm))
         ):
             tokenizer = "words-casefold-v1"
         memo_key = (id(entry), tokenizer)

@@ -189,7 +189,7 @@ _FOLD_ASTRAL_RE = re.compile(f"[{_char_class(FOLD_BLOCKS[-1:])}]")
 _GRAM_CHAR_RE = re.compile(f"[{_GRAM}]")
 _FOLD_RUN_RE = re.compile(f"[{_FOLD}]+")
 _MIXED_TOKEN_RE = re.compile(f"([{_GRAM}]+)|[^\\W{_GRAM}]+")
-_HAN_RUNS_RE = re.compile(f"[{_HAN}\\U00020000-\\U000323af]")
+_HAN_ANY_RE = re.compile(f"[{_HAN}\\U00020000-\\U000323af]")
 
 
 def has_cjk(text: str) -> bool:
@@ -215,14 +215,14 @@ def has_cjk(text: str) -> bool:
 _CJK_SEEN: dict[str, bool] = {}
 
 
-# The gram blocks as a regex class body, for other modules' patterns (their ``\\w``
+# The gram blocks as a regex class body, for other modules' patterns (their ``\w``
 # characters are the gram letters).
 GRAM_CLASS = _GRAM
 
 
 def has_han_char(text: str) -> bool:
     """Whether the text holds a Han character (BMP or beyond): what ``han_t2s`` reads."""
-    return _HAN_RUNS_RE.search(text) is not None
+    return _HAN_ANY_RE.search(text) is not None
 
 
 def has_grams(text: str) -> bool:
@@ -266,9 +266,9 @@ def normalize_mixed_v1(text: str) -> str:
     characters, full-width forms or U+3000 normalizes exactly as the reference does.
     """
     text = unicodedata.normalize("NFC", text)
-    if _FOLD_RUN_RE.search(text) is not None:
+    if has_cjk(text):
         text = _FOLD_RUN_RE.sub(_nfkc_run, text)
-        if _HAN_RUNS_RE.search(text) is not None:
+        if _HAN_ANY_RE.search(text) is not None:
             text = han_t2s(text)
     return fold_spaces(text)
 

@@ -152,8 +152,9 @@ def _fold_table() -> tuple[re.Pattern[str], dict[str, str]]:
     global _FOLD_TABLE
     if _FOLD_TABLE is None:
         table: dict[str, str] = {}
-        for a, b in FOLD_BLOCKS:
-            for c in range(a, min(b, 0xFFFF) + 1):  # no BMP-external form folds
+        # Beyond the BMP only the compatibility ideographs supplement has such forms.
+        for a, b in (*FOLD_BLOCKS[:-1], (0x2F800, 0x2FA1F)):
+            for c in range(a, b + 1):
                 ch = chr(c)
                 nfkc = unicodedata.normalize("NFKC", ch)
                 if len(nfkc) == 1 and nfkc != ch:

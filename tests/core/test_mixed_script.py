@@ -165,3 +165,11 @@ def test_the_method_names_its_normalization_and_tokenizer() -> None:
 def test_has_cjk_is_whether_a_cjk_run_is_there(text: str) -> None:
     assert has_cjk(text) == (_FOLD_RUN_RE.search(text) is not None)
     assert has_cjk(text + "\U00020001") and has_cjk("\uff01" + text)
+
+
+def test_nfc_makes_no_cjk_character_of_other_characters() -> None:
+    # What lets a text without CJK skip the mixed steps: its NFC form has none either.
+    for c in [*range(0x1100, 0xD800), *range(0xF900, 0x10000), *range(0x20000, 0x323B0)]:
+        ch = chr(c)
+        if has_cjk(ch):
+            assert all(has_cjk(part) for part in unicodedata.normalize("NFD", ch)), hex(c)
