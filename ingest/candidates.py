@@ -25,7 +25,12 @@ from ingest.core import passages as passages_core
 from ingest.core.bands import nominating_band
 from ingest.core.extract import EXTRACTOR_VERSION, guess_language
 from ingest.core.guards import Similarity, guards_check, similarity
-from ingest.core.methods import fingerprint_text, method_get, normalize_for
+from ingest.core.methods import (
+    fingerprint_text,
+    method_get,
+    normalize_for,
+    passage_method_for,
+)
 from ingest.core.simhash import hamming, to_hex, to_signed64, to_unsigned64
 from ingest.models import (
     CandidateGroup,
@@ -245,10 +250,12 @@ def _passages_search(
             extractor_version=method_get(method.key).extractor_version,
         ).values_list("document_id", "main_text")
     )
-    out = {d.id: passages_core.passages(texts.get(d.id, "")) for d in docs}
+    name = passage_method_for(method.key)
+    out = {d.id: passages_core.passages(texts.get(d.id, ""), method=name) for d in docs}
     hits = passages.entries_add_and_query(
         [passages.Entry(d.id, d.site_id, d.fetched_at, out[d.id]) for d in docs if out[d.id]],
         lookback_days=settings.CANDIDATE_LOOKBACK_DAYS,
+        method=passages.method_for(method.key),
     )
     return out, hits
 
@@ -410,9 +417,12 @@ def _pairs_build(
             continue
         text = texts.get(d, {}).get("main_text", "")
         if text not in by_text:
-            by_text[text] = passages_core.passages(text)
+            by_text[text] = passages_core.passages(text, method=passage_method_for(method.key))
         doc_passages[d] = by_text[text]
-    template = passages.templates_among({p.hash for ps in doc_passages.values() for p in ps})
+    template = passages.never_evidence(
+        {p.hash for ps in doc_passages.values() for p in ps},
+        method=passages.method_for(method.key),
+    )
     embedded = vectors.vectors_for(ids)
     # Each text normalized once, however many pairs and exact copies it is in.
     by_raw: dict[str, str] = {}
@@ -1094,12 +1104,13 @@ def check(
     )
     for d in exact_ids:
         hits.setdefault(d, 0)
-    checked_passages = passages_core.passages(text)
+    passage_method, passage_id = passage_method_for(key), passages.method_for(key)
+    checked_passages = passages_core.passages(text, method=passage_method)
     by_passages: list[int] = []
     if settings.PASSAGE_CHANNEL and checked_passages:
         by_passages = [
             h.document_id
-            for h in passages.query(passages=checked_passages)
+            for h in passages.query(passages=checked_passages, method=passage_id)
             if h.document_id not in itself
         ][:CHECK_MAX_MATCHES]
     nearest = sorted(hits, key=lambda d: (d not in exact_ids, hits[d], d))[:CHECK_MAX_MATCHES]
@@ -1119,10 +1130,12 @@ def check(
         if f.simhash is not None
     }
     stored_passages = {
-        d: passages_core.passages(texts.get(d, {}).get("main_text", "")) for d in nearest
+        d: passages_core.passages(texts.get(d, {}).get("main_text", ""), method=passage_method)
+        for d in nearest
     }
-    template = passages.templates_among(
-        {p.hash for ps in [checked_passages, *stored_passages.values()] for p in ps}
+    template = passages.never_evidence(
+        {p.hash for ps in [checked_passages, *stored_passages.values()] for p in ps},
+        method=passage_id,
     )
     normalized = normalize_for(key, text)
     matches = []

@@ -25,11 +25,21 @@ from django.conf import settings
 from django.db import connection
 
 from ingest.core import passages as core
+from ingest.core.methods import passage_method_for
 from ingest.models import PassageCommon, PassageSet, PassageTemplate, int_array
 
 # Passage methods by the number stored in PassageSet.method / PassageTemplate.method.
-METHODS: dict[int, str] = {1: core.METHOD}
+# Each fingerprint method reads passages of one of them (`method_for`): the sets, site
+# templates and stock phrases of one passage method are never compared with another's.
+METHODS: dict[int, str] = {1: core.METHOD, 2: core.MIXED_METHOD}
 METHOD_ID = 1
+MIXED_METHOD_ID = 2
+
+
+def method_for(fingerprint_key: str) -> int:
+    """The passage method (its number) of a fingerprint method."""
+    name = passage_method_for(fingerprint_key)
+    return next(i for i, n in METHODS.items() if n == name)
 
 
 @dataclass(frozen=True)
@@ -50,45 +60,46 @@ def uses_gin() -> bool:
     return connection.vendor == "postgresql"
 
 
-def entries_add(entries: Sequence[Entry]) -> None:
+def entries_add(entries: Sequence[Entry], *, method: int = METHOD_ID) -> None:
     """Store the documents' passage sets (repeats are no-ops) and count their passages
     on the whole index (PostgreSQL) and on each site; passages reaching the stock-phrase
     or the template threshold are recorded."""
     if uses_gin():
-        _add_pg(entries, search=False)
+        _add_pg(entries, search=False, method=method)
         return
-    rows = _set_rows(entries)
+    rows = _set_rows(entries, method)
     PassageSet.objects.bulk_create(rows, ignore_conflicts=True)
     by_site: dict[int, set[int]] = {}
     for row in rows:
         by_site.setdefault(row.site_id, set()).update(row.hashes)
-    _templates_count_scan(by_site)
+    _templates_count_scan(by_site, method)
 
 
 def entries_add_and_query(
-    entries: Sequence[Entry], *, lookback_days: int = 0
+    entries: Sequence[Entry], *, lookback_days: int = 0, method: int = METHOD_ID
 ) -> dict[int, list[PassageHit]]:
     """`entries_add`, then each entry's `query` (its own document excluded, around its
     fetch time): document id → hits. On PostgreSQL one statement probes every distinct
     passage of the entries once, and its answer serves the counts and the lookups."""
     if uses_gin():
-        return _add_pg(entries, search=True, lookback_days=lookback_days)
-    entries_add(entries)
+        return _add_pg(entries, search=True, lookback_days=lookback_days, method=method)
+    entries_add(entries, method=method)
     return {
         e.document_id: query(
             passages=e.passages,
             exclude_document=e.document_id,
             around=e.fetched_at,
             lookback_days=lookback_days,
+            method=method,
         )
         for e in entries
     }
 
 
-def _set_rows(entries: Sequence[Entry]) -> list[PassageSet]:
+def _set_rows(entries: Sequence[Entry], method: int) -> list[PassageSet]:
     return [
         PassageSet(
-            method=METHOD_ID,
+            method=method,
             document_id=e.document_id,
             site_id=e.site_id,
             fetched_at=e.fetched_at,
@@ -108,14 +119,14 @@ ON CONFLICT DO NOTHING
 """
 
 
-def _sets_insert(rows: Sequence[PassageSet]) -> None:
+def _sets_insert(rows: Sequence[PassageSet], method: int) -> None:
     if not rows:
         return
     with connection.cursor() as cursor:
         cursor.execute(
             _PG_SETS_INSERT,
             [
-                METHOD_ID,
+                method,
                 int_array(r.document_id for r in rows),
                 int_array(r.site_id for r in rows),
                 [r.fetched_at for r in rows],
@@ -170,12 +181,12 @@ FROM asked LEFT JOIN LATERAL (
 
 
 def holders_statement(
-    signed: Collection[int], *, times: bool = False
+    signed: Collection[int], *, times: bool = False, method: int = METHOD_ID
 ) -> tuple[str, list[int | str]]:
     """The PostgreSQL probe for these signed hashes: SQL and parameters."""
     common = settings.PASSAGE_COMMON_DF
     sql = _PG_HOLDERS.format(times="array_agg(p.fetched_at)" if times else "NULL::timestamptz[]")
-    return sql, [int_array(sorted(signed)), METHOD_ID, METHOD_ID, common, METHOD_ID, common]
+    return sql, [int_array(sorted(signed)), method, method, common, method, common]
 
 
 @dataclass(frozen=True)
@@ -186,13 +197,13 @@ class _Held:
 
 
 def _add_pg(
-    entries: Sequence[Entry], *, search: bool, lookback_days: int = 0
+    entries: Sequence[Entry], *, search: bool, lookback_days: int = 0, method: int
 ) -> dict[int, list[PassageHit]]:
     """Insert the sets, probe each distinct passage once (the stored ones, and with
     `search` those each lookup asks for), record what reached a threshold, and answer
     the lookups from the same probes."""
-    rows = _set_rows(entries)
-    _sets_insert(rows)
+    rows = _set_rows(entries, method)
+    _sets_insert(rows, method)
     stored = {row.document_id: set(row.hashes) for row in rows}
     asked = (
         {e.document_id: [core.to_signed(h) for h in query_hashes(e.passages)] for e in entries}
@@ -202,7 +213,7 @@ def _add_pg(
     probed = set().union(*stored.values(), *asked.values())
     if not probed:
         return {e.document_id: [] for e in entries} if search else {}
-    sql, params = holders_statement(probed, times=search and bool(lookback_days))
+    sql, params = holders_statement(probed, times=search and bool(lookback_days), method=method)
     common_df = settings.PASSAGE_COMMON_DF
     held: dict[int, _Held] = {}
     unused: set[int] = set()  # template passages and stock phrases: never evidence
@@ -217,7 +228,7 @@ def _add_pg(
                 unused.add(h)
                 stock.add(h)
                 if not common:
-                    reached_common.append(PassageCommon(method=METHOD_ID, hash=h, df=len(docs)))
+                    reached_common.append(PassageCommon(method=method, hash=h, df=len(docs)))
             else:
                 held[h] = _Held(docs or [], sites or [], times)
     if reached_common:
@@ -227,7 +238,7 @@ def _add_pg(
             unique_fields=["method", "hash"],
             update_fields=["df"],
         )
-    unused |= _site_templates_record(entries, stored, held, stock)
+    unused |= _site_templates_record(entries, stored, held, stock, method)
     if not search:
         return {}
     return {
@@ -236,7 +247,11 @@ def _add_pg(
 
 
 def _site_templates_record(
-    entries: Sequence[Entry], stored: dict[int, set[int]], held: dict[int, _Held], stock: set[int]
+    entries: Sequence[Entry],
+    stored: dict[int, set[int]],
+    held: dict[int, _Held],
+    stock: set[int],
+    method: int,
 ) -> set[int]:
     """Count each site's stored passages on its pages (from the probes' sites, or a
     probe of their own for stock phrases) and record those reaching
@@ -250,9 +265,9 @@ def _site_templates_record(
         counts = {h: held[h].sites.count(site_id) for h in signed if h in held}
         rest = sorted(signed & stock)
         if rest:
-            counts.update(_site_counts_pg(site_id, rest, df_min))
+            counts.update(_site_counts_pg(site_id, rest, df_min, method))
         reached += [
-            PassageTemplate(method=METHOD_ID, site_id=site_id, hash=h, df=n)
+            PassageTemplate(method=method, site_id=site_id, hash=h, df=n)
             for h, n in counts.items()
             if n >= df_min
         ]
@@ -283,21 +298,22 @@ def _hits(
     return sorted(kept, key=lambda h: (-h.shared, h.document_id))
 
 
-def _templates_count_scan(by_site: dict[int, set[int]]) -> None:
+def _templates_count_scan(by_site: dict[int, set[int]], method: int) -> None:
     """Count each site's passages (``by_site``: site → signed hashes) on its pages, by a
     scan, and record those reaching PASSAGE_TEMPLATE_DF; like the probes, a passage
     already a template passage on any site is not counted again."""
     df_min = settings.PASSAGE_TEMPLATE_DF
     every = set().union(*by_site.values())
-    known = {core.to_signed(h) for h in templates_among({core.to_unsigned(h) for h in every})}
+    unsigned = {core.to_unsigned(h) for h in every}
+    known = {core.to_signed(h) for h in templates_among(unsigned, method=method)}
     reached: list[PassageTemplate] = []
     for site_id, signed in by_site.items():
         todo = sorted(signed - known)
         if not todo:
             continue
         reached += [
-            PassageTemplate(method=METHOD_ID, site_id=site_id, hash=h, df=n)
-            for h, n in _site_counts_scan(site_id, todo).items()
+            PassageTemplate(method=method, site_id=site_id, hash=h, df=n)
+            for h, n in _site_counts_scan(site_id, todo, method).items()
             if n >= df_min
         ]
     PassageTemplate.objects.bulk_create(reached, ignore_conflicts=True)
@@ -312,25 +328,25 @@ FROM unnest(%s::bigint[]) AS h
 """
 
 
-def _site_counts_pg(site_id: int, signed: list[int], df_min: int) -> dict[int, int]:
+def _site_counts_pg(site_id: int, signed: list[int], df_min: int, method: int) -> dict[int, int]:
     """Pages of the site holding each hash, counted up to df_min (a template passage
     is counted once, then skipped)."""
     with connection.cursor() as cursor:
-        cursor.execute(_PG_SITE_COUNTS, [METHOD_ID, site_id, df_min, int_array(signed)])
+        cursor.execute(_PG_SITE_COUNTS, [method, site_id, df_min, int_array(signed)])
         return {h: n for h, n in cursor.fetchall()}
 
 
-def _site_counts_scan(site_id: int, signed: list[int]) -> dict[int, int]:
+def _site_counts_scan(site_id: int, signed: list[int], method: int) -> dict[int, int]:
     wanted = set(signed)
     counts: Counter[int] = Counter()
-    for hashes in PassageSet.objects.filter(method=METHOD_ID, site_id=site_id).values_list(
+    for hashes in PassageSet.objects.filter(method=method, site_id=site_id).values_list(
         "hashes", flat=True
     ):
         counts.update(wanted.intersection(hashes))
     return dict(counts)
 
 
-def templates_among(hashes: Collection[int]) -> set[int]:
+def templates_among(hashes: Collection[int], *, method: int = METHOD_ID) -> set[int]:
     """The unsigned hashes, among these, that are a template passage on any site: a
     line that is boilerplate on one site (a wire credit, a share prompt) is not
     evidence of a copy anywhere."""
@@ -339,15 +355,46 @@ def templates_among(hashes: Collection[int]) -> set[int]:
     signed = sorted({core.to_signed(h) for h in hashes})
     if uses_gin():  # one array parameter, not one placeholder per hash
         with connection.cursor() as cursor:
-            cursor.execute(_PG_TEMPLATES_AMONG, [METHOD_ID, int_array(signed)])
+            cursor.execute(_PG_TEMPLATES_AMONG, [method, int_array(signed)])
             found = [h for (h,) in cursor.fetchall()]
     else:
         found = list(
-            PassageTemplate.objects.filter(method=METHOD_ID, hash__in=signed).values_list(
+            PassageTemplate.objects.filter(method=method, hash__in=signed).values_list(
                 "hash", flat=True
             )
         )
     return {core.to_unsigned(h) for h in found}
+
+
+def stock_among(hashes: Collection[int], *, method: int = METHOD_ID) -> set[int]:
+    """The unsigned hashes, among these, that are stock phrases (PassageCommon: seen on
+    PASSAGE_COMMON_DF pages of any site, such as a wire credit or a follow-us line)."""
+    if not hashes:
+        return set()
+    signed = sorted({core.to_signed(h) for h in hashes})
+    if uses_gin():  # one array parameter, not one placeholder per hash
+        with connection.cursor() as cursor:
+            cursor.execute(_PG_STOCK_AMONG, [method, settings.PASSAGE_COMMON_DF, int_array(signed)])
+            found = [h for (h,) in cursor.fetchall()]
+    else:
+        found = list(
+            PassageCommon.objects.filter(
+                method=method, hash__in=signed, df__gte=settings.PASSAGE_COMMON_DF
+            ).values_list("hash", flat=True)
+        )
+    return {core.to_unsigned(h) for h in found}
+
+
+_PG_STOCK_AMONG = """
+SELECT hash FROM ingest_passagecommon WHERE method = %s AND df >= %s AND hash = ANY(%s::bigint[])
+"""
+
+
+def never_evidence(hashes: Collection[int], *, method: int = METHOD_ID) -> set[int]:
+    """The template passages and stock phrases among these unsigned hashes: what no
+    overlap counts."""
+    template = templates_among(hashes, method=method)
+    return template | stock_among(set(hashes) - template, method=method)
 
 
 _PG_TEMPLATES_AMONG = """
@@ -362,6 +409,7 @@ def query(
     around: datetime | None = None,
     lookback_days: int = 0,
     ignore: Collection[int] = (),
+    method: int = METHOD_ID,
 ) -> list[PassageHit]:
     """Documents sharing at least PASSAGE_SHARED_MIN stored passages with these
     (template passages and `ignore` removed), most shared first."""
@@ -370,6 +418,7 @@ def query(
         exclude_document=exclude_document,
         around=around,
         lookback_days=lookback_days,
+        method=method,
     )
 
 
@@ -379,6 +428,7 @@ def lookup(
     exclude_document: int | None = None,
     around: datetime | None = None,
     lookback_days: int = 0,
+    method: int = METHOD_ID,
 ) -> list[PassageHit]:
     """`query` for unsigned passage hashes given as they are."""
     if not hashes:
@@ -388,10 +438,10 @@ def lookup(
         span = timedelta(days=lookback_days)
         window = (around - span, around + span)
     if uses_gin():  # the template filter is part of the statement
-        hits = _query_pg(sorted(set(hashes)), exclude_document, window)
+        hits = _query_pg(sorted(set(hashes)), exclude_document, window, method)
     else:
-        hashes = sorted(set(hashes) - templates_among(hashes))
-        hits = _query_scan(hashes, exclude_document, window)
+        hashes = sorted(set(hashes) - templates_among(hashes, method=method))
+        hits = _query_scan(hashes, exclude_document, window, method)
     shared_min = settings.PASSAGE_SHARED_MIN
     kept = [h for h in hits if h.shared >= shared_min]
     return sorted(kept, key=lambda h: (-h.shared, h.document_id))
@@ -426,7 +476,10 @@ _PG_WINDOW = "AND p.fetched_at BETWEEN %s AND %s"
 
 
 def pg_statement(
-    hashes: Collection[int], window: tuple[datetime, datetime] | None = None
+    hashes: Collection[int],
+    window: tuple[datetime, datetime] | None = None,
+    *,
+    method: int = METHOD_ID,
 ) -> tuple[str, list[object]]:
     """The PostgreSQL lookup for these unsigned hashes: SQL and parameters."""
     signed = [core.to_signed(h) for h in sorted(set(hashes))]
@@ -434,10 +487,10 @@ def pg_statement(
     sql = _PG_QUERY.format(window=_PG_WINDOW if window else "")
     params: list[object] = [
         int_array(signed),
-        METHOD_ID,
-        METHOD_ID,
+        method,
+        method,
         common,
-        METHOD_ID,
+        method,
         *(window or ()),
         common,
         common,
@@ -446,9 +499,12 @@ def pg_statement(
 
 
 def _query_pg(
-    hashes: list[int], exclude: int | None, window: tuple[datetime, datetime] | None
+    hashes: list[int],
+    exclude: int | None,
+    window: tuple[datetime, datetime] | None,
+    method: int,
 ) -> list[PassageHit]:
-    sql, params = pg_statement(hashes, window)
+    sql, params = pg_statement(hashes, window, method=method)
     connection.ensure_connection()
     with psycopg.Cursor(connection.connection) as cursor:
         cursor.execute(sql, params, prepare=True)
@@ -457,10 +513,13 @@ def _query_pg(
 
 
 def _query_scan(
-    hashes: list[int], exclude: int | None, window: tuple[datetime, datetime] | None
+    hashes: list[int],
+    exclude: int | None,
+    window: tuple[datetime, datetime] | None,
+    method: int,
 ) -> list[PassageHit]:
     wanted = {core.to_signed(h) for h in hashes}
-    qs = PassageSet.objects.filter(method=METHOD_ID)
+    qs = PassageSet.objects.filter(method=method)
     if window is not None:
         qs = qs.filter(fetched_at__range=window)
     shared: dict[int, set[int]] = {}
@@ -480,12 +539,15 @@ def _query_scan(
 
 
 def brute_force(
-    *, passages: Sequence[core.Passage] = (), hashes: Collection[int] = ()
+    *,
+    passages: Sequence[core.Passage] = (),
+    hashes: Collection[int] = (),
+    method: int = METHOD_ID,
 ) -> list[PassageHit]:
     """The scan, on any database: what the recall check compares the index against."""
     wanted = set(hashes) | set(query_hashes(passages))
-    hashes = sorted(wanted - templates_among(wanted))
-    hits = _query_scan(hashes, None, None) if hashes else []
+    hashes = sorted(wanted - templates_among(wanted, method=method))
+    hits = _query_scan(hashes, None, None, method) if hashes else []
     return [h for h in hits if h.shared >= settings.PASSAGE_SHARED_MIN]
 
 

@@ -4,12 +4,13 @@ strings (the template escapes it)."""
 
 from __future__ import annotations
 
+from collections.abc import Collection
 from dataclasses import dataclass, field
 
 from ingest import passages
 from ingest.core import channels
 from ingest.core import passages as core
-from ingest.core.methods import method_get
+from ingest.core.methods import method_get, passage_method_for
 from ingest.models import CandidatePair, Extraction
 
 # Characters of each text shown in the panel (a huge page would flood the view).
@@ -20,7 +21,7 @@ RUNS_SHOWN = 30
 @dataclass(frozen=True)
 class Segment:
     text: str
-    kind: str  # "" | "shared" | "template"
+    kind: str  # "" | "shared" | "template" | "stock"
     run: int | None = None  # 1-based run number of a shared segment
 
 
@@ -43,6 +44,8 @@ class PassageView:
     template_a: int
     template_b: int
     nominated: bool  # the passage channel nominated the pair
+    stock_a: int = 0  # A's passages that are stock phrases (PassageCommon)
+    stock_b: int = 0
     a_segments: list[Segment] = field(default_factory=list)
     b_segments: list[Segment] = field(default_factory=list)
     runs: list[AlignedRun] = field(default_factory=list)
@@ -59,15 +62,21 @@ class PassageView:
 
 
 def _kinds(
-    w: core.Words, ps: list[core.Passage], ranges: list[tuple[int, int, int]], template: set[int]
+    w: core.Words,
+    ps: list[core.Passage],
+    ranges: list[tuple[int, int, int]],
+    template: set[int],
+    stock: Collection[int] = frozenset(),
 ) -> list[Segment]:
-    """Cut the text into plain, shared (with its run) and template segments."""
+    """Cut the text into plain, shared (with its run), template and stock-phrase
+    segments (a stock phrase: a passage on many pages of many sites)."""
     n = len(w.spans)
     labels: list[tuple[str, int | None]] = [("", None)] * n
     for p in ps:
-        if p.hash in template:
+        kind = "template" if p.hash in template else "stock" if p.hash in stock else ""
+        if kind:
             for i in range(p.start, min(p.start + core.K, n)):
-                labels[i] = ("template", None)
+                labels[i] = (kind, None)
     for start, end, run in ranges:
         for i in range(start, min(end, n)):
             labels[i] = ("shared", run)
@@ -112,12 +121,15 @@ def pair_passages(*, pair: CandidatePair) -> PassageView:
     )
     text_a = texts.get(pair.a_id, "")
     text_b = texts.get(pair.b_id, "")
-    pa, pb = core.passages(text_a), core.passages(text_b)
-    template = passages.templates_among({p.hash for p in pa} | {p.hash for p in pb})
-    ov = core.overlap(pa, pb, ignore=template)
+    name, number = passage_method_for(pair.method.key), passages.method_for(pair.method.key)
+    pa, pb = core.passages(text_a, method=name), core.passages(text_b, method=name)
+    every = {p.hash for p in pa} | {p.hash for p in pb}
+    template = passages.templates_among(every, method=number)
+    stock = passages.stock_among(every - template, method=number)
+    ov = core.overlap(pa, pb, ignore=template | stock)
     cut = len(text_a) > TEXT_MAX_CHARS or len(text_b) > TEXT_MAX_CHARS
-    wa = core.words(text_a[:TEXT_MAX_CHARS])
-    wb = core.words(text_b[:TEXT_MAX_CHARS])
+    wa = core.words(text_a[:TEXT_MAX_CHARS], method=name)
+    wb = core.words(text_b[:TEXT_MAX_CHARS], method=name)
     runs = [r for r in ov.runs if r.a_end <= len(wa.spans) and r.b_end <= len(wb.spans)]
     view = PassageView(
         a_in_b=ov.a_in_b,
@@ -125,17 +137,19 @@ def pair_passages(*, pair: CandidatePair) -> PassageView:
         shared=ov.shared,
         size_a=ov.size_a,
         size_b=ov.size_b,
-        template_a=ov.template_a,
-        template_b=ov.template_b,
+        template_a=len(core.hash_set(pa) & template),
+        template_b=len(core.hash_set(pb) & template),
+        stock_a=len(core.hash_set(pa) & stock),
+        stock_b=len(core.hash_set(pb) & stock),
         nominated=bool(pair.channels & channels.PASSAGES),
         runs_total=len(ov.runs),
         cut=cut,
     )
     view.a_segments = _kinds(
-        wa, pa, [(r.a_start, r.a_end, i + 1) for i, r in enumerate(runs)], template
+        wa, pa, [(r.a_start, r.a_end, i + 1) for i, r in enumerate(runs)], template, stock
     )
     view.b_segments = _kinds(
-        wb, pb, [(r.b_start, r.b_end, i + 1) for i, r in enumerate(runs)], template
+        wb, pb, [(r.b_start, r.b_end, i + 1) for i, r in enumerate(runs)], template, stock
     )
     view.runs = [
         AlignedRun(

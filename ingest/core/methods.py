@@ -12,16 +12,25 @@ from typing import Literal
 from unicodedata import is_normalized
 
 from ingest.core.normalize import (
+    MIXED_NORMALIZATION,
+    MIXED_TOKENIZER,
     NORMALIZERS,
     TOKENIZERS,
+    has_cjk,
+    has_grams,
     has_han,
     nfc_words,
     shingles3,
     tokens_words,
 )
+from ingest.core.passages import METHOD as PASSAGES_WORDS
+from ingest.core.passages import MIXED_METHOD as PASSAGES_MIXED
 from ingest.core.simhash import simhash64_fast, simhash64_reference
 
 REFERENCE_KEY = "simhash64-words-sha256-v1"
+# The shipped default recipe: CJK runs as characters and character bigrams, every other
+# script as the reference's words (bit-identical to the reference on such text).
+MIXED_KEY = "simhash64-mixedscript-sha256-v1"
 
 
 @dataclass(frozen=True)
@@ -84,6 +93,15 @@ _RECIPES: tuple[tuple[str, str, str, str], ...] = (
         "nfkc-spacefold-v1",
         "Casefolded \\w+ words after NFKC (full-width and ligatures fold).",
     ),
+    (
+        MIXED_KEY,
+        MIXED_TOKENIZER,
+        MIXED_NORMALIZATION,
+        "Mixed scripts: Han, kana and hangul runs as characters and character bigrams "
+        "(NFKC inside CJK runs and the full-width block, traditional folded to simplified), "
+        "every other script as the reference's words; the reference's bits on text "
+        "without CJK characters.",
+    ),
 )
 
 METHODS: dict[str, MethodSpec] = {
@@ -106,8 +124,10 @@ METHODS: dict[str, MethodSpec] = {
         ),
     )
 }
-# The locked reference recipe over the current extractor's text: the default method.
+# The locked reference recipe over the current extractor's text.
 CURRENT_REFERENCE_KEY = method_key(REFERENCE_KEY)
+# What a new database starts on (settings.ACTIVE_METHOD's default).
+DEFAULT_KEY = method_key(MIXED_KEY)
 
 Status = Literal["ok", "insufficient_features"]
 
@@ -125,6 +145,13 @@ def method_get(key: str) -> MethodSpec:
         return METHODS[key]
     except KeyError:
         raise KeyError(f"unknown fingerprint method {key!r}; known: {sorted(METHODS)}") from None
+
+
+def passage_method_for(key: str) -> str:
+    """The passage method a fingerprint method's passage channel reads: CJK characters
+    under the mixed-script method, words under every other (their stored passage sets
+    stay as they are until a switch to the mixed-script method re-indexes them)."""
+    return PASSAGES_MIXED if method_get(key).tokenizer == MIXED_TOKENIZER else PASSAGES_WORDS
 
 
 def normalize_for(key: str, text: str) -> str:
@@ -195,7 +222,9 @@ def fingerprint_texts(
       texts that are equal share their SHA-256 and tokens;
     - the words once per normalized text; shingles are built from them;
     - the CJK tokenizer of a text without Han characters gives exactly the words
-      (``[^\\W{Han}]+`` is ``\\w+`` there);
+      (``[^\\W{Han}]+`` is ``\\w+`` there), and so does the mixed-script one of a text
+      without Han, kana or hangul; the mixed-script normalization of a text without CJK
+      characters is its NFC normalization;
     - one SimHash per distinct (text, tokens), so two methods that end up with the same
       tokens of the same text cost one.
     """
@@ -213,7 +242,11 @@ def fingerprint_texts(
             normalized[spec.normalization] = entry
         norm, digest = entry
         tokenizer = spec.tokenizer
-        if tokenizer == "cjk-bigram-words-v1" and not has_han(norm):
+        # has_cjk(text) is remembered from the normalization: no second scan of a page
+        # without CJK (NFC makes no CJK character of others).
+        if (tokenizer == "cjk-bigram-words-v1" and not has_han(norm)) or (
+            tokenizer == MIXED_TOKENIZER and not (has_cjk(text) and has_grams(norm))
+        ):
             tokenizer = "words-casefold-v1"
         memo_key = (id(entry), tokenizer)
         tokens = tokens_memo.get(memo_key)
@@ -254,6 +287,8 @@ def _normalized(
         for other in _NFKC_SAME:
             if other in done:
                 return done[other]
+    if normalization == MIXED_NORMALIZATION and not has_cjk(text):
+        normalization = "nfc-spacefold-v1"  # the same text: nothing of it is CJK
     if normalization == "nfc-spacefold-v1":
         norm, words = nfc_words(text)  # extraction counted the tokens this way
     else:

@@ -34,6 +34,15 @@ of integers with positions: exact set arithmetic for containment both ways, the 
 runs' positions for free, a per-site document frequency per passage, and a GIN index
 over a bigint[] in PostgreSQL.
 
+Method winnow-mixed-k5-w36-v1 (the passages of the mixed-script fingerprint method) reads
+every character of a CJK run (Han, kana, hangul) as a token and every other script as the
+reference's words, after a length-keeping fold (full-width forms and U+3000 to their
+compatibility forms, traditional Han to simplified), so the k-grams inside a Han run are
+character 5-grams and the guarantee reads in characters: two texts that share a run of
+at least GUARANTEE (40) CJK characters share a passage (punctuation inside the run is
+not counted: it is no token). On text without CJK characters its passages are the
+words method's, hash for hash.
+
 Containment is computed on distinct passage hashes with template passages removed:
 a_in_b = |A ∩ B| / |A|, b_in_a = |A ∩ B| / |B| (so a_in_b·|A| = b_in_a·|B|).
 No Django here.
@@ -43,14 +52,23 @@ from __future__ import annotations
 
 import hashlib
 import re
+import unicodedata
 from collections.abc import Collection, Iterable, Sequence
 from dataclasses import dataclass, field
 
 import numpy as np
 
-from ingest.core.normalize import recent_words
+from ingest.core.normalize import (
+    FOLD_BLOCKS,
+    GRAM_CLASS,
+    han_t2s,
+    has_cjk,
+    has_han_char,
+    recent_words,
+)
 
 METHOD = "winnow-words-k5-w36-v1"
+MIXED_METHOD = "winnow-mixed-k5-w36-v1"
 K = 5  # words per k-gram: shared runs shorter than this are never evidence
 W = 36  # k-grams per winnowing window
 GUARANTEE = W + K - 1  # a shared run of this many words always shares a passage
@@ -58,12 +76,19 @@ STORED_MAX = 64  # passages kept in the index per document (smallest hashes)
 QUERY_MAX = 1024  # passages a query looks up (smallest hashes)
 
 _WORD_RE = re.compile(r"\w+")
+# Mixed scripts: one CJK character, or a word of any other script.
+_MIXED_RE = re.compile(f"(?=\\w)[{GRAM_CLASS}]|[^\\W{GRAM_CLASS}]+")
 _MULT = np.uint64(0x100000001B3)  # odd multiplier of the rolling k-gram hash
 MASK64 = (1 << 64) - 1
 
 
 _WORD_CACHE: dict[str, int] = {}
 _WORD_CACHE_MAX = 1 << 17
+
+
+def cache_clear() -> None:
+    """Forget the cached word hashes (benchmarks time the cold path with it)."""
+    _WORD_CACHE.clear()
 
 
 def _word_hash(word: str) -> int:
@@ -94,20 +119,62 @@ class Words:
     text: str = ""
 
 
-def words(text: str) -> Words:
-    """Spans of the words of the casefolded text, mapped back to the text where
-    casefolding kept the length (it nearly always does)."""
-    folded = text.casefold()
-    spans = [m.span() for m in _WORD_RE.finditer(folded)]
+def words(text: str, *, method: str = METHOD) -> Words:
+    """Spans of the tokens of the casefolded text, mapped back to the text where
+    casefolding kept the length (it nearly always does). Under the mixed method the
+    text is first folded character for character (``cjk_fold``), so spans stay valid."""
+    word_re = _WORD_RE
+    source = text
+    if method == MIXED_METHOD and has_cjk(text):
+        word_re = _MIXED_RE
+        source = cjk_fold(text)
+    folded = source.casefold()
+    spans = [m.span() for m in word_re.finditer(folded)]
     tokens = [folded[s:e] for s, e in spans]
-    if len(folded) != len(text):
-        spans = _original_spans(text, len(tokens))
+    if len(folded) != len(source):
+        spans = _original_spans(source, len(tokens), word_re)
     return Words(tokens, spans, text)
 
 
-def _original_spans(text: str, count: int) -> list[tuple[int, int]]:
-    spans = [m.span() for m in _WORD_RE.finditer(text)][:count]
+def _original_spans(text: str, count: int, word_re: re.Pattern[str]) -> list[tuple[int, int]]:
+    spans = [m.span() for m in word_re.finditer(text)][:count]
     return spans + [(len(text), len(text))] * (count - len(spans))
+
+
+_FOLD_TABLE: tuple[re.Pattern[str], dict[str, str]] | None = None
+
+
+def _fold_table() -> tuple[re.Pattern[str], dict[str, str]]:
+    """Each character whose NFKC form is one other character (full-width forms, U+3000,
+    half-width katakana, compatibility ideographs …) within the mixed normalization's
+    CJK blocks, mapped to that form; and a pattern matching them (a page holds a few:
+    substituting those is ten times faster than translating every character)."""
+    global _FOLD_TABLE
+    if _FOLD_TABLE is None:
+        table: dict[str, str] = {}
+        # Beyond the BMP only the compatibility ideographs supplement has such forms.
+        for a, b in (*FOLD_BLOCKS[:-1], (0x2F800, 0x2FA1F)):
+            for c in range(a, b + 1):
+                ch = chr(c)
+                nfkc = unicodedata.normalize("NFKC", ch)
+                if len(nfkc) == 1 and nfkc != ch:
+                    table[ch] = nfkc
+        pattern = re.compile("[" + "".join(map(re.escape, sorted(table))) + "]")
+        _FOLD_TABLE = pattern, table
+    return _FOLD_TABLE
+
+
+def cjk_fold(text: str) -> str:
+    """The mixed normalization's folding, one character for one: compatibility forms
+    of CJK characters and the full-width block, then traditional Han to simplified (kept
+    only where it kept the length, as OpenCC's tables do)."""
+    pattern, table = _fold_table()
+    out = pattern.sub(lambda m: table[m.group()], text)
+    if has_han_char(out):
+        simplified = han_t2s(out)
+        if len(simplified) == len(out):
+            out = simplified
+    return out
 
 
 def kgram_hashes(tokens: Sequence[str], k: int = K) -> np.ndarray:
@@ -150,8 +217,11 @@ def winnow(hashes: np.ndarray, w: int = W) -> list[tuple[int, int]]:
     return list(zip(positions.tolist(), hashes[positions].tolist(), strict=True))
 
 
-def passages(text: str, *, k: int = K, w: int = W) -> list[Passage]:
-    """A text's passages, in position order (a hash may repeat at two positions)."""
+def passages(text: str, *, k: int = K, w: int = W, method: str = METHOD) -> list[Passage]:
+    """A text's passages, in position order (a hash may repeat at two positions).
+    ``method``: METHOD (words) or MIXED_METHOD (CJK characters, words elsewhere)."""
+    if method == MIXED_METHOD and has_cjk(text):
+        return passages_of(_MIXED_RE.findall(cjk_fold(text).casefold()), k=k, w=w)
     tokens = recent_words(text)  # the fingerprint step's words of the same text
     if tokens is None:
         tokens = _WORD_RE.findall(text.casefold())

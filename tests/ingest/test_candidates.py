@@ -7,11 +7,11 @@ from django.core.management import call_command
 
 from demo.crawl import build_demo_crawl, write_warc
 from ingest import candidates, services
-from ingest.core.methods import CURRENT_REFERENCE_KEY
+from ingest.core.methods import DEFAULT_KEY
 from ingest.core.readers import read_warc
 from ingest.models import CandidateGroup, CandidatePair, Document, GroupMember
 
-METHOD = CURRENT_REFERENCE_KEY
+METHOD = DEFAULT_KEY
 
 
 @pytest.fixture(scope="module")

@@ -11,6 +11,7 @@ from ingest import candidates, services
 from ingest.core.extract import EXTRACTOR_VERSION
 from ingest.core.methods import (
     CURRENT_REFERENCE_KEY,
+    DEFAULT_KEY,
     EXTRACTOR,
     EXTRACTOR_V1,
     REFERENCE_KEY,
@@ -34,7 +35,7 @@ from reviews import selectors, upgrades
 from reviews.models import Label
 from tests import factories
 
-ACTIVE = CURRENT_REFERENCE_KEY
+ACTIVE = DEFAULT_KEY
 NEW = method_key("simhash64-words-nfkc-sha256-v1")
 WHEN = datetime(2026, 5, 1, 12, tzinfo=UTC)
 

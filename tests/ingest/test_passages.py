@@ -135,9 +135,10 @@ def test_the_index_answers_like_brute_force() -> None:
     _find(*docs)
     from ingest.core import passages as core
 
-    ps = core.passages(ARTICLE)
-    fast = {(h.document_id, h.shared) for h in passages.query(passages=ps)}
-    slow = {(h.document_id, h.shared) for h in passages.brute_force(passages=ps)}
+    method = passages.method_for(settings.ACTIVE_METHOD)  # what candidates_find stored
+    ps = core.passages(ARTICLE, method=passages.METHODS[method])
+    fast = {(h.document_id, h.shared) for h in passages.query(passages=ps, method=method)}
+    slow = {(h.document_id, h.shared) for h in passages.brute_force(passages=ps, method=method)}
     assert fast == slow and fast
 
 

@@ -1,6 +1,6 @@
 import pytest
 
-from ingest.core.methods import CURRENT_REFERENCE_KEY
+from ingest.core.methods import DEFAULT_KEY
 from tests import factories
 
 pytestmark = pytest.mark.django_db
@@ -29,7 +29,7 @@ def test_the_home_page_lists_documents_with_status_and_fingerprints(
     r = client.get("/")
     assert r.status_code == 200
     page = r.content.decode()
-    fp = Fingerprint.objects.get(branch="main", method__key=CURRENT_REFERENCE_KEY)
+    fp = Fingerprint.objects.get(branch="main", method__key=DEFAULT_KEY)
     assert fp.hex in page
     assert "&lt;b&gt;x&lt;/b&gt;" in page
     assert "<b>x</b>" not in page

@@ -6,7 +6,7 @@ import pytest
 
 from demo.crawl import build_demo_crawl, write_warc
 from ingest import services
-from ingest.core.methods import CURRENT_REFERENCE_KEY
+from ingest.core.methods import DEFAULT_KEY
 from ingest.core.readers import read_warc
 from ingest.models import CandidateGroup, CandidatePair, Document, GroupMember, IndexEntry
 from tests.factories import wait_until
@@ -28,7 +28,7 @@ def test_a_worker_computes_candidates_and_groups_for_an_ingested_warc(worker) ->
         from ingest.models import Fingerprint
 
         want = Fingerprint.objects.filter(
-            method__key=CURRENT_REFERENCE_KEY, branch="main", status=ok_main
+            method__key=DEFAULT_KEY, branch="main", status=ok_main
         ).count()
         return want > 0 and IndexEntry.objects.count() == want
 

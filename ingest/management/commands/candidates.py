@@ -78,7 +78,7 @@ class Command(BaseCommand):
                 ]
             )
         )
-        passage_recall = self._passage_recall(sample, seed)
+        passage_recall = self._passage_recall(sample, seed, passages.method_for(method.key))
         semantic_recall = self._semantic_recall(sample, seed)
         if recall < 1.0:
             raise CommandError(f"recall {recall:.3f} < 1.000: the index missed pairs")
@@ -107,13 +107,11 @@ class Command(BaseCommand):
         )
         return found.recall
 
-    def _passage_recall(self, sample: int, seed: int) -> float:
+    def _passage_recall(self, sample: int, seed: int, passage_method: int) -> float:
         """The passage index against a scan of the same stored passage sets: every
         document's stored set is a query; a pair counts once."""
         entries = list(
-            PassageSet.objects.filter(method=passages.METHOD_ID).values_list(
-                "document_id", "hashes"
-            )
+            PassageSet.objects.filter(method=passage_method).values_list("document_id", "hashes")
         )
         if not entries:
             self.stdout.write("passages: the passage index is empty")
@@ -121,15 +119,17 @@ class Command(BaseCommand):
         queries = _sample(entries, sample, seed)
         run = _compare(
             [(d, [h & MASK64 for h in stored]) for d, stored in queries],
-            lambda d, hashes: passages.lookup(hashes=hashes, exclude_document=d),
-            lambda hashes: passages.brute_force(hashes=hashes),
+            lambda d, hashes: passages.lookup(
+                hashes=hashes, exclude_document=d, method=passage_method
+            ),
+            lambda hashes: passages.brute_force(hashes=hashes, method=passage_method),
         )
         index_pairs, brute_pairs, t_index, t_brute, recall = run
         mode = "GIN over bigint[]" if passages.uses_gin() else "scan (no GIN on this database)"
         self.stdout.write(
             "\n".join(
                 [
-                    f"passages {passages.METHODS[passages.METHOD_ID]}: {len(entries)} indexed, "
+                    f"passages {passages.METHODS[passage_method]}: {len(entries)} indexed, "
                     f"{len(queries)} queries, at least {settings.PASSAGE_SHARED_MIN} shared",
                     f"passage index: {mode}",
                     f"pairs found by the passage index: {len(index_pairs)}  "
