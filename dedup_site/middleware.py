@@ -4,6 +4,8 @@ from collections.abc import Callable
 
 from django.http import HttpRequest, HttpResponse, HttpResponseBadRequest
 
+from dedup_site.transactions import BUSY_TEXT, DatabaseBusy, is_conflict
+
 
 def reject_nul_in_query(
     get_response: Callable[[HttpRequest], HttpResponse],
@@ -23,3 +25,23 @@ def reject_nul_in_query(
         return get_response(request)
 
     return middleware
+
+
+class DatabaseBusyMiddleware:
+    """A request whose transaction lost a race more times than it is retried
+    (dedup_site.transactions) answers 503 "try again" with Retry-After, not a 500:
+    nothing of it was applied. Views that can say more (the desk's label and Next)
+    answer it themselves."""
+
+    def __init__(self, get_response: Callable[[HttpRequest], HttpResponse]) -> None:
+        self.get_response = get_response
+
+    def __call__(self, request: HttpRequest) -> HttpResponse:
+        return self.get_response(request)
+
+    def process_exception(self, request: HttpRequest, exception: Exception) -> HttpResponse | None:
+        if not (isinstance(exception, DatabaseBusy) or is_conflict(exception)):
+            return None
+        response = HttpResponse(BUSY_TEXT + "\n", status=503, content_type="text/plain")
+        response["Retry-After"] = "1"
+        return response

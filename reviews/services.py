@@ -15,6 +15,7 @@ from django.db import transaction
 from django.db.models import Exists, OuterRef, Q, QuerySet
 from django.utils import timezone
 
+from dedup_site.transactions import conflict_retry
 from ingest.candidates import (
     group_facts_set,
     policy_candidates,
@@ -76,7 +77,7 @@ def actor_for(user: User) -> str:
 # --- labels ------------------------------------------------------------------------
 
 
-@transaction.atomic
+@conflict_retry
 def label_record(
     *,
     pair: CandidatePair,
@@ -125,7 +126,7 @@ def _supersede_previous(*, pair: CandidatePair, editor: User, label: Label) -> N
     stale.update(superseded_by=label)
 
 
-@transaction.atomic
+@conflict_retry
 def label_undo(*, editor: User, pair: CandidatePair | None = None) -> Label | None:
     """Withdraw the editor's last current label (on `pair`, or anywhere): a retraction is
     appended and supersedes it. When it was the pair's last current "distinct" label,
@@ -168,7 +169,7 @@ def label_undo(*, editor: User, pair: CandidatePair | None = None) -> Label | No
     return last
 
 
-@transaction.atomic
+@conflict_retry
 def pair_adjudicate(
     *, pair: CandidatePair, adjudicator: User, verdict: str, reason_code: str, reason: str
 ) -> Adjudication:
@@ -247,7 +248,7 @@ def _claim_first(
 ASKED_FOR_LABELLED = ("labeled", "all")
 
 
-@transaction.atomic
+@conflict_retry
 def claim_next(
     *,
     editor: User,

@@ -106,3 +106,14 @@ def test_the_app_runs_as_a_role_that_owns_no_table_and_migrations_as_the_owner()
     migrate = services["migrate"]
     assert migrate["environment"]["DATABASE_URL"].startswith("postgres://dedup:")
     assert "manage.py db_app_role --create" in " ".join(migrate["command"])
+
+
+@pytest.mark.docker_compose
+def test_the_stack_counts_logins_by_the_address_its_proxy_forwards() -> None:
+    """Behind the TLS proxy every client has the proxy's address: without a proxy count
+    five bad passwords from anyone would lock every account."""
+    result = _compose("config")
+    assert result.returncode == 0, result.stderr
+    services = yaml.safe_load(result.stdout)["services"]
+    for name in ("web", "worker", "beat"):
+        assert services[name]["environment"].get("LOGIN_PROXY_COUNT") == "1", name
