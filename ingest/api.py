@@ -18,7 +18,13 @@ from pydantic import Field, ValidationInfo, create_model, field_validator, model
 from dedup_site import roles
 from ingest import candidates, services, vectors
 from ingest.core.extract import extract
-from ingest.core.readers import RawRecord, fetched_at_problem, text_problem, url_problem
+from ingest.core.readers import (
+    RawRecord,
+    fetchable_url_problem,
+    fetched_at_problem,
+    text_problem,
+    url_problem,
+)
 from ingest.models import ApiToken
 
 MAX_DOCUMENTS_PER_REQUEST = 1000
@@ -99,9 +105,9 @@ class DocumentIn(Schema):
     def http_url(cls, value: str | None, info: ValidationInfo) -> str | None:
         if value is None:
             return value
-        if not value.lower().startswith(("http://", "https://")):
-            raise ValueError("must be an http:// or https:// URL")
-        problem = url_problem(value, snapshot=info.field_name == "url")
+        problem = url_problem(value, snapshot=info.field_name == "url") or (
+            fetchable_url_problem(value)
+        )
         if problem is not None:
             raise ValueError(problem)
         return value
@@ -215,10 +221,22 @@ class CheckIn(Schema):
     title: str = ""
     doc_type: DocType = "other"
 
-    @field_validator("html", "text", "url", "title")
+    @field_validator("html", "text", "title")
     @classmethod
-    def encodable_text(cls, value: str | None) -> str | None:
-        return None if value is None else _encodable(value)
+    def storable_text(cls, value: str | None) -> str | None:
+        # Nothing is stored, but the text is hashed as UTF-8 and looked up as text.
+        problem = None if value is None else text_problem(value)
+        if problem is not None:
+            raise ValueError(problem)
+        return value
+
+    @field_validator("url")
+    @classmethod
+    def fetchable_url(cls, value: str | None) -> str | None:
+        problem = None if value is None else url_problem(value) or fetchable_url_problem(value)
+        if problem is not None:
+            raise ValueError(problem)
+        return value
 
     @model_validator(mode="after")
     def html_or_text(self) -> "CheckIn":

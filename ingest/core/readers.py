@@ -170,6 +170,23 @@ def url_problem(url: str, *, snapshot: bool = False) -> str | None:
     return None
 
 
+def fetchable_url_problem(url: str) -> str | None:
+    """Why no crawler could have fetched this URL (no http/https scheme, no host, a
+    broken IPv6 literal, a port outside 1–65535), or None."""
+    if not url.lower().startswith(("http://", "https://")):
+        return "must be an http:// or https:// URL"
+    try:
+        parts = urlsplit(url)
+        port = parts.port
+    except ValueError as exc:  # "Invalid IPv6 URL", "Port out of range 0-65535", ...
+        return f"is not a URL a crawler could fetch: {exc}"
+    if not parts.hostname:
+        return "has no host"
+    if port == 0:
+        return "has port 0"
+    return None
+
+
 def clean_text(value: str) -> str:
     """The string with NUL and lone surrogates replaced by U+FFFD."""
     if text_problem(value) is None:
