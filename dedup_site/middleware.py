@@ -2,6 +2,7 @@
 
 from collections.abc import Callable
 
+from django.conf import settings
 from django.http import HttpRequest, HttpResponse, HttpResponseBadRequest
 
 from dedup_site.transactions import BUSY_TEXT, DatabaseBusy, is_conflict
@@ -22,6 +23,27 @@ def reject_nul_in_query(
                 return HttpResponseBadRequest(
                     "NUL character in the query string\n", content_type="text/plain"
                 )
+        return get_response(request)
+
+    return middleware
+
+
+def limit_request_body(
+    get_response: Callable[[HttpRequest], HttpResponse],
+) -> Callable[[HttpRequest], HttpResponse]:
+    """A request body over DATA_UPLOAD_MAX_MEMORY_SIZE is a 413 naming the limit, before
+    a byte of it is read (Django alone would read it, then answer 400)."""
+
+    def middleware(request: HttpRequest) -> HttpResponse:
+        limit = settings.DATA_UPLOAD_MAX_MEMORY_SIZE
+        raw = request.META.get("CONTENT_LENGTH") or "0"
+        size = int(raw) if raw.isascii() and raw.isdigit() else 0
+        if limit is not None and size > limit:
+            return HttpResponse(
+                f"request body of {size} bytes; the limit is {limit} bytes\n",
+                status=413,
+                content_type="text/plain",
+            )
         return get_response(request)
 
     return middleware

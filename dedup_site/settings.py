@@ -137,6 +137,7 @@ MIDDLEWARE = [
     "django.middleware.security.SecurityMiddleware",
     "whitenoise.middleware.WhiteNoiseMiddleware",
     "dedup_site.middleware.reject_nul_in_query",
+    "dedup_site.middleware.limit_request_body",
     "django.middleware.csp.ContentSecurityPolicyMiddleware",
     "django.contrib.sessions.middleware.SessionMiddleware",
     "django.middleware.common.CommonMiddleware",
@@ -362,8 +363,12 @@ LOGGING = {
 }
 
 # API payloads carry whole pages: allow large request bodies (the per-page cap above
-# still applies to each document).
-DATA_UPLOAD_MAX_MEMORY_SIZE = env_int("DATA_UPLOAD_MAX_MEMORY_SIZE", 64 * 1024 * 1024)
+# still applies to each document), up to this many bytes; a larger body is a 413 before
+# it is read (dedup_site.middleware.limit_request_body).
+DATA_UPLOAD_MAX_MEMORY_SIZE = env_int("DATA_UPLOAD_MAX_MEMORY_SIZE", 16 * 1024 * 1024)
+# POST /api/v1/check: the page or text checked, at most this many bytes (UTF-8); more is
+# a 413 naming the limit.
+CHECK_MAX_TEXT_BYTES = env_int("CHECK_MAX_TEXT_BYTES", 1024 * 1024)
 
 # A desk transaction that PostgreSQL aborts as a deadlock or serialization failure is run
 # again up to DB_CONFLICT_ATTEMPTS times in all, after a random pause of up to

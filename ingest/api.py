@@ -305,11 +305,17 @@ CheckOut = _schema(
 )
 
 
-@api.post("/check", response={200: CheckOut, 400: ErrorOut, 403: ErrorOut}, tags=["check"])
+@api.post(
+    "/check", response={200: CheckOut, 400: ErrorOut, 403: ErrorOut, 413: ErrorOut}, tags=["check"]
+)
 def check(request: HttpRequest, payload: CheckIn) -> dict[str, object]:
     """Is this page a duplicate of something stored? Answers exact, near, new or
     insufficient, with the matches (distance, similarities, guards). Reads only."""
     require(request, roles.can_check, "check pages (needs the crawler role or read access)")
+    field, value = ("html", payload.html) if payload.html is not None else ("text", payload.text)
+    size, cap = len((value or "").encode()), settings.CHECK_MAX_TEXT_BYTES
+    if size > cap:
+        raise HttpError(413, f"{field} is {size} bytes; the limit is {cap} bytes")
     title, status, language = payload.title, None, None
     text = payload.text or ""
     if payload.html is not None:

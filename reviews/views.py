@@ -37,7 +37,14 @@ from reviews.forms import (
     RepresentativeForm,
     SplitForm,
 )
-from reviews.http import DeskRequest, fragment, require_editor, require_viewer, template_for
+from reviews.http import (
+    DeskRequest,
+    fragment,
+    require_editor,
+    require_label_export,
+    require_viewer,
+    template_for,
+)
 from reviews.models import Claim
 
 # Crawled HTML runs under this policy only, inside <iframe sandbox> (crawled HTML is hostile):
@@ -461,10 +468,10 @@ def calibration_sample(request: HttpRequest) -> HttpResponse:
     return render(request, "reviews/calibration_sample.html", {"page": page})
 
 
-@require_viewer
+@require_label_export
 @require_GET
 def labels_export(request: HttpRequest) -> HttpResponse | StreamingHttpResponse:
-    """Every label as CSV or JSONL, streamed (editors, auditors, admins)."""
+    """Every label as CSV or JSONL, streamed (the calibration roles: auditors, admins)."""
     fmt = request.GET.get("format", "csv")
     split = request.GET.get("split", "")
     _, method = _calibration_filters(request.GET)

@@ -96,3 +96,26 @@ def test_canonical_parameters_out_of_bounds_are_a_400(
     assert r.status_code == 400, (r.status_code, r.content[:300])
     name = query.split("=")[0]
     assert _field_named(r, name), r.json()
+
+
+def test_a_checked_text_over_the_cap_is_a_413_naming_the_limit(client, api_token, settings) -> None:
+    settings.CHECK_MAX_TEXT_BYTES = 1000
+    r = _post(client, api_token, "/api/v1/check", {"text": "ab " * 400})
+    assert r.status_code == 413, r.content
+    assert "1000 bytes" in r.json()["detail"]
+    assert _post(client, api_token, "/api/v1/check", {"text": "ab " * 300}).status_code == 200
+
+
+def test_the_default_cap_on_the_checked_text_is_one_megabyte(settings) -> None:
+    assert settings.CHECK_MAX_TEXT_BYTES == 1024 * 1024
+
+
+def test_a_request_body_over_the_limit_is_a_413_before_it_is_read(
+    client, api_token, settings
+) -> None:
+    settings.DATA_UPLOAD_MAX_MEMORY_SIZE = 2000
+    payload = {"url": "https://e.com/big", "html": HTML + "x" * 3000}
+    r = _post(client, api_token, "/api/v1/documents", payload)
+    assert r.status_code == 413
+    assert b"2000 bytes" in r.content
+    assert Document.objects.count() == 0
