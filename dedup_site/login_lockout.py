@@ -35,7 +35,7 @@ def client_ip(request: HttpRequest) -> str | None:
     return hops[-count]
 
 
-class LoginLockoutHandler(AxesDatabaseHandler):  # type: ignore[misc]
+class LoginLockoutHandler(AxesDatabaseHandler):
     """axes' database handler, plus the per-address limit."""
 
     def get_failures(self, request: Any, credentials: dict[str, Any] | None = None) -> int:

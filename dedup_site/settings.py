@@ -369,6 +369,10 @@ DATA_UPLOAD_MAX_MEMORY_SIZE = env_int("DATA_UPLOAD_MAX_MEMORY_SIZE", 16 * 1024 *
 # POST /api/v1/check: the page or text checked, at most this many bytes (UTF-8); more is
 # a 413 naming the limit.
 CHECK_MAX_TEXT_BYTES = env_int("CHECK_MAX_TEXT_BYTES", 1024 * 1024)
+# The check's channels are consulted while this many seconds last (SimHash and exact
+# text always, then passages, then semantic); the answer's `not_consulted` lists those
+# left out.
+CHECK_TIME_BUDGET_SECONDS = env_float("CHECK_TIME_BUDGET_SECONDS", 2.0)
 
 # A desk transaction that PostgreSQL aborts as a deadlock or serialization failure is run
 # again up to DB_CONFLICT_ATTEMPTS times in all, after a random pause of up to

@@ -281,7 +281,7 @@ SemanticOut = _schema(
     vectors.SemanticCheck,
     {
         "status": "on, off (the channel is not configured), not_covered (the text's "
-        "language), empty or error.",
+        "language), empty, error or skipped (the check's time budget ran out).",
         "reason": "Why there are no semantic matches to look for; empty when on.",
         "threshold": "The doc type's cosine threshold.",
         "matches": "Stored documents at or above the threshold, nearest first; they do "
@@ -295,6 +295,7 @@ CheckOut = _schema(
     {
         "simhash": "16 hex digits, or null when insufficient",
         "channels": "Channels behind the verdict: exact, simhash, passages.",
+        "not_consulted": "Channels left out because the check's time budget ran out.",
     },
     {
         "verdict": (Literal["exact", "near", "new", "insufficient"], ...),

@@ -4,6 +4,7 @@ field (or the parameter) and the reason, and nothing is stored."""
 import pytest
 
 from ingest.models import Document
+from ingest.services import methods_ensure
 from tests import factories
 
 pytestmark = pytest.mark.django_db
@@ -119,3 +120,24 @@ def test_a_request_body_over_the_limit_is_a_413_before_it_is_read(
     assert r.status_code == 413
     assert b"2000 bytes" in r.content
     assert Document.objects.count() == 0
+
+
+def test_past_the_time_budget_the_answer_says_which_channels_were_not_consulted(
+    client, api_token, settings
+) -> None:
+    settings.PASSAGE_CHANNEL = True
+    settings.CHECK_TIME_BUDGET_SECONDS = 0
+    methods_ensure()  # a stored method: the check goes past its SimHash
+    text = "harbour lantern copper willow meadow granite orchard falcon. " * 20
+    r = _post(client, api_token, "/api/v1/check", {"text": text})
+    assert r.status_code == 200, r.content
+    body = r.json()
+    assert body["not_consulted"] == ["passages", "semantic"]
+    assert body["semantic"]["status"] == "skipped"
+    assert body["verdict"] in ("new", "near", "exact")  # SimHash and exact text still answer
+
+
+def test_within_the_time_budget_every_channel_is_consulted(client, api_token, settings) -> None:
+    assert settings.CHECK_TIME_BUDGET_SECONDS == 2.0  # the default
+    r = _post(client, api_token, "/api/v1/check", {"text": "alpha beta gamma delta " * 10})
+    assert r.status_code == 200 and r.json()["not_consulted"] == []
