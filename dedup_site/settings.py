@@ -329,6 +329,9 @@ CELERY_TASK_DEFAULT_QUEUE = env_str("CELERY_QUEUE", "dedup")
 INGEST_MAX_BODY_BYTES = env_int("INGEST_MAX_BODY_BYTES", 5 * 1024 * 1024)
 INGEST_CHUNK_SIZE = env_int("INGEST_CHUNK_SIZE", 200)
 INGEST_STALE_MINUTES = env_int("INGEST_STALE_MINUTES", 15)
+# `manage.py ingest`: a chunk whose database connection was lost is stored again for up
+# to this many seconds; then the command fails with one line and the batch is failed.
+INGEST_DB_RETRY_SECONDS = env_int("INGEST_DB_RETRY_SECONDS", 60)
 # Documents per processing task (extraction + fingerprints).
 PROCESS_TASK_SIZE = env_int("PROCESS_TASK_SIZE", 50)
 
