@@ -107,19 +107,20 @@ def test_behind_the_proxy_one_client_does_not_lock_out_another(client: Client, s
     settings.LOGIN_PROXY_COUNT = 1
     factories.user_create(username="eve", role="editor", password="right-pass-123")
     proxy = {"REMOTE_ADDR": "10.0.0.2"}
-    for i in range(settings.AXES_FAILURE_LIMIT + 2):
+    for i in range(settings.AXES_FAILURE_LIMIT):
         # A client that also forges an X-Forwarded-For entry of its own.
         _login(
             client,
             LOGIN,
-            "eve" if i % 2 else f"guess{i}",
+            "eve",
             "wrong",
             HTTP_X_FORWARDED_FOR=f"203.0.113.{i}, 198.51.100.66",
             **proxy,
         )
-    assert (
-        _login(client, LOGIN, "eve", "wrong", HTTP_X_FORWARDED_FOR="198.51.100.66", **proxy)
-    ).status_code == 429
+    locked = _login(
+        client, LOGIN, "eve", "right-pass-123", HTTP_X_FORWARDED_FOR="198.51.100.66", **proxy
+    )
+    assert locked.status_code == 429
     r = _login(client, LOGIN, "eve", "right-pass-123", HTTP_X_FORWARDED_FOR="192.0.2.10", **proxy)
     assert r.status_code == 302
     assert AccessAttempt.objects.filter(ip_address="198.51.100.66").exists()
