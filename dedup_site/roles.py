@@ -102,3 +102,13 @@ def can_adjudicate(user: User) -> bool:
     if member is None:
         return False
     return bool(member.is_superuser or _groups(member) & {ADJUDICATOR, ADMIN})
+
+
+def can_export_labels(user: User) -> bool:
+    """May download every label with its scores (the calibration roles: auditor, admin).
+    Editors may not: blind mode hides scores from them on the desk, and the export
+    would show every one."""
+    member = _member(user)
+    if member is None:
+        return False
+    return bool(member.is_superuser or _groups(member) & {AUDITOR, ADMIN})

@@ -137,6 +137,7 @@ MIDDLEWARE = [
     "django.middleware.security.SecurityMiddleware",
     "whitenoise.middleware.WhiteNoiseMiddleware",
     "dedup_site.middleware.reject_nul_in_query",
+    "dedup_site.middleware.limit_request_body",
     "django.middleware.csp.ContentSecurityPolicyMiddleware",
     "django.contrib.sessions.middleware.SessionMiddleware",
     "django.middleware.common.CommonMiddleware",
@@ -145,6 +146,7 @@ MIDDLEWARE = [
     "django.contrib.messages.middleware.MessageMiddleware",
     "django.middleware.clickjacking.XFrameOptionsMiddleware",
     "django_htmx.middleware.HtmxMiddleware",
+    "dedup_site.middleware.DatabaseBusyMiddleware",
     # Last, as django-axes asks: it turns a locked-out login into the lockout response.
     "axes.middleware.AxesMiddleware",
 ]
@@ -255,23 +257,27 @@ if not STATIC_MANIFEST:
 
 # Repeated bad passwords (login page and admin): django-axes locks out after
 # LOGIN_FAILURE_LIMIT failures for LOGIN_COOLOFF_MINUTES, the right password included.
-# LOGIN_LOCKOUT_BY lists what is counted: "username,ip_address" (default) locks a
-# username tried from anywhere and an address trying any usernames; "username+ip_address"
-# counts the pair only. The client address is REMOTE_ADDR; behind N proxies that append
-# to X-Forwarded-For set LOGIN_PROXY_COUNT=N, or every client shares the proxy's address.
+# LOGIN_LOCKOUT_BY lists what is counted against LOGIN_FAILURE_LIMIT: the default
+# "username+ip_address" counts the pair (one person's typos lock that username at that
+# address only); "username,ip_address" would also lock a username tried from anywhere.
+# An address alone is locked after LOGIN_ADDRESS_FAILURE_LIMIT failures for any
+# usernames (0: no such limit). The client address is REMOTE_ADDR; behind N proxies that
+# each append to X-Forwarded-For set LOGIN_PROXY_COUNT=N (docker-compose.yml sets 1),
+# or every client shares the proxy's address (dedup_site.login_lockout).
 AUTHENTICATION_BACKENDS = [
     "axes.backends.AxesStandaloneBackend",
     "django.contrib.auth.backends.ModelBackend",
 ]
+AXES_HANDLER = "dedup_site.login_lockout.LoginLockoutHandler"
+AXES_CLIENT_IP_CALLABLE = "dedup_site.login_lockout.client_ip"
 AXES_FAILURE_LIMIT = env_int("LOGIN_FAILURE_LIMIT", 5)
+LOGIN_ADDRESS_FAILURE_LIMIT = env_int("LOGIN_ADDRESS_FAILURE_LIMIT", 30)
 AXES_COOLOFF_TIME = timedelta(minutes=env_int("LOGIN_COOLOFF_MINUTES", 15))
 AXES_LOCKOUT_PARAMETERS: list[str | list[str]] = [
     item.split("+") if "+" in item else item
-    for item in env_list("LOGIN_LOCKOUT_BY", "username,ip_address")
+    for item in env_list("LOGIN_LOCKOUT_BY", "username+ip_address")
 ]
-if env_int("LOGIN_PROXY_COUNT", 0):
-    AXES_IPWARE_PROXY_COUNT = env_int("LOGIN_PROXY_COUNT", 0)
-    AXES_IPWARE_META_PRECEDENCE_ORDER = ("HTTP_X_FORWARDED_FOR", "REMOTE_ADDR")
+LOGIN_PROXY_COUNT = env_int("LOGIN_PROXY_COUNT", 0)
 AXES_RESET_ON_SUCCESS = True
 AXES_LOCKOUT_TEMPLATE = "registration/locked_out.html"
 
@@ -323,6 +329,9 @@ CELERY_TASK_DEFAULT_QUEUE = env_str("CELERY_QUEUE", "dedup")
 INGEST_MAX_BODY_BYTES = env_int("INGEST_MAX_BODY_BYTES", 5 * 1024 * 1024)
 INGEST_CHUNK_SIZE = env_int("INGEST_CHUNK_SIZE", 200)
 INGEST_STALE_MINUTES = env_int("INGEST_STALE_MINUTES", 15)
+# `manage.py ingest`: a chunk whose database connection was lost is stored again for up
+# to this many seconds; then the command fails with one line and the batch is failed.
+INGEST_DB_RETRY_SECONDS = env_int("INGEST_DB_RETRY_SECONDS", 60)
 # Documents per processing task (extraction + fingerprints).
 PROCESS_TASK_SIZE = env_int("PROCESS_TASK_SIZE", 50)
 
@@ -359,8 +368,22 @@ LOGGING = {
 }
 
 # API payloads carry whole pages: allow large request bodies (the per-page cap above
-# still applies to each document).
-DATA_UPLOAD_MAX_MEMORY_SIZE = env_int("DATA_UPLOAD_MAX_MEMORY_SIZE", 64 * 1024 * 1024)
+# still applies to each document), up to this many bytes; a larger body is a 413 before
+# it is read (dedup_site.middleware.limit_request_body).
+DATA_UPLOAD_MAX_MEMORY_SIZE = env_int("DATA_UPLOAD_MAX_MEMORY_SIZE", 16 * 1024 * 1024)
+# POST /api/v1/check: the page or text checked, at most this many bytes (UTF-8); more is
+# a 413 naming the limit.
+CHECK_MAX_TEXT_BYTES = env_int("CHECK_MAX_TEXT_BYTES", 1024 * 1024)
+# The check's channels are consulted while this many seconds last (SimHash and exact
+# text always, then passages, then semantic); the answer's `not_consulted` lists those
+# left out.
+CHECK_TIME_BUDGET_SECONDS = env_float("CHECK_TIME_BUDGET_SECONDS", 2.0)
+
+# A desk transaction that PostgreSQL aborts as a deadlock or serialization failure is run
+# again up to DB_CONFLICT_ATTEMPTS times in all, after a random pause of up to
+# DB_CONFLICT_BACKOFF_SECONDS × the attempt; then the editor is asked to try again.
+DB_CONFLICT_ATTEMPTS = env_int("DB_CONFLICT_ATTEMPTS", 5)
+DB_CONFLICT_BACKOFF_SECONDS = env_float("DB_CONFLICT_BACKOFF_SECONDS", 0.05)
 
 # --- Candidates and groups ----------------------------------------------------------
 DOC_TYPES = ["article", "product", "short", "listing", "forum", "other"]

@@ -18,7 +18,13 @@ from pydantic import Field, ValidationInfo, create_model, field_validator, model
 from dedup_site import roles
 from ingest import candidates, services, vectors
 from ingest.core.extract import extract
-from ingest.core.readers import RawRecord, fetched_at_problem, text_problem, url_problem
+from ingest.core.readers import (
+    RawRecord,
+    fetchable_url_problem,
+    fetched_at_problem,
+    text_problem,
+    url_problem,
+)
 from ingest.models import ApiToken
 
 MAX_DOCUMENTS_PER_REQUEST = 1000
@@ -99,9 +105,9 @@ class DocumentIn(Schema):
     def http_url(cls, value: str | None, info: ValidationInfo) -> str | None:
         if value is None:
             return value
-        if not value.lower().startswith(("http://", "https://")):
-            raise ValueError("must be an http:// or https:// URL")
-        problem = url_problem(value, snapshot=info.field_name == "url")
+        problem = url_problem(value, snapshot=info.field_name == "url") or (
+            fetchable_url_problem(value)
+        )
         if problem is not None:
             raise ValueError(problem)
         return value
@@ -215,10 +221,22 @@ class CheckIn(Schema):
     title: str = ""
     doc_type: DocType = "other"
 
-    @field_validator("html", "text", "url", "title")
+    @field_validator("html", "text", "title")
     @classmethod
-    def encodable_text(cls, value: str | None) -> str | None:
-        return None if value is None else _encodable(value)
+    def storable_text(cls, value: str | None) -> str | None:
+        # Nothing is stored, but the text is hashed as UTF-8 and looked up as text.
+        problem = None if value is None else text_problem(value)
+        if problem is not None:
+            raise ValueError(problem)
+        return value
+
+    @field_validator("url")
+    @classmethod
+    def fetchable_url(cls, value: str | None) -> str | None:
+        problem = None if value is None else url_problem(value) or fetchable_url_problem(value)
+        if problem is not None:
+            raise ValueError(problem)
+        return value
 
     @model_validator(mode="after")
     def html_or_text(self) -> "CheckIn":
@@ -263,7 +281,7 @@ SemanticOut = _schema(
     vectors.SemanticCheck,
     {
         "status": "on, off (the channel is not configured), not_covered (the text's "
-        "language), empty or error.",
+        "language), empty, error or skipped (the check's time budget ran out).",
         "reason": "Why there are no semantic matches to look for; empty when on.",
         "threshold": "The doc type's cosine threshold.",
         "matches": "Stored documents at or above the threshold, nearest first; they do "
@@ -277,6 +295,7 @@ CheckOut = _schema(
     {
         "simhash": "16 hex digits, or null when insufficient",
         "channels": "Channels behind the verdict: exact, simhash, passages.",
+        "not_consulted": "Channels left out because the check's time budget ran out.",
     },
     {
         "verdict": (Literal["exact", "near", "new", "insufficient"], ...),
@@ -288,11 +307,17 @@ CheckOut = _schema(
 )
 
 
-@api.post("/check", response={200: CheckOut, 400: ErrorOut, 403: ErrorOut}, tags=["check"])
+@api.post(
+    "/check", response={200: CheckOut, 400: ErrorOut, 403: ErrorOut, 413: ErrorOut}, tags=["check"]
+)
 def check(request: HttpRequest, payload: CheckIn) -> dict[str, object]:
     """Is this page a duplicate of something stored? Answers exact, near, new or
     insufficient, with the matches (distance, similarities, guards). Reads only."""
     require(request, roles.can_check, "check pages (needs the crawler role or read access)")
+    field, value = ("html", payload.html) if payload.html is not None else ("text", payload.text)
+    size, cap = len((value or "").encode()), settings.CHECK_MAX_TEXT_BYTES
+    if size > cap:
+        raise HttpError(413, f"{field} is {size} bytes; the limit is {cap} bytes")
     title, status, language, quality = payload.title, None, None, None
     text = payload.text or ""
     if payload.html is not None:

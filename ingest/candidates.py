@@ -6,7 +6,9 @@ do not join groups. Groups follow a named rule and honour do-not-match constrain
 human representatives: a worker never overwrites them.
 """
 
+import dataclasses
 import logging
+import time
 from collections import defaultdict
 from collections.abc import Collection, Iterable, Sequence
 from dataclasses import dataclass
@@ -1057,6 +1059,8 @@ class CheckResult:
     channels: list[str]  # the channels behind the verdict (those of the kept matches)
     # The semantic channel's matches, apart: they do not change the verdict.
     semantic: vectors.SemanticCheck | None = None
+    # Channels left out because the check's time budget (CHECK_TIME_BUDGET_SECONDS) ran out.
+    not_consulted: list[str] = dataclasses.field(default_factory=list)
 
 
 CHECK_MAX_MATCHES = 10
@@ -1075,21 +1079,43 @@ def check(
     checked URL is the page itself, never its match. When the semantic channel is on,
     the text is embedded and its nearest stored documents are reported apart (the
     verdict stays the other channels'); when off, the answer says why."""
+    deadline = time.monotonic() + settings.CHECK_TIME_BUDGET_SECONDS
+    skipped: list[str] = []
+
+    def in_budget(channel: str) -> bool:
+        """Whether there is time left for this channel (else it is listed as skipped)."""
+        if time.monotonic() < deadline:
+            return True
+        skipped.append(channel)
+        return False
+
     key = active_method_key()
     k = threshold_for(doc_type)
     itself = _documents_at(url)
-    sem = vectors.check_nearest(
-        text=text,
-        language=guess_language(text) if language is None else language,
-        doc_type=doc_type,
-        exclude=itself,
-    )
     result = fingerprint_text(key, text, min_tokens=settings.FINGERPRINT_MIN_TOKENS)
+
+    def semantic() -> vectors.SemanticCheck:
+        # Last: the slowest channel, and apart from the verdict.
+        if not in_budget("semantic"):
+            return vectors.SemanticCheck(
+                "skipped", "the check's time budget ran out before this channel", "", None, []
+            )
+        return vectors.check_nearest(
+            text=text,
+            language=guess_language(text) if language is None else language,
+            doc_type=doc_type,
+            exclude=itself,
+        )
+
     if result.simhash is None:
-        return CheckResult("insufficient", key, None, result.token_count, k, [], [], sem)
+        sem = semantic()
+        return CheckResult("insufficient", key, None, result.token_count, k, [], [], sem, skipped)
     method = FingerprintMethod.objects.filter(key=key).first()
     if method is None:
-        return CheckResult("new", key, to_hex(result.simhash), result.token_count, k, [], [], sem)
+        sem = semantic()
+        return CheckResult(
+            "new", key, to_hex(result.simhash), result.token_count, k, [], [], sem, skipped
+        )
     hits = {
         h.document_id: h.distance
         for h in index.query(method_id=method.pk, value=result.simhash, k=k)
@@ -1107,7 +1133,7 @@ def check(
     passage_method, passage_id = passage_method_for(key), passages.method_for(key)
     checked_passages = passages_core.passages(text, method=passage_method)
     by_passages: list[int] = []
-    if settings.PASSAGE_CHANNEL and checked_passages:
+    if settings.PASSAGE_CHANNEL and checked_passages and in_budget("passages"):
         by_passages = [
             h.document_id
             for h in passages.query(passages=checked_passages, method=passage_id)
@@ -1180,6 +1206,7 @@ def check(
         verdict = "new"
         behind = []
     used = {c for m in behind for c in m.channels}
+    sem = semantic()
     return CheckResult(
         verdict,
         key,
@@ -1189,6 +1216,7 @@ def check(
         matches,
         [c for c in channels.BITS if c in used],
         sem,
+        skipped,
     )
 
 

@@ -4,6 +4,8 @@ Every step is idempotent: re-ingesting a file adds nothing, and a processing tas
 that is delivered twice (a worker died before its ack) finishes what is missing.
 """
 
+import copy
+import dataclasses
 import hashlib
 import logging
 import time
@@ -26,6 +28,7 @@ from django.db.models import F, Q
 from django.utils import timezone
 
 from dedup_site import dispatch
+from dedup_site.task_policy import TRANSIENT_DB_ERRORS, drop_broken_connections
 from ingest import candidates, semantic
 from ingest.core.encoding import decode_html
 from ingest.core.extract import EXTRACTOR_VERSION, Extracted, extract
@@ -246,9 +249,26 @@ def batch_ingest(
     last_save = time.monotonic()
 
     def flush() -> None:
-        nonlocal last_save, chunk_size
+        nonlocal last_save, chunk_size, sites
         if chunk:
-            _chunk_store(batch, chunk, sites, summary)
+            # A chunk is one transaction: after a lost connection it is stored again
+            # from the start (the counters as they were), until INGEST_DB_RETRY_SECONDS.
+            give_up = time.monotonic() + settings.INGEST_DB_RETRY_SECONDS
+            pause = 0.5
+            while True:
+                before = copy.deepcopy(summary)
+                try:
+                    _chunk_store(batch, chunk, sites, summary)
+                    break
+                except TRANSIENT_DB_ERRORS:
+                    _summary_restore(summary, before)
+                    sites = _SiteCache()  # rows it cached may have been rolled back
+                    if time.monotonic() + pause > give_up:
+                        raise
+                    log.warning("ingest: the database is unavailable, retrying in %.1fs", pause)
+                    time.sleep(pause)
+                    pause = min(pause * 2, 10.0)
+                    drop_broken_connections()
             chunk.clear()
             chunk_size = min(2 * chunk_size, settings.INGEST_CHUNK_SIZE)
         if bytes_read is not None:
@@ -287,16 +307,31 @@ def batch_ingest(
         flush()
     except BaseException as exc:
         # Whatever broke the stream (or interrupted it), the chunks stored so far stay
-        # stored, and the batch says it failed and why.
+        # stored, and the batch says it failed and why — at once, not when the stale
+        # sweep finds it (a few quick tries: the database may be what broke).
         batch.status = CrawlBatch.Status.FAILED
         summary.errors["ingest_failed"] += 1
-        _record_error(batch, RecordError("ingest_failed", -1, f"{type(exc).__name__}: {exc}"))
-        _batch_counters_save(batch, summary)
+        first_line = (str(exc).splitlines() or [""])[0]
+        for attempt in range(3):
+            try:
+                drop_broken_connections()
+                _record_error(
+                    batch, RecordError("ingest_failed", -1, f"{type(exc).__name__}: {first_line}")
+                )
+                _batch_counters_save(batch, summary)
+                break
+            except TRANSIENT_DB_ERRORS:
+                time.sleep(0.5 * (attempt + 1))
         raise
     batch.status = CrawlBatch.Status.DONE
     batch.finished_at = timezone.now()
     _batch_counters_save(batch, summary)
     return summary
+
+
+def _summary_restore(summary: IngestSummary, before: IngestSummary) -> None:
+    for f in dataclasses.fields(summary):
+        setattr(summary, f.name, getattr(before, f.name))
 
 
 def _batch_counters_save(batch: CrawlBatch, summary: IngestSummary) -> None:

@@ -5,13 +5,15 @@ from itertools import islice
 from typing import Literal
 
 from django.http import HttpRequest, StreamingHttpResponse
-from ninja import Router
+from ninja import Query, Router
 
 from dedup_site import roles
 from ingest.api import api, require
 from reviews import canonical as view
 
 router = Router()
+# Records per page at most (a bound, so that no number reaches the iterator unchecked).
+MAX_LIMIT = 1_000_000
 
 
 @router.get("/canonical", tags=["canonical"])
@@ -19,8 +21,10 @@ def canonical(
     request: HttpRequest,
     format: Literal["jsonl", "csv"] = "jsonl",
     accepted_only: bool = False,
-    after: str | None = None,
-    limit: int | None = None,
+    after: str | None = Query(
+        None, pattern=r"^(group|document):[0-9]{1,18}$", description='e.g. "group:12"'
+    ),
+    limit: int | None = Query(None, ge=0, le=MAX_LIMIT),
 ) -> StreamingHttpResponse:
     """The deduplicated view, streamed (nothing is deleted): one record per group
     representative and per singleton, with its members' ids and URLs and the decision

@@ -26,6 +26,9 @@ require_viewer = role_required(
 )
 require_editor = role_required(roles.can_edit, "this needs the editor role")
 require_admin = role_required(roles.can_admin, "this page needs the admin role")
+require_label_export = role_required(
+    roles.can_export_labels, "the label export needs the auditor or admin role"
+)
 
 
 def fragment(

@@ -474,23 +474,14 @@ class LabelTally(models.Model):
 
 
 class Watermark(models.Model):
-    """How far an incremental job has read (e.g. the last fingerprint looked at)."""
+    """How far an incremental job has read (e.g. the last fingerprint looked at).
+    Locked and written only through reviews.watermarks (one lock order)."""
 
     name = models.CharField(max_length=64, primary_key=True)
     value = models.BigIntegerField(default=0)
 
     def __str__(self) -> str:
         return f"{self.name} at {self.value}"
-
-    @staticmethod
-    def put(name: str, value: int) -> None:
-        """Set a watermark, creating it on first use (one statement)."""
-        Watermark.objects.bulk_create(
-            [Watermark(name=name, value=value)],
-            update_conflicts=True,
-            unique_fields=["name"],
-            update_fields=["value"],
-        )
 
 
 class Adjudication(models.Model):

@@ -24,6 +24,14 @@ from django.db.models import Value as V
 from ingest.core.extract import EXTRACTOR_VERSION
 from ingest.models import WALL_STATUSES, CandidatePair, Document, Extraction, Fingerprint
 from reviews.models import Adjudication, Label, LabelTally, PairState, Watermark
+from reviews.watermarks import (
+    FINGERPRINTS,
+    LABELS,
+    TALLY_WALLS,
+    UNSET,
+    watermark_put,
+    watermarks_lock,
+)
 
 SYNC_BATCH = 5000
 # The pair's facts copied into its state. A pair's sides, method, doc type, distance and
@@ -40,11 +48,8 @@ FACTS = (
     "queued",
     "distinct_labels",
 )
-FINGERPRINTS = "pair_states.fingerprint"
-LABELS = "pair_states.label"
-# The queue tally's wall watermark (reviews.queue_tally): the label tally leaves out the
-# states with a side found to be a wall up to it, as the pair tally does.
-TALLY_WALLS = "queue_tally.wall"
+# The queue tally's wall watermark (reviews.queue_tally), TALLY_WALLS: the label tally
+# leaves out the states with a side found to be a wall up to it, as the pair tally does.
 # method, doc type, distance, channels, guards, disputed, stale
 LabelKey = tuple[int, str, int, int, int, bool, bool]
 
@@ -126,8 +131,7 @@ def label_tally_recount(*, wall_mark: int) -> None:
 def _wall_mark_locked() -> int:
     """The queue tally's wall watermark, locked until the transaction ends (-1 while the
     tally is not built: it is then counted from the states when it is)."""
-    Watermark.objects.bulk_create([Watermark(name=TALLY_WALLS, value=-1)], ignore_conflicts=True)
-    return Watermark.objects.select_for_update().get(name=TALLY_WALLS).value
+    return watermarks_lock(TALLY_WALLS)[TALLY_WALLS]
 
 
 def _current() -> QuerySet[Label]:
@@ -298,8 +302,8 @@ def pair_states_rebuild() -> int:
         PairState.objects.exclude(pair_id__in=ids).delete()
         for start in range(0, len(ids), SYNC_BATCH):
             pair_states_refresh(pair_ids=ids[start : start + SYNC_BATCH])
-        Watermark.put(LABELS, last_label)
-        Watermark.put(FINGERPRINTS, last_print)
+        watermark_put(LABELS, last_label)
+        watermark_put(FINGERPRINTS, last_print)
         label_tally_recount(wall_mark=_wall_mark_locked())
     return len(ids)
 
@@ -325,7 +329,7 @@ def pair_states_sync(*, seen: tuple[dict[str, int], int, int] | None = None) -> 
     else:
         marks, last_label, last_print = seen
         marks = {k: v for k, v in marks.items() if k in (LABELS, FINGERPRINTS)}
-    if len(marks) < 2:
+    if len(marks) < 2 or min(marks.values()) <= UNSET:
         return pair_states_rebuild()
     refreshed = 0
     mark = marks[LABELS]
@@ -336,7 +340,7 @@ def pair_states_sync(*, seen: tuple[dict[str, int], int, int] | None = None) -> 
         refreshed += len(ids)
         mark = upto
     if marks[LABELS] < last_label:
-        Watermark.put(LABELS, last_label)
+        watermark_put(LABELS, last_label)
     mark = marks[FINGERPRINTS]
     while mark < last_print:
         upto = min(mark + SYNC_BATCH, last_print)
@@ -355,5 +359,5 @@ def pair_states_sync(*, seen: tuple[dict[str, int], int, int] | None = None) -> 
             refreshed += len(ids)
         mark = upto
     if marks[FINGERPRINTS] < last_print:
-        Watermark.put(FINGERPRINTS, last_print)
+        watermark_put(FINGERPRINTS, last_print)
     return refreshed

@@ -47,6 +47,7 @@ from django.db.models import Value as V
 from django.db.models.functions import Abs
 from django.utils import timezone
 
+from dedup_site.transactions import conflict_retry
 from ingest.candidates import (
     PairFacts,
     pair_facts_changed,
@@ -59,9 +60,6 @@ from ingest.models import WALL_STATUSES, CandidatePair, Extraction, FingerprintM
 from reviews.compiled_sql import compiled_rows
 from reviews.models import LabelTally, PairState, QueueTally, Watermark
 from reviews.pair_states import (
-    FINGERPRINTS,
-    LABELS,
-    TALLY_WALLS,
     LabelKey,
     label_key_counts,
     label_tally_add,
@@ -70,11 +68,18 @@ from reviews.pair_states import (
     pair_states_sync,
     sync_reads,
 )
+from reviews.watermarks import (
+    FINGERPRINTS,
+    LABELS,
+    ORDER,
+    PAIRS,
+    TALLY_WALLS,
+    VERSION,
+    watermark_put,
+    watermarks_lock,
+)
 
-PAIRS = "queue_tally.pair"
 WALLS = TALLY_WALLS
-VERSION = "queue_tally.extractor"
-ORDER = "queue_tally.thresholds"
 STATE_MARKS = (LABELS, FINGERPRINTS)  # the review states' (read in the same statement)
 # The row that is always there, so that one read returns the watermarks with the tally.
 SENTINEL = {"method_ref": 0, "doc_type": "", "distance": -1, "channels": 0, "guards": 0}
@@ -164,16 +169,9 @@ def _cutoff() -> Any:
 
 
 def _locked_marks() -> dict[str, int]:
-    """The tally's watermarks, locked until the transaction ends (one writer at a time)."""
-    Watermark.objects.bulk_create(
-        [Watermark(name=n, value=-1) for n in (PAIRS, WALLS, VERSION)], ignore_conflicts=True
-    )
-    return dict(
-        Watermark.objects.select_for_update()
-        .filter(name__in=(PAIRS, WALLS, VERSION))
-        .order_by("name")
-        .values_list("name", "value")
-    )
+    """The tally's watermarks, locked until the transaction ends (one writer at a time;
+    in the one order of reviews.watermarks)."""
+    return watermarks_lock(PAIRS, WALLS, VERSION)
 
 
 def _settled(model: type[CandidatePair] | type[Extraction], after: int) -> int:
@@ -212,9 +210,9 @@ def _rebuild() -> None:
         batch_size=1000,
     )
     label_tally_recount(wall_mark=wm)
-    Watermark.put(PAIRS, pm)
-    Watermark.put(WALLS, wm)
-    Watermark.put(VERSION, _stamp(EXTRACTOR_VERSION))
+    watermark_put(PAIRS, pm)
+    watermark_put(WALLS, wm)
+    watermark_put(VERSION, _stamp(EXTRACTOR_VERSION))
 
 
 def _advance(pm_to: int, wm_to: int) -> None:
@@ -258,8 +256,8 @@ def _advance(pm_to: int, wm_to: int) -> None:
                 )
             )
         _tally_add(delta)
-        Watermark.put(PAIRS, pm_to)
-        Watermark.put(WALLS, wm_to)
+        watermark_put(PAIRS, pm_to)
+        watermark_put(WALLS, wm_to)
 
 
 def _tally_add(delta: Counter[Key]) -> None:
@@ -326,6 +324,7 @@ def signals_connect() -> None:
     )
 
 
+@conflict_retry
 def queue_sync() -> None:
     """Bring what the queue reads up to date: the review states, the stored order of the
     new pairs (of every pair after a change of thresholds) and the tally's watermarks.
@@ -351,10 +350,11 @@ def queue_sync() -> None:
     order = _thresholds_stamp()
     if marks.get(ORDER) != order:
         with transaction.atomic():
+            watermarks_lock(ORDER)  # the watermarks before the pairs' rows, as everywhere
             CandidatePair.objects.exclude(uncertainty=_uncertainty()).update(
                 uncertainty=_uncertainty()
             )
-            Watermark.put(ORDER, order)
+            watermark_put(ORDER, order)
     elif last_pair is None or last_pair > marks.get(PAIRS, 0):
         CandidatePair.objects.filter(pk__gt=marks.get(PAIRS, 0)).exclude(
             uncertainty=_uncertainty()

@@ -14,6 +14,7 @@ from dedup_site.roles import (
     can_admin,
     can_check,
     can_edit,
+    can_export_labels,
     can_ingest,
     can_view,
 )
@@ -32,6 +33,7 @@ __all__ = [
     "can_admin",
     "can_check",
     "can_edit",
+    "can_export_labels",
     "can_ingest",
     "can_view",
 ]

@@ -15,6 +15,7 @@ from django.db import transaction
 from django.db.models import Exists, OuterRef, Q, QuerySet
 from django.utils import timezone
 
+from dedup_site.transactions import conflict_retry
 from ingest.candidates import (
     group_facts_set,
     policy_candidates,
@@ -84,7 +85,7 @@ def actor_for(user: User) -> str:
 # --- labels ------------------------------------------------------------------------
 
 
-@transaction.atomic
+@conflict_retry
 def label_record(
     *,
     pair: CandidatePair,
@@ -142,7 +143,7 @@ def supersede_previous(label: Label) -> list[int]:
     return pairs
 
 
-@transaction.atomic
+@conflict_retry
 def label_undo(*, editor: User, pair: CandidatePair | None = None) -> Label | None:
     """Withdraw the editor's last current label (on `pair`, or anywhere): a retraction is
     appended and supersedes it. When it was the pair's last current "distinct" label,
@@ -193,7 +194,7 @@ def label_undo(*, editor: User, pair: CandidatePair | None = None) -> Label | No
     return last
 
 
-@transaction.atomic
+@conflict_retry
 def pair_adjudicate(
     *, pair: CandidatePair, adjudicator: User, verdict: str, reason_code: str, reason: str
 ) -> Adjudication:
@@ -272,7 +273,7 @@ def _claim_first(
 ASKED_FOR_LABELLED = ("labeled", "all")
 
 
-@transaction.atomic
+@conflict_retry
 def claim_next(
     *,
     editor: User,

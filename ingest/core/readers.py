@@ -170,6 +170,23 @@ def url_problem(url: str, *, snapshot: bool = False) -> str | None:
     return None
 
 
+def fetchable_url_problem(url: str) -> str | None:
+    """Why no crawler could have fetched this URL (no http/https scheme, no host, a
+    broken IPv6 literal, a port outside 1–65535), or None."""
+    if not url.lower().startswith(("http://", "https://")):
+        return "must be an http:// or https:// URL"
+    try:
+        parts = urlsplit(url)
+        port = parts.port
+    except ValueError as exc:  # "Invalid IPv6 URL", "Port out of range 0-65535", ...
+        return f"is not a URL a crawler could fetch: {exc}"
+    if not parts.hostname:
+        return "has no host"
+    if port == 0:
+        return "has port 0"
+    return None
+
+
 def clean_text(value: str) -> str:
     """The string with NUL and lone surrogates replaced by U+FFFD."""
     if text_problem(value) is None:
@@ -776,7 +793,18 @@ def _frame_item(frame: _Frame, max_body_bytes: int) -> Item:
             and name.lower() not in ("content-length", "content-type")
         ]
         fetched_at, warning = _warc_date(headers.get_header("WARC-Date"))
-    if frame.truncated:
+    cut_short = None
+    if frame.truncated and frame.kind == "arc" and _complete_http(frame.block):
+        # An ARC length that overstates the last record (as warcio reads it): the page
+        # in the bytes is whole, so it is kept, with the length's fault on the record.
+        cut_short = RecordError(
+            "bad_length",
+            offset,
+            f"{limit}, but the file ends after {len(frame.block)}: the HTTP response in "
+            "them is complete, kept",
+            url,
+        )
+    elif frame.truncated:
         return RecordError(
             "truncated",
             offset,
@@ -802,8 +830,30 @@ def _frame_item(frame: _Frame, max_body_bytes: int) -> Item:
                 "bytes: the record was cut there"
             )
             warnings.append(RecordError("bad_length", offset, message, url))
+        if cut_short is not None:
+            warnings.append(cut_short)
         item = dataclasses.replace(item, fetched_at=fetched_at, warnings=tuple(warnings))
     return item
+
+
+_HTTP_END_OF_HEAD = re.compile(rb"\r?\n\r?\n")
+_CONTENT_LENGTH = re.compile(rb"^content-length:[ \t]*([0-9]{1,18})[ \t]*\r?$", re.I | re.M)
+_HTML_END = re.compile(rb"</html\s*>\s*$", re.I)
+
+
+def _complete_http(block: bytes) -> bool:
+    """Does this (cut) block hold a whole HTTP response: a status line and headers, and
+    a body as long as its Content-Length says or, without one, an HTML page that ends?"""
+    if not block.startswith(b"HTTP/"):
+        return False
+    head_end = _HTTP_END_OF_HEAD.search(block)
+    if head_end is None:
+        return False
+    head, body = block[: head_end.start()], block[head_end.end() :]
+    declared = _CONTENT_LENGTH.search(head)
+    if declared is not None:
+        return len(body) >= int(declared.group(1))
+    return _HTML_END.search(body) is not None
 
 
 def _response(

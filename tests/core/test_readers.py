@@ -734,3 +734,31 @@ def test_a_content_length_running_into_the_next_record_is_cut_there_with_a_warni
     assert first.body == body
     assert [w.kind for w in first.warnings] == ["bad_length"]
     assert [item.url for item in items[1:]] == ["https://example.com/0", "https://example.com/1"]
+
+
+def _arc_with_long_last_record(*, body: bytes, overstated: int) -> bytes:
+    good = broken_archives.headerless_arc(count=2, compress=False).data
+    http = b"HTTP/1.1 200 OK\r\nContent-Type: text/html\r\n\r\n" + body
+    line = (
+        f"http://arc.example.com/last 10.0.0.9 20090917120000 text/html {len(http) + overstated}\n"
+    )
+    return good + line.encode() + http + b"\n"
+
+
+def test_an_arc_length_past_the_end_of_the_file_keeps_a_complete_page_with_a_warning() -> None:
+    body = broken_archives.page(900)
+    items = list(read_warc(io.BytesIO(_arc_with_long_last_record(body=body, overstated=500))))
+
+    assert _kinds(items) == ["RawRecord"] * 3
+    last = _raw(items[-1])
+    assert last.url == "http://arc.example.com/last"
+    assert last.body.rstrip() == body
+    assert [w.kind for w in last.warnings] == ["bad_length"]
+    assert "file ends" in last.warnings[0].message
+
+
+def test_an_arc_record_cut_inside_its_page_is_still_truncated() -> None:
+    body = broken_archives.page(901)[:-40]  # the page's end is missing
+    items = list(read_warc(io.BytesIO(_arc_with_long_last_record(body=body, overstated=500))))
+
+    assert _kinds(items) == ["RawRecord", "RawRecord", "truncated"]

@@ -172,11 +172,29 @@ def test_the_download_needs_a_role(client, history) -> None:
     assert client.get(reverse("reviews:labels-export")).status_code == 403
 
 
-def test_export_command_writes_a_file(history, tmp_path) -> None:
+def test_an_editor_cannot_download_the_labels_with_their_scores(client, history) -> None:
+    """Blind mode hides scores from editors on the desk; the export would show them all."""
+    client.force_login(factories.user_create(username="eddie", role="editor"))
+    assert client.get(reverse("reviews:labels-export"), {"format": "jsonl"}).status_code == 403
+    client.force_login(factories.user_create(username="ada", role="admin"))
+    assert client.get(reverse("reviews:labels-export"), {"format": "jsonl"}).status_code == 200
+
+
+def test_the_export_command_as_a_user_needs_a_calibration_role(history) -> None:
+    factories.user_create(username="eddie", role="editor")
+    for who in ("eddie", "nobody-at-all"):
+        with pytest.raises(CommandError, match="auditor or admin"):
+            call_command("export_labels", "--format", "csv", "--user", who, stdout=io.StringIO())
+
+
+def test_export_command_writes_a_file(history, tmp_path, auditor) -> None:
     out = tmp_path / "labels.csv"
-    call_command("export_labels", "--format", "csv", "--output", str(out))
+    call_command("export_labels", "--format", "csv", "--output", str(out), "--user", "audrey")
     assert len(list(csv.DictReader(out.open()))) == 6
     stdout = io.StringIO()
+    call_command("export_labels", "--format", "jsonl", "--user", "audrey", stdout=stdout)
+    assert len(stdout.getvalue().splitlines()) == 6
+    stdout = io.StringIO()  # the operator, without --user
     call_command("export_labels", "--format", "jsonl", stdout=stdout)
     assert len(stdout.getvalue().splitlines()) == 6
 
@@ -312,7 +330,8 @@ def test_labels_exported_then_imported_into_a_fresh_database_calibrate_the_same(
     table_before = io.StringIO()
     call_command("calibrate", stdout=table_before)
     path = tmp_path / "labels.jsonl"
-    call_command("export_labels", "--format", "jsonl", "--output", str(path))
+    factories.user_create(username="cal", role="admin")
+    call_command("export_labels", "--format", "jsonl", "--output", str(path), "--user", "cal")
     exported = path.read_text().splitlines()
     assert any(json.loads(x)["sampling_weight"] != 1.0 for x in exported)
 

@@ -5,8 +5,10 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import BinaryIO, cast
 
+from django.conf import settings
 from django.core.management.base import BaseCommand, CommandError, CommandParser
 
+from dedup_site.task_policy import TRANSIENT_DB_ERRORS
 from ingest import services
 from ingest.core.readers import Item, read_jsonl, read_warc
 
@@ -78,7 +80,16 @@ class Command(BaseCommand):
         failed = 0
         for path in paths:
             fmt = str(options["format"] or guess_format(path))
-            failed += self._ingest_one(path, fmt, show_progress=show)
+            try:
+                failed += self._ingest_one(path, fmt, show_progress=show)
+            except TRANSIENT_DB_ERRORS as exc:
+                first = (str(exc).splitlines() or [""])[0]
+                raise CommandError(
+                    f"{path}: the database is unavailable ({type(exc).__name__}: {first}); "
+                    f"gave up after {settings.INGEST_DB_RETRY_SECONDS}s of retries. The chunks "
+                    "stored before stay stored and the batch is marked failed: run the command "
+                    "again when the database is back (what is stored is not stored twice)"
+                ) from None
         if failed:
             raise CommandError(
                 f"{failed} file(s) are damaged (cut short or with unreadable regions); "

@@ -1,8 +1,9 @@
 from datetime import date
 
+from django.contrib.auth.models import User
 from django.core.management.base import BaseCommand, CommandError, CommandParser
 
-from reviews import exports
+from reviews import exports, roles
 from reviews.core.calibration import SPLITS
 
 
@@ -18,8 +19,20 @@ class Command(BaseCommand):
         parser.add_argument("--since", default="", help="YYYY-MM-DD: labels given from then")
         parser.add_argument("--method", default="", help="fingerprint method key")
         parser.add_argument("--output", "-o", default="-", help="file (default: stdout)")
+        parser.add_argument(
+            "--user",
+            default="",
+            help="export as this user, who must hold a calibration role (auditor or admin); "
+            "without it the command runs as the operator, who has the database anyway",
+        )
 
     def handle(self, *args: object, **options: object) -> None:
+        user = User.objects.filter(username=str(options["user"])).first()
+        if options["user"] and (user is None or not roles.can_export_labels(user)):
+            raise CommandError(
+                f"--user {options['user']!r}: the label export needs an active user with the "
+                "auditor or admin role"
+            )
         since = None
         if options["since"]:
             try:
