@@ -171,7 +171,9 @@ def test_calibrate_prints_json_and_text(pairs, editor) -> None:  # type: ignore[
     assert "errors per action" in text and "before labels" in text
 
 
-def test_the_demo_crawl_gets_a_suggestion_for_at_least_two_doc_types(db, committed) -> None:  # type: ignore[no-untyped-def]
+def test_the_demo_crawl_gets_a_suggestion_for_its_articles(db, committed) -> None:  # type: ignore[no-untyped-def]
+    # Its other doc types hold fewer than PRELABEL_MIN_DOCUMENTS indexable pages since
+    # login walls stay out of the index (blocked): only the articles get a valley.
     call_command("demo_setup", stdout=io.StringIO())
     with committed():
         factories.gold_crawl_ingest()
@@ -182,8 +184,8 @@ def test_the_demo_crawl_gets_a_suggestion_for_at_least_two_doc_types(db, committ
         for p in json.loads(out.getvalue())["prelabel"]
         if p["score"] == "simhash_distance" and p["starting"]["threshold"] is not None
     }
-    assert len(suggested) >= 2, [
+    assert "article" in suggested, [
         (p["doc_type"], p["score"], p["documents"], p["candidate_pairs"], p["starting"])
         for p in json.loads(out.getvalue())["prelabel"]
     ]
-    assert PrelabelDistribution.objects.filter(threshold__isnull=False).count() >= 2
+    assert PrelabelDistribution.objects.filter(threshold__isnull=False, doc_type="article").exists()

@@ -305,7 +305,8 @@ def _label_the_gold_crawl(ids, cases) -> None:  # type: ignore[no-untyped-def]
             for y in docs:
                 case_of[(x, y)] = case.expected_label.replace("-", "_")
     pairs = list(CandidatePair.objects.order_by("pk"))
-    assert len(pairs) >= 10
+    # The gold crawl's login walls are no pairs (blocked pages are not indexed): 8 remain.
+    assert len(pairs) >= 8
     for i, pair in enumerate(pairs):
         verdict = case_of.get((pair.a_id, pair.b_id)) or (
             "duplicate" if pair.distance == 0 else "distinct"

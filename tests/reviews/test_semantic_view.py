@@ -95,7 +95,7 @@ def test_the_document_page_says_the_embedding_status(client, editor, settings, m
     settings.EMBEDDING_MODEL = CONFIGURED
     # With or without the extra in this environment: the state where it is installed
     # and the model directory is what is missing.
-    monkeypatch.setattr(embedder, "extra_installed", lambda: True)
+    monkeypatch.setattr(embedder, "extra_installed", lambda name=None: True)
     docs = _documents(4)
     embedding_row(docs[0])
     embedding_row(docs[1], status="not_covered", language="vi")
@@ -112,9 +112,10 @@ def test_the_document_page_says_the_embedding_status(client, editor, settings, m
         "not embedded by all-MiniLM-L6-v2: the semantic channel is off "
         f"(model directory not found: {CONFIGURED})"
     )
-    monkeypatch.setattr(embedder, "extra_installed", lambda: False)
+    monkeypatch.setattr(embedder, "extra_installed", lambda name=None: False)
+    missing = embedder.extra_missing()
     assert status(docs[3]) == (
-        f"not embedded by all-MiniLM-L6-v2: the semantic channel is off ({embedder.EXTRA_MISSING})"
+        f"not embedded by all-MiniLM-L6-v2: the semantic channel is off ({missing})"
     )
     settings.EMBEDDING_MODEL = ""
     assert (
@@ -140,7 +141,7 @@ def test_the_document_page_says_when_only_another_models_row_exists(
     client, editor, settings, monkeypatch
 ) -> None:
     settings.EMBEDDING_MODEL = CONFIGURED
-    monkeypatch.setattr(embedder, "extra_installed", lambda: True)
+    monkeypatch.setattr(embedder, "extra_installed", lambda name=None: True)
     other, old_extractor, none = _documents(3)
     embedding_row(other, model="paraphrase-multilingual-MiniLM-L12-v2")
     embedding_row(old_extractor, extractor_version="trafilatura-0.1")

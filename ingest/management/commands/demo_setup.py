@@ -91,6 +91,6 @@ class Command(BaseCommand):
             )
         else:
             lines.append(
-                f"  Prometheus metrics: METRICS_TOKEN is not set, so {metrics} answers no one"
+                f"  Prometheus metrics: METRICS_TOKEN is not set: {metrics} answers no one"
             )
         self.stdout.write("\n".join(lines))
