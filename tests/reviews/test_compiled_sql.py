@@ -162,47 +162,35 @@ def test_a_distinct_label_inside_a_group_is_read_anew(chain, editor) -> None:
     assert len(selectors.groups_disputed()) == 1
 
 
-def test_an_adjudication_that_overrules_the_distinct_label_ends_the_dispute(
-    chain, editor, other_editor
-) -> None:
+def _disputed_then_adjudicated(chain, editor, other_editor, verdict: str) -> None:  # type: ignore[no-untyped-def]
+    """Two editors disagree on a pair inside a group; an adjudicator decides `verdict`."""
     a, b, _ = chain
-    adjudicator = factories.user_create(username="judy", role="adjudicator")
     pair = pair_of(a, b)
-    for who, verdict in ((editor, "distinct"), (other_editor, "duplicate")):
+    for who, given in ((editor, "distinct"), (other_editor, "duplicate")):
         services.label_record(
-            pair=pair,
-            editor=who,
-            verdict=verdict,
-            reason_code="other",
-            reason="read",
-            region="body",
+            pair=pair, editor=who, verdict=given, reason_code="other", reason="r", region="body"
         )
     selectors.queue_sync()
     assert len(selectors.groups_disputed()) == 1
     services.pair_adjudicate(
-        pair=pair, adjudicator=adjudicator, verdict="duplicate", reason_code="other", reason="same"
+        pair=pair,
+        adjudicator=factories.user_create(username="judy", role="adjudicator"),
+        verdict=verdict,
+        reason_code="other",
+        reason="decided",
     )
     selectors.queue_sync()
+
+
+def test_an_adjudication_that_overrules_the_distinct_label_ends_the_dispute(
+    chain, editor, other_editor
+) -> None:
+    _disputed_then_adjudicated(chain, editor, other_editor, "duplicate")
     assert selectors.groups_disputed() == []
 
 
 def test_an_adjudication_that_confirms_the_distinct_label_keeps_the_group_disputed(
     chain, editor, other_editor
 ) -> None:
-    a, b, _ = chain
-    adjudicator = factories.user_create(username="judy", role="adjudicator")
-    pair = pair_of(a, b)
-    for who, verdict in ((editor, "distinct"), (other_editor, "duplicate")):
-        services.label_record(
-            pair=pair,
-            editor=who,
-            verdict=verdict,
-            reason_code="other",
-            reason="read",
-            region="body",
-        )
-    services.pair_adjudicate(
-        pair=pair, adjudicator=adjudicator, verdict="distinct", reason_code="other", reason="two"
-    )
-    selectors.queue_sync()
+    _disputed_then_adjudicated(chain, editor, other_editor, "distinct")
     assert len(selectors.groups_disputed()) == 1
