@@ -125,30 +125,16 @@ def main() -> None:
     import django
 
     django.setup()
-    from django.conf import settings
     from django.db import connection
     from django.test import Client
-    from django.test.utils import setup_test_environment
-    from queue_bench import _fill  # the same directory
+    from queue_bench import _fill, bench_database_open  # the same directory
 
     from ingest.models import CandidatePair
     from reviews import calibration, calibration_figures, prelabel
     from reviews.models import CalibrationFigures, Label
     from tests import factories
 
-    if connection.vendor != "postgresql":
-        sys.exit("set DATABASE_URL to a PostgreSQL database (the bench uses test_<name>)")
-    setup_test_environment()
-    settings.ALLOWED_HOSTS = ["testserver", *settings.ALLOWED_HOSTS]
-    settings.DEBUG = False
-    if args.reuse:
-        old_name = settings.DATABASES["default"]["NAME"]
-        test_name = connection.creation._get_test_db_name()
-        settings.DATABASES["default"]["NAME"] = test_name
-        connection.settings_dict["NAME"] = test_name
-        connection.close()
-    else:
-        old_name = connection.creation.create_test_db(verbosity=0, autoclobber=True)
+    old_name = bench_database_open(reuse=args.reuse)
     try:
         t0 = time.perf_counter()
         if not args.reuse:

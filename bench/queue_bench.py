@@ -39,6 +39,7 @@ os.environ.setdefault("DJANGO_ALLOW_ASYNC_UNSAFE", "true")
 
 def _fill(n_pairs: int, n_labels: int, seed: int) -> None:
     from django.conf import settings
+    from django.db import transaction
     from django.db.models import F
 
     from ingest.candidates import threshold_for
@@ -194,7 +195,16 @@ def _fill(n_pairs: int, n_labels: int, seed: int) -> None:
             )
         )
         i += 1
-    Label.objects.bulk_create(labels, batch_size=5000)
+    # A relabel supersedes the editor's earlier label on the pair: one current label per
+    # editor and pair of documents, which the database checks at commit.
+    with transaction.atomic():
+        Label.objects.bulk_create(labels, batch_size=5000)
+        latest: dict[tuple[int, int], int] = {}
+        for label in labels:  # in the order given, so by ascending id
+            key = (label.editor_id, label.pair_id)
+            if key in latest:
+                Label.objects.filter(pk=latest[key]).update(superseded_by_id=label.pk)
+            latest[key] = label.pk
     pair_states_rebuild()
     # A desk in steady state: the pairs and pages came in over the days before, not in
     # the last minutes (which the queue counts live, outside its tally).
@@ -239,6 +249,29 @@ def _time(client, url: str, query: dict[str, str], headers: dict[str, str], runs
     return statistics.median(times), p95, statistics.median(cpus), statistics.median(dbs), queries
 
 
+def bench_database_open(*, reuse: bool) -> str:
+    """Point Django at the PostgreSQL database test_<name> as a test run would (a new one,
+    or with `reuse` the one a previous --keep run left), serving the test client; the
+    name to hand back to destroy_test_db."""
+    from django.conf import settings
+    from django.db import connection
+    from django.test.utils import setup_test_environment
+
+    if connection.vendor != "postgresql":
+        sys.exit("set DATABASE_URL to a PostgreSQL database (the bench uses test_<name>)")
+    setup_test_environment()
+    settings.ALLOWED_HOSTS = ["testserver", *settings.ALLOWED_HOSTS]
+    settings.DEBUG = False
+    if not reuse:
+        return connection.creation.create_test_db(verbosity=0, autoclobber=True)
+    old_name = settings.DATABASES["default"]["NAME"]
+    test_name = connection.creation._get_test_db_name()
+    settings.DATABASES["default"]["NAME"] = test_name
+    connection.settings_dict["NAME"] = test_name
+    connection.close()
+    return old_name
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--pairs", type=int, default=100_000)
@@ -256,27 +289,13 @@ def main() -> None:
     import django
 
     django.setup()
-    from django.conf import settings
     from django.db import connection
     from django.test import Client
-    from django.test.utils import setup_test_environment
 
     from reviews.models import Label
     from tests import factories
 
-    if connection.vendor != "postgresql":
-        sys.exit("set DATABASE_URL to a PostgreSQL database (the bench uses test_<name>)")
-    setup_test_environment()
-    settings.ALLOWED_HOSTS = ["testserver", *settings.ALLOWED_HOSTS]
-    settings.DEBUG = False
-    if args.reuse:
-        old_name = settings.DATABASES["default"]["NAME"]
-        test_name = connection.creation._get_test_db_name()
-        settings.DATABASES["default"]["NAME"] = test_name
-        connection.settings_dict["NAME"] = test_name
-        connection.close()
-    else:
-        old_name = connection.creation.create_test_db(verbosity=0, autoclobber=True)
+    old_name = bench_database_open(reuse=args.reuse)
     try:
         t0 = time.perf_counter()
         if not args.reuse:
