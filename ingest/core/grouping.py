@@ -157,12 +157,23 @@ class _Declared:
 
 
 def _declared(candidates: Sequence[Candidate]) -> dict[int, _Declared]:
+    # Only members with credit lines can credit anyone (most groups have none): the
+    # pairwise comparison runs over those alone.
+    crediting = [c for c in candidates if c.credits]
     out = {}
     for c in candidates:
-        others = [o for o in candidates if o.document_id != c.document_id]
         out[c.document_id] = _Declared(
-            credited_by=sum(1 for o in others if credits_name(o.credits, c.names)),
-            credits_other=any(credits_name(c.credits, o.names) for o in others),
+            credited_by=sum(
+                1
+                for o in crediting
+                if o.document_id != c.document_id and credits_name(o.credits, c.names)
+            ),
+            credits_other=bool(c.credits)
+            and any(
+                credits_name(c.credits, o.names)
+                for o in candidates
+                if o.document_id != c.document_id
+            ),
             published_at=c.published_at or _NEVER,
         )
     return out
@@ -226,13 +237,20 @@ def _why(
     return f"shorter URL ({len(best.url)} < {len(other.url)} characters)"
 
 
-def rank(candidates: Sequence[Candidate], policy: Sequence[str]) -> list[Candidate]:
-    """Best first under the ordered policy; ties end with the lower document id."""
+def _ranked(
+    candidates: Sequence[Candidate], policy: Sequence[str]
+) -> tuple[list[Candidate], dict[int, _Declared] | None]:
     declared = _declared(candidates) if "declared_original" in policy else None
-    return sorted(
+    ranked = sorted(
         candidates,
         key=lambda c: (*[_key(c, step, declared) for step in policy], c.document_id),
     )
+    return ranked, declared
+
+
+def rank(candidates: Sequence[Candidate], policy: Sequence[str]) -> list[Candidate]:
+    """Best first under the ordered policy; ties end with the lower document id."""
+    return _ranked(candidates, policy)[0]
 
 
 def choose_representative(
@@ -241,12 +259,11 @@ def choose_representative(
     """The suggested representative and the reason, written out against the runner-up."""
     if not candidates:
         raise ValueError("no candidates")
-    ranked = rank(candidates, policy)
+    ranked, declared = _ranked(candidates, policy)
     best = ranked[0]
     if len(ranked) == 1:
         return best.document_id, "only member"
     runner_up = ranked[1]
-    declared = _declared(candidates) if "declared_original" in policy else None
     for step in policy:
         if _key(best, step, declared) != _key(runner_up, step, declared):
             return best.document_id, _why(best, runner_up, step, declared)
