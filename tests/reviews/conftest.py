@@ -1,6 +1,12 @@
 """Pairs and groups with set distances, raw HTML bodies included (for the source views)."""
 
+from collections.abc import Iterator
+
+import psycopg
 import pytest
+from django.conf import settings
+from django.core.management import call_command
+from django.db import connection
 
 from ingest.models import CandidatePair
 from tests import factories
@@ -74,3 +80,21 @@ def two_groups(db):  # type: ignore[no-untyped-def]
     find(a1, a2, b1, b2)
     assert group_of(a1) == group_of(a2) != group_of(b1) == group_of(b2)
     return a1, a2, b1, b2
+
+
+@pytest.fixture
+def app_role_conn(transactional_db) -> Iterator[psycopg.Connection]:
+    """A connection to the test database as the application's role, with the grants
+    `manage.py db_app_role` gives it (the role is created when absent)."""
+    call_command("db_app_role", "--create", "--role", settings.DATABASE_APP_ROLE)
+    params = connection.get_connection_params()
+    conn = psycopg.connect(
+        host=params.get("host") or None,
+        port=params.get("port") or None,
+        dbname=params["dbname"],
+        user=settings.DATABASE_APP_ROLE,
+        password=settings.DATABASE_APP_PASSWORD or None,
+        autocommit=True,
+    )
+    yield conn
+    conn.close()

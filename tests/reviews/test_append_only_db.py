@@ -2,7 +2,6 @@
 triggers refuse UPDATE, DELETE and TRUNCATE even to the tables' owner, and the
 application's role (`db_app_role`) has no privilege that could get past them."""
 
-from collections.abc import Iterator
 from typing import Any
 
 import psycopg
@@ -147,24 +146,6 @@ def test_the_owner_cannot_update_or_delete_an_adjudication(pair, editor, other_e
 
 
 # --- the application's role -------------------------------------------------------
-
-
-@pytest.fixture
-def app_role_conn(transactional_db) -> Iterator[psycopg.Connection]:
-    """A connection to the test database as the application's role, with the grants
-    `manage.py db_app_role` gives it (the role is created when absent)."""
-    call_command("db_app_role", "--create", "--role", settings.DATABASE_APP_ROLE)
-    params = connection.get_connection_params()
-    conn = psycopg.connect(
-        host=params.get("host") or None,
-        port=params.get("port") or None,
-        dbname=params["dbname"],
-        user=settings.DATABASE_APP_ROLE,
-        password=settings.DATABASE_APP_PASSWORD or None,
-        autocommit=True,
-    )
-    yield conn
-    conn.close()
 
 
 def _app_refused(conn: psycopg.Connection, sql: str, params: list[object] | None = None) -> str:

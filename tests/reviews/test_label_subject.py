@@ -2,12 +2,8 @@
 real PostgreSQL: concurrent saves, the database constraint, and the superseding rule of
 the label trigger as the application's role."""
 
-from collections.abc import Iterator
-
 import psycopg
 import pytest
-from django.conf import settings
-from django.core.management import call_command
 from django.db import IntegrityError, connection, transaction
 
 from ingest.models import CandidatePair, FingerprintMethod
@@ -109,22 +105,6 @@ def test_the_database_copies_the_subject_from_the_pair() -> None:
         transaction.set_rollback(True)
 
 
-@pytest.fixture
-def app_conn(transactional_db) -> Iterator[psycopg.Connection]:
-    call_command("db_app_role", "--create", "--role", settings.DATABASE_APP_ROLE)
-    params = connection.get_connection_params()
-    conn = psycopg.connect(
-        host=params.get("host") or None,
-        port=params.get("port") or None,
-        dbname=params["dbname"],
-        user=settings.DATABASE_APP_ROLE,
-        password=settings.DATABASE_APP_PASSWORD or None,
-        autocommit=True,
-    )
-    yield conn
-    conn.close()
-
-
 def _supersede(conn: psycopg.Connection, old: Label | int, by: Label | int) -> None:
     ids = [x if isinstance(x, int) else x.pk for x in (by, old)]
     conn.execute("UPDATE reviews_label SET superseded_by_id = %s WHERE id = %s", ids)
@@ -144,7 +124,7 @@ def _insert(conn: psycopg.Connection, like: Label, pair: CandidatePair, editor_i
 
 
 def test_the_app_role_supersedes_only_by_a_newer_label_of_the_editor_on_the_documents(
-    app_conn,
+    app_role_conn,
 ) -> None:
     editor = factories.user_create(username="editor", role="editor")
     other = factories.user_create(username="oscar", role="editor")
@@ -156,7 +136,7 @@ def test_the_app_role_supersedes_only_by_a_newer_label_of_the_editor_on_the_docu
     old = _label(first, editor)
     theirs = _label(first, other)
     not_same_documents = _label(elsewhere, editor)
-    conn = app_conn
+    conn = app_role_conn
     for wrong in (old, theirs, not_same_documents):  # itself, another editor, another pair
         with pytest.raises(psycopg.Error, match="superseded_by refused"):
             _supersede(conn, old, wrong)

@@ -180,21 +180,11 @@ def every_table_filled(transactional_db, settings) -> None:  # type: ignore[no-u
 
 
 @pytest.fixture
-def app_conn(every_table_filled) -> Iterator[psycopg.Connection]:
-    """The test database as the application's role, with the grants of `db_app_role`."""
-    call_command("db_app_role", "--create", "--role", settings.DATABASE_APP_ROLE)
-    params = connection.get_connection_params()
-    conn = psycopg.connect(
-        host=params.get("host") or None,
-        port=params.get("port") or None,
-        dbname=params["dbname"],
-        user=settings.DATABASE_APP_ROLE,
-        password=settings.DATABASE_APP_PASSWORD or None,
-        autocommit=True,
-    )
+def app_conn(every_table_filled, app_role_conn) -> psycopg.Connection:
+    """The test database, every table filled, as the application's role."""
+    conn = app_role_conn
     assert conn.execute("SELECT current_user").fetchone() == (settings.DATABASE_APP_ROLE,)
-    yield conn
-    conn.close()
+    return conn
 
 
 @pytest.fixture
