@@ -91,13 +91,28 @@ def embedding_text(main_text: str, max_tokens: int) -> str:
     return " ".join(main_text.split()[:max_tokens])
 
 
-def _parts(paragraph: str, tokens: int, window_tokens: int) -> list[str]:
-    """A paragraph of `tokens` tokens cut into equal parts of about `window_tokens`."""
+def _parts(
+    paragraph: str, tokens: int, window_tokens: int, count_tokens: Callable[[str], int]
+) -> list[tuple[str, int]]:
+    """A paragraph of `tokens` tokens cut into equal parts of about `window_tokens`, with
+    their counts; a part still over the budget (a cut by characters can leave one, since
+    the model's count of a part is not proportional to its length) is cut again. A single
+    character is never cut, and parts of nothing but spaces are dropped."""
     count = math.ceil(tokens / window_tokens)
     words = paragraph.split(" ")
     units, joiner = (words, " ") if len(words) >= 2 * count else (list(paragraph), "")
     size = math.ceil(len(units) / count)
-    return [joiner.join(units[i : i + size]) for i in range(0, len(units), size)]
+    parts: list[tuple[str, int]] = []
+    for i in range(0, len(units), size):
+        part = joiner.join(units[i : i + size])
+        if not part.strip():
+            continue
+        part_tokens = count_tokens(part)
+        if part_tokens > window_tokens and len(part) > 1:
+            parts.extend(_parts(part, part_tokens, window_tokens, count_tokens))
+        else:
+            parts.append((part, part_tokens))
+    return parts
 
 
 def spread(count: int, keep: int) -> list[int]:
@@ -130,9 +145,7 @@ def text_windows(
         if tokens <= window_tokens:
             pieces.append((paragraph, tokens))
         else:
-            pieces.extend(
-                (part, count_tokens(part)) for part in _parts(paragraph, tokens, window_tokens)
-            )
+            pieces.extend(_parts(paragraph, tokens, window_tokens, count_tokens))
     windows: list[str] = []
     current: list[str] = []
     used = 0
