@@ -439,6 +439,14 @@ PASSAGE_CHANNEL = env_bool("PASSAGE_CHANNEL", default=True)
 PASSAGE_CONTAINMENT_MIN = env_float("PASSAGE_CONTAINMENT_MIN", 0.5)
 PASSAGE_SHARED_MIN = env_int("PASSAGE_SHARED_MIN", 3)
 PASSAGE_TEMPLATE_DF = env_int("PASSAGE_TEMPLATE_DF", 10)
+# Short copies (ingest/core/shortcopy.py): a pair whose shorter side has at most
+# PASSAGE_SHORT_MAX passages is also nominated when it shares PASSAGE_SHARED_MIN
+# passages, its winnowed containment is at least PASSAGE_SHORT_CONTAINMENT_MIN and at
+# least PASSAGE_SHORT_SHINGLES_MIN of the shorter text's word 3-shingles are in the
+# other text (bench/short_copies_bench.py chose them).
+PASSAGE_SHORT_MAX = env_int("PASSAGE_SHORT_MAX", 24)
+PASSAGE_SHORT_SHINGLES_MIN = env_float("PASSAGE_SHORT_SHINGLES_MIN", 0.4)
+PASSAGE_SHORT_CONTAINMENT_MIN = env_float("PASSAGE_SHORT_CONTAINMENT_MIN", 0.25)
 # A passage on this many pages (any site) is a stock phrase: the index lookup drops it,
 # which bounds the work of one query whatever the corpus holds.
 PASSAGE_COMMON_DF = env_int("PASSAGE_COMMON_DF", 200)

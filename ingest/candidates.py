@@ -22,7 +22,7 @@ from django.dispatch import Signal
 from django.utils import timezone
 
 from ingest import index, passages, vectors
-from ingest.core import channels, grouping, provenance
+from ingest.core import channels, grouping, provenance, shortcopy
 from ingest.core import passages as passages_core
 from ingest.core.bands import nominating_band
 from ingest.core.extract import EXTRACTOR_VERSION, guess_language
@@ -373,14 +373,18 @@ def _below_floor(
     doc_type: str,
     passage_containment: float = 0.0,
     semantic: bool = False,
+    short: bool = False,
 ) -> bool:
     """Under the doc type's similarity floor: not the same text, too dissimilar, and
     neither text contained in the other, by word shingles or by passages (a teaser
     or an excerpt stays above the floor, whichever channel nominated it). A rewritten
-    copy shares few words by nature: a pair the semantic channel nominates is above it."""
+    copy shares few words by nature: a pair the semantic channel nominates is above it;
+    so is a short copy beside another site's text (``short``: the short-copy rule)."""
     floor = settings.SIMILARITY_FLOORS.get(doc_type, 60.0)
     contained = max(sim.containment, passage_containment) >= settings.CONTAINMENT_FLOOR
-    return not exact and sim.token_set_ratio < floor and not contained and not semantic
+    return (
+        not exact and sim.token_set_ratio < floor and not contained and not semantic and not short
+    )
 
 
 _NONE: tuple[None, str] = (None, "")  # no fingerprint of this branch
@@ -454,6 +458,7 @@ def _pairs_build(
         ov = passages_core.overlap(doc_passages[a], doc_passages[b], ignore=template)
         exact = sha_a == sha_b
         cosine = vectors.pair_cosine(embedded, a, b)
+        short = short_copy(ov, sim.containment)
         nominated = channel_mask(
             exact=exact,
             distance=distance,
@@ -461,6 +466,7 @@ def _pairs_build(
             overlap=ov,
             cosine=cosine,
             cosine_threshold=vectors.pair_threshold(type_a, type_b),
+            short=short,
         )
         if not nominated:
             continue
@@ -500,7 +506,7 @@ def _pairs_build(
                 evidence={
                     "exact": {"same_text": exact},
                     "simhash": {"distance": distance, "band": band},
-                    "passages": ov.evidence(),
+                    "passages": {**ov.evidence(), **_short_evidence(short, sim)},
                     **({"semantic": {"cosine": cosine}} if cosine is not None else {}),
                 },
                 below_floor=_below_floor(
@@ -509,6 +515,7 @@ def _pairs_build(
                     doc_type=doc_type,
                     passage_containment=ov.containment,
                     semantic=bool(nominated & channels.SEMANTIC),
+                    short=short,
                 ),
             )
         )
@@ -608,8 +615,11 @@ def channel_mask(
     overlap: passages_core.Overlap,
     cosine: float | None = None,
     cosine_threshold: float = 1.0,
+    short: bool = False,
 ) -> int:
-    """Every channel's rule applied to the pair's scores: the channels that nominate it."""
+    """Every channel's rule applied to the pair's scores: the channels that nominate it.
+    ``short``: the pair is a short copy (``short_copy``), which the passage channel
+    nominates too."""
     mask = 0
     if cosine is not None and cosine >= cosine_threshold:
         mask |= channels.SEMANTIC
@@ -617,13 +627,37 @@ def channel_mask(
         mask |= channels.EXACT
     if distance <= threshold:
         mask |= channels.SIMHASH
-    if settings.PASSAGE_CHANNEL and passages_core.nominates(
-        overlap,
-        containment_min=settings.PASSAGE_CONTAINMENT_MIN,
-        shared_min=settings.PASSAGE_SHARED_MIN,
+    if settings.PASSAGE_CHANNEL and (
+        short
+        or passages_core.nominates(
+            overlap,
+            containment_min=settings.PASSAGE_CONTAINMENT_MIN,
+            shared_min=settings.PASSAGE_SHARED_MIN,
+        )
     ):
         mask |= channels.PASSAGES
     return mask
+
+
+def short_rule() -> shortcopy.ShortRule:
+    return shortcopy.ShortRule(
+        passages_max=settings.PASSAGE_SHORT_MAX,
+        shingle_min=settings.PASSAGE_SHORT_SHINGLES_MIN,
+        shared_min=settings.PASSAGE_SHARED_MIN,
+        containment_min=settings.PASSAGE_SHORT_CONTAINMENT_MIN,
+    )
+
+
+def short_copy(overlap: passages_core.Overlap, shingle_containment: float) -> bool:
+    """The passage channel's short-copy rule on a pair (off with the channel)."""
+    return settings.PASSAGE_CHANNEL and shortcopy.short_copy(
+        overlap, shingle_containment=shingle_containment, rule=short_rule()
+    )
+
+
+def _short_evidence(short: bool, sim: Similarity) -> dict[str, object]:
+    """What the short-copy rule saw, on a pair it nominated."""
+    return {"short_copy": {"shingles": round(sim.containment, 4)}} if short else {}
 
 
 # --- groups --------------------------------------------------------------------------
@@ -1175,7 +1209,10 @@ def check(
         else:
             distance = 64 if d not in values else hamming(result.simhash, values[d])
         ov = passages_core.overlap(checked_passages, stored_passages[d], ignore=template)
-        nominated = channel_mask(exact=exact, distance=distance, threshold=k, overlap=ov)
+        short = short_copy(ov, sim.containment)
+        nominated = channel_mask(
+            exact=exact, distance=distance, threshold=k, overlap=ov, short=short
+        )
         if not nominated:
             continue
         matches.append(
@@ -1189,7 +1226,11 @@ def check(
                 containment=sim.containment,
                 guards=guards.flags(),
                 below_floor=_below_floor(
-                    exact=exact, sim=sim, doc_type=doc_type, passage_containment=ov.containment
+                    exact=exact,
+                    sim=sim,
+                    doc_type=doc_type,
+                    passage_containment=ov.containment,
+                    short=short,
                 ),
                 channels=channels.names(nominated),
                 checked_in_match=round(ov.a_in_b, 4),
