@@ -351,7 +351,7 @@ SHORT_DOC_MAX_TOKENS = env_int("SHORT_DOC_MAX_TOKENS", 40)
 FINGERPRINT_METHODS = [m for m in env_str("FINGERPRINT_METHODS", "").split(",") if m]
 # New databases start on the mixed-script method (ingest.core.methods.DEFAULT_KEY); a
 # database already on another method keeps it until a recorded switch (docs/languages.md).
-ACTIVE_METHOD = env_str("ACTIVE_METHOD", "simhash64-mixedscript-sha256-v1@trafilatura-2-v2")
+ACTIVE_METHOD = env_str("ACTIVE_METHOD", "simhash64-mixedscript-sha256-v1@trafilatura-2-doctype-v3")
 FINGERPRINT_MIN_TOKENS = env_int("FINGERPRINT_MIN_TOKENS", 3)
 
 # --- Tests ----------------------------------------------------------------------------
