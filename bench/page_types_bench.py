@@ -13,14 +13,17 @@ Compared, on the same raw bytes:
 
 - plain trafilatura: ``trafilatura.extract(body)`` with the installed version's
   defaults (comments kept, tables kept, not ``fast``);
-- the product: ``decode_html`` then ``extract_main_text`` of each extractor version
-  (``ingest.core.extract.EXTRACTORS``), which reads the page's inferred doc type.
+- the product: ``decode_html`` then ``extract`` under each extractor version
+  (``ingest.core.extract.EXTRACTORS``; the fast-mode one only with ``--variants``),
+  whose main text depends on the page's inferred doc type from
+  ``trafilatura-2-doctype-v3`` on.
 
 ``--variants`` adds trafilatura option sets (the product's decoding) to see what each
 option does per page type.
 
     .venv/bin/python bench/page_types_bench.py [--data DIR] [--limit N] [--variants]
-        [--json OUT]
+        [--json OUT] [--part I/N]
+    .venv/bin/python bench/page_types_bench.py --merge OUT1 OUT2 ...   # parts together
 
 No Django, no database: only ``ingest.core``.
 """
@@ -38,6 +41,7 @@ import time
 from collections import Counter, defaultdict
 from collections.abc import Callable
 from pathlib import Path
+from typing import Any
 
 import trafilatura
 
@@ -48,6 +52,7 @@ if str(PROJECT) not in sys.path:
 
 from ingest.core.encoding import decode_html  # noqa: E402
 from ingest.core.extract import EXTRACTORS, extract  # noqa: E402
+from ingest.core.methods import EXTRACTOR_V1  # noqa: E402
 
 DEFAULT_DATA = ROOT.parent / "shared" / "data" / "wcxb-dev"
 _WORD_RE = re.compile(r"\w+")
@@ -65,9 +70,11 @@ def word_f1(gold: str, pred: str) -> float:
     return 2 * precision * recall / (precision + recall)
 
 
-def load(data: Path, limit: int | None) -> list[dict[str, object]]:
+def load(data: Path, limit: int | None, part: str = "1/1") -> list[dict[str, object]]:
+    """The pages (the first ``limit``), every n-th from the i-th for ``part`` "i/n"."""
+    i, n = (int(x) for x in part.split("/"))
     with open(data / "manifest.jsonl") as f:
-        rows = [json.loads(line) for line in f][:limit]
+        rows = [json.loads(line) for line in f][:limit][i - 1 :: n]
     for row in rows:
         row["body"] = gzip.decompress((data / str(row["file"])).read_bytes())
     return rows
@@ -98,7 +105,8 @@ def variants(extra: bool) -> dict[str, Callable[[dict[str, object]], tuple[str, 
     out: dict[str, Callable[[dict[str, object]], tuple[str, str]]] = {
         f"plain trafilatura {trafilatura.__version__}": _plain
     }
-    for version in sorted(EXTRACTORS):
+    # The fast-mode extractor (v1) only with --variants: it is not what pages get.
+    for version in sorted(EXTRACTORS - ({EXTRACTOR_V1} if not extra else set())):
         out[f"product {version}"] = _product(version)
     if extra:
         base = {"include_tables": True, "deduplicate": False, "prune_xpath": "//nav[not(.//p)]"}
@@ -143,8 +151,28 @@ def run(rows: list[dict[str, object]], extra: bool) -> dict[str, object]:
         for name in runs:
             by_inferred[name][(kind, doc_type)].append(scores[name][kind][-1])
     kinds = sorted({str(r["page_type"]) for r in rows})
+    return summary(scores, ms, inferred, by_inferred, kinds, len(rows))
+
+
+def summary(
+    scores: dict[str, dict[str, list[float]]],
+    ms: dict[str, list[float]],
+    inferred: dict[str, Counter[str]],
+    by_inferred: dict[str, dict[tuple[str, str], list[float]]],
+    kinds: list[str],
+    pages: int,
+) -> dict[str, object]:
+    runs = list(scores)
     return {
-        "pages": len(rows),
+        "raw": {
+            "scores": scores,
+            "ms": ms,
+            "inferred": inferred,
+            "by_inferred": {
+                name: {f"{k}\t{t}": v for (k, t), v in d.items()} for name, d in by_inferred.items()
+            },
+        },
+        "pages": pages,
         "trafilatura": trafilatura.__version__,
         "counts": {k: len(scores[next(iter(runs))][k]) for k in kinds},
         "word_f1": {
@@ -164,6 +192,32 @@ def run(rows: list[dict[str, object]], extra: bool) -> dict[str, object]:
         },
         "ms_median": {name: round(statistics.median(v), 1) for name, v in ms.items()},
     }
+
+
+def merge(parts: list[dict[str, Any]]) -> dict[str, object]:
+    """One summary of the parts' raw scores."""
+    scores: dict[str, dict[str, list[float]]] = defaultdict(lambda: defaultdict(list))
+    ms: dict[str, list[float]] = defaultdict(list)
+    inferred: dict[str, Counter[str]] = defaultdict(Counter)
+    by_inferred: dict[str, dict[tuple[str, str], list[float]]] = defaultdict(
+        lambda: defaultdict(list)
+    )
+    for part in parts:
+        raw = part["raw"]
+        for name, d in raw["scores"].items():
+            for k, v in d.items():
+                scores[name][k].extend(v)
+        for name, v in raw["ms"].items():
+            ms[name].extend(v)
+        for k, c in raw["inferred"].items():
+            inferred[k].update(c)
+        for name, d in raw["by_inferred"].items():
+            for key, v in d.items():
+                kind, doc_type = key.split("\t")
+                by_inferred[name][(kind, doc_type)].extend(v)
+    kinds = sorted({k for d in scores.values() for k in d})
+    pages = sum(int(p["pages"]) for p in parts)
+    return summary(scores, ms, inferred, by_inferred, kinds, pages)
 
 
 def report(out: dict[str, object]) -> None:
@@ -191,10 +245,19 @@ def main() -> None:
     parser.add_argument("--limit", type=int, default=None)
     parser.add_argument("--variants", action="store_true", help="trafilatura option sets too")
     parser.add_argument("--json", type=Path, default=None)
+    parser.add_argument(
+        "--part", default="1/1", help="i/n: every n-th page from the i-th (runs side by side)"
+    )
+    parser.add_argument(
+        "--merge", type=Path, nargs="+", help="report the --json files of the parts together"
+    )
     args = parser.parse_args()
+    if args.merge:
+        report(merge([json.loads(p.read_text()) for p in args.merge]))
+        return
     if not (args.data / "manifest.jsonl").exists():
         sys.exit(f"no wcxb-dev data at {args.data}")
-    out = run(load(args.data, args.limit), args.variants)
+    out = run(load(args.data, args.limit, args.part), args.variants)
     report(out)
     if args.json:
         args.json.write_text(json.dumps(out, indent=2))
