@@ -5,9 +5,9 @@ Guarantees: ``extract`` never raises; it always returns an ``Extracted`` whose
 
 - ``main_text``: trafilatura, paragraphs one per line. ``trafilatura-2-doctype-v3``
   (current) runs it as ``trafilatura-2-v2`` did, with one difference by the doc type the
-  page declares (``ingest.core.doctype``): a page that does not declare itself an article
-  (a forum thread, a listing, a product, anything undeclared) keeps its comments — on a
-  forum thread the replies are the content — while an article drops them.
+  page declares (``ingest.core.doctype``): a forum thread or a listing keeps its
+  comments — on a forum thread the replies are the content — while every other page
+  drops them.
   ``trafilatura-2-v2`` runs it with its fallback extractors (not ``fast``), tables kept,
   comments dropped, only ``<nav>`` elements without paragraphs pruned;
   ``trafilatura-2-fast-v1`` ran it in fast mode with ``<nav>`` pruned, which kept a menu,
@@ -63,16 +63,20 @@ _V2_OPTIONS: dict[str, Any] = {
     "prune_xpath": "//nav[not(.//p)]",
     "include_comments": False,
 }
+# Forum threads and listings keep what trafilatura takes for comments (on a thread the
+# replies are the content, on a listing they are often its entries), and nothing is
+# pruned (a thread's posts sit in navigation-like blocks on some forum software).
+_THREAD_OPTIONS: dict[str, Any] = {"fast": False, "include_comments": True}
 # trafilatura.extract options of each extractor version's main-text branch, by the doc
 # type the page declares (ingest.core.doctype; "*": every doc type not named). From
-# trafilatura-2-doctype-v3 on, a page that does not declare itself an article keeps
-# its comments: on a forum thread the replies are the content, and on the other kinds
-# of pages what trafilatura takes for comments is mostly their items (reviews, answers,
-# entries); an article drops them (readers' comments are not the story).
+# trafilatura-2-doctype-v3 on, a page that declares itself a forum thread or a listing
+# keeps its comments; every other page drops them as before (readers' comments are not
+# an article; on product and undeclared pages keeping them lowered the word F1 on
+# wcxb-dev: bench/results/2026-12-02-forums.md).
 _MAIN_OPTIONS: dict[str, dict[str, dict[str, Any]]] = {
     EXTRACTOR_V1: {"*": {"fast": True, "prune_xpath": "//nav", "include_comments": False}},
     EXTRACTOR_V2: {"*": _V2_OPTIONS},
-    EXTRACTOR: {"*": {**_V2_OPTIONS, "include_comments": True}, "article": _V2_OPTIONS},
+    EXTRACTOR: {"*": _V2_OPTIONS, "forum": _THREAD_OPTIONS, "listing": _THREAD_OPTIONS},
 }
 EXTRACTORS = frozenset(_MAIN_OPTIONS)
 

@@ -549,9 +549,12 @@ def test_a_forum_thread_keeps_its_replies_under_the_current_extractor() -> None:
     assert not any(reply.split(":")[0] in old.main_text for reply in REPLIES)
 
 
-def test_an_article_still_drops_its_readers_comments() -> None:
-    result = extract(_thread(ARTICLE_HEAD))
-    assert result.doc_type.doc_type == "article"
+@pytest.mark.parametrize(("head", "doc_type"), [(ARTICLE_HEAD, "article"), ("", "other")])
+def test_an_article_or_an_undeclared_page_still_drops_its_comments(
+    head: str, doc_type: str
+) -> None:
+    result = extract(_thread(head))
+    assert result.doc_type.doc_type == doc_type
     assert EN_PARAGRAPHS[0] in result.main_text
     assert not any(reply.split(":")[0] in result.main_text for reply in REPLIES)
 
