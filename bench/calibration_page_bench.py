@@ -60,15 +60,29 @@ def _labels_add(upto: int, seed: int) -> None:
     n = upto - have
     fresh = rng.sample(free, min(len(free), n * 3 // 4))
     seconds = rng.choices(sorted(taken | set(fresh)), k=n - len(fresh))
+    # One current label per editor and pair of documents (the database's constraint):
+    # a repeated draw, or a pair of documents an editor already labelled, is skipped.
+    subject = {
+        p: (min(a, b), max(a, b))
+        for p, a, b in CandidatePair.objects.values_list("id", "a_id", "b_id")
+    }
+    seen = {
+        (e, subject[p])
+        for e, p in Label.objects.filter(superseded_by=None).values_list("editor_id", "pair_id")
+    }
     labels = []
     for i, pair_id in enumerate(fresh + seconds):
+        editor = editors[(i + (0 if i < len(fresh) else 5)) % 10]
+        if (editor.pk, subject[pair_id]) in seen:
+            continue
+        seen.add((editor.pk, subject[pair_id]))
         verdict = rng.choice(["distinct", "near_duplicate", "revision", "unsure"])
         if rng.random() >= 0.3:
             verdict = "duplicate"
         labels.append(
             Label(
                 pair_id=pair_id,
-                editor=editors[(i + (0 if i < len(fresh) else 5)) % 10],
+                editor=editor,
                 verdict=verdict,
                 reason_code="same_text",
                 reason="bench",

@@ -1,5 +1,6 @@
 from django import forms
 
+from dedup_site.http import BIGINT_MAX, bounded_int
 from reviews.models import Label
 
 
@@ -161,7 +162,9 @@ MERGE_REASONS = [
 class MergeForm(forms.Form):
     """Merge another group, or documents, into this group (one of the two)."""
 
-    other_group = forms.IntegerField(required=False, min_value=1, label="Group to merge in")
+    other_group = forms.IntegerField(
+        required=False, min_value=1, max_value=BIGINT_MAX, label="Group to merge in"
+    )
     document_ids = forms.CharField(
         required=False, max_length=2000, label="or document ids", help_text="comma separated"
     )
@@ -170,9 +173,10 @@ class MergeForm(forms.Form):
 
     def clean_document_ids(self) -> list[int]:
         raw = self.cleaned_data["document_ids"].replace(",", " ").split()
-        if not all(x.isdigit() for x in raw):
+        ids = [bounded_int(x, lo=1) for x in raw]
+        if None in ids:
             raise forms.ValidationError("document ids are numbers, comma separated")
-        return sorted({int(x) for x in raw})
+        return sorted({x for x in ids if x is not None})
 
     def clean(self) -> dict[str, object]:
         data = super().clean() or {}

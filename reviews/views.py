@@ -39,6 +39,7 @@ from reviews.forms import (
 )
 from reviews.http import (
     DeskRequest,
+    bounded_int,
     fragment,
     require_editor,
     require_label_export,
@@ -130,7 +131,7 @@ def queue(request: DeskRequest) -> HttpResponse:
 
 
 def _skip(request: HttpRequest, name: str) -> set[int]:
-    return {int(x) for x in request.POST.getlist(name) if x.isdigit()}
+    return {n for x in request.POST.getlist(name) if (n := bounded_int(x)) is not None}
 
 
 @require_editor
@@ -259,8 +260,8 @@ def pair_label(request: DeskRequest, pair_id: int) -> HttpResponse:
 @require_POST
 def label_undo(request: DeskRequest) -> HttpResponse:
     """Withdraw my last label (append a retraction) and show that pair again."""
-    pair_id = request.POST.get("pair")
-    pair = selectors.pair_get(pair_id=int(pair_id)) if pair_id and pair_id.isdigit() else None
+    pair_id = bounded_int(request.POST.get("pair"))
+    pair = selectors.pair_get(pair_id=pair_id) if pair_id is not None else None
     undone = services.label_undo(editor=request.user, pair=pair)
     if undone is None:
         if pair is None:
@@ -454,8 +455,8 @@ def calibration(request: HttpRequest) -> HttpResponse:
 @require_POST
 def calibration_sample_create(request: HttpRequest) -> HttpResponse:
     def number(name: str, default: int, lo: int, hi: int) -> int:
-        value = request.POST.get(name, "")
-        return min(max(int(value), lo), hi) if value.strip().isdigit() else default
+        value = bounded_int(request.POST.get(name, "").strip(), default=default)
+        return default if value is None else min(max(value, lo), hi)
 
     doc_type, method = _calibration_filters(request.POST)
     cal.calibration_sample_make(
