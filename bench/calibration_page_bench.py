@@ -95,16 +95,25 @@ def _labels_add(upto: int, seed: int) -> None:
     pair_states_rebuild()
 
 
-def _time(client, url: str, query: dict[str, str], runs: int):  # type: ignore[no-untyped-def]
+def _time(
+    client, url: str, query: dict[str, str], runs: int, *, first: bool = False, htmx: bool = False
+):  # type: ignore[no-untyped-def]
+    """Median and p95 wall time, median CPU time and the query count of ``runs`` GETs
+    (after one warm-up). ``first``: the cache is emptied before each GET, so each one is
+    the first render after a recompute in a fresh process."""
+    from django.core.cache import cache
     from django.db import connection
     from django.test.utils import CaptureQueriesContext
 
     times, cpus = [], []
     queries = 0
+    headers = {"HX-Request": "true"} if htmx else {}
     for i in range(runs + 1):
+        if first:
+            cache.clear()
         with CaptureQueriesContext(connection) as ctx:
             t0, c0 = time.perf_counter(), time.process_time()
-            r = client.get(url, query)
+            r = client.get(url, query, headers=headers)
             elapsed, cpu = (time.perf_counter() - t0) * 1000, (time.process_time() - c0) * 1000
         assert r.status_code == 200, r.status_code
         queries = len(ctx.captured_queries)
@@ -113,7 +122,26 @@ def _time(client, url: str, query: dict[str, str], runs: int):  # type: ignore[n
             cpus.append(cpu)
     times.sort()
     p95 = times[min(len(times) - 1, int(round(0.95 * (len(times) - 1))))]
-    return statistics.median(times), p95, statistics.median(cpus), queries
+    return statistics.median(times), p95, statistics.median(cpus), queries, len(r.content)
+
+
+def _section_urls(html: str) -> list[str]:
+    """The sections the page fetches when an auditor opens them (none on a page that
+    renders everything at once)."""
+    import html as html_lib
+    import re
+
+    return [
+        html_lib.unescape(u) for u in re.findall(r'hx-get="([^"]*/calibration/section[^"]*)"', html)
+    ]
+
+
+def _report(name: str, figures) -> None:  # type: ignore[no-untyped-def]
+    median, p95, cpu, queries, size = figures
+    print(
+        f"  {name:<34} median {median:8.1f} ms   p95 {p95:8.1f} ms   "
+        f"cpu {cpu:8.1f} ms   {queries:3} queries   {size / 1024:6.0f} KB"
+    )
 
 
 def main() -> None:
@@ -190,11 +218,22 @@ def main() -> None:
                 ("calibration page", {}),
                 ("doc type: article", {"doc_type": "article"}),
             ):
-                median, p95, cpu, queries = _time(client, "/review/calibration/", query, args.runs)
-                print(
-                    f"  {name:<22} median {median:8.1f} ms   p95 {p95:8.1f} ms   "
-                    f"cpu {cpu:8.1f} ms   {queries} queries"
-                )
+                url = "/review/calibration/"
+                _report(f"{name}, first render", _time(client, url, query, args.runs, first=True))
+                _report(f"{name}, cached", _time(client, url, query, args.runs))
+            page = client.get("/review/calibration/").content.decode()
+            sections = _section_urls(page)
+            print(f"  {len(sections)} sections on the page")
+            worst: dict[str, tuple] = {}  # type: ignore[type-arg]
+            for section in sections:
+                part = section.split("part=")[1].split("&")[0]
+                for mode, first in (("first render", True), ("cached", False)):
+                    got = _time(client, section, {}, max(3, args.runs // 2), first=first, htmx=True)
+                    key = f"section {part}, {mode}"
+                    if key not in worst or got[0] > worst[key][0]:
+                        worst[key] = got
+            for key in sorted(worst):
+                _report(f"{key} (slowest)", worst[key])
     finally:
         if not (args.keep or args.reuse):
             connection.creation.destroy_test_db(old_name, verbosity=0)
