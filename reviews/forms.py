@@ -1,3 +1,5 @@
+from typing import Any
+
 from django import forms
 
 from dedup_site.http import BIGINT_MAX, bounded_int
@@ -50,6 +52,36 @@ DEFAULT_PRESETS = {
 PRESETS_NEEDING_A_NOTE = (Label.ReasonCode.OTHER,)
 
 
+# The key that picks each preset on the pair page: none of the desk's other keys (1–5,
+# j n k s u a ?), a letter of the preset's words where one is free.
+R = Label.ReasonCode
+REASON_KEYS: dict[str, str] = {
+    R.SAME_TEXT: "t",
+    R.COSMETIC: "c",
+    R.SYNDICATED: "y",
+    R.UPDATED: "e",
+    R.NUMBERS_DIFFER: "i",
+    R.DIFFERENT_ITEM: "d",
+    R.SHARED_TEMPLATE: "b",
+    R.LOGIN_WALL: "l",
+    R.UNCLEAR: "x",
+    R.OTHER: "o",
+}
+
+
+class ReasonSelect(forms.Select):
+    """The presets, each option carrying its key (``data-key``, read by desk.js) and
+    showing it before the preset's text."""
+
+    def create_option(self, *args: Any, **kwargs: Any) -> dict[str, Any]:
+        option = super().create_option(*args, **kwargs)
+        key = REASON_KEYS.get(str(option["value"]))
+        if key:
+            option["attrs"]["data-key"] = key
+            option["label"] = f"{key} · {option['label']}"
+        return option
+
+
 class LabelForm(forms.Form):
     """A preset is a reason: the note is optional except with "other". With no preset
     chosen the verdict's default preset is used; with no note the preset's text is the
@@ -60,6 +92,7 @@ class LabelForm(forms.Form):
         choices=[("", "the verdict's default"), *Label.ReasonCode.choices],
         label="Reason",
         required=False,
+        widget=ReasonSelect,
     )
     reason = forms.CharField(
         max_length=2000,
