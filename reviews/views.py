@@ -31,7 +31,16 @@ from django_htmx.http import HttpResponseClientRedirect
 
 from dedup_site.transactions import BUSY_TEXT, DatabaseBusy
 from reviews import calibration as cal
-from reviews import calibration_figures, exports, pages, prelabel, roles, selectors, services
+from reviews import (
+    calibration_figures,
+    exports,
+    pages,
+    prelabel,
+    roles,
+    selectors,
+    services,
+)
+from reviews import search as desk_search
 from reviews.actions import action_views
 from reviews.core.calibration import SPLITS
 from reviews.core.prelabel import METHOD_NAME
@@ -390,6 +399,26 @@ def group_representative(request: DeskRequest, group_id: int) -> HttpResponse:
         document_ids=lambda: [form.cleaned_data["document_id"]],
         apply=choose,
         shown_with={"rep_form": form},
+    )
+
+
+# --- search --------------------------------------------------------------------------
+
+
+@require_viewer
+@require_GET
+def search(request: DeskRequest) -> HttpResponse:
+    """Documents and pairs whose URL, title or text contains the term."""
+    q = request.GET.get("q", "").strip()
+    return render(
+        request,
+        "reviews/search.html",
+        {
+            "q": q,
+            "results": desk_search.search(q=q),
+            "min_chars": desk_search.MIN_CHARS,
+            "blind": selectors.blind_mode_for(user=request.user),
+        },
     )
 
 
