@@ -1,6 +1,7 @@
 from typing import Any
 
 from django import forms
+from django.utils.translation import gettext_lazy
 
 from dedup_site.http import BIGINT_MAX, bounded_int
 from reviews.models import Label
@@ -157,8 +158,19 @@ class QueueFilterForm(forms.Form):
             ("passages", "passages"),
         ],
     )
-    distance_min = forms.IntegerField(required=False, min_value=0, max_value=64)
-    distance_max = forms.IntegerField(required=False, min_value=0, max_value=64)
+    # One label holds both ends of the range: each end names itself.
+    distance_min = forms.IntegerField(
+        required=False,
+        min_value=0,
+        max_value=64,
+        widget=forms.NumberInput(attrs={"aria-label": gettext_lazy("smallest distance")}),
+    )
+    distance_max = forms.IntegerField(
+        required=False,
+        min_value=0,
+        max_value=64,
+        widget=forms.NumberInput(attrs={"aria-label": gettext_lazy("largest distance")}),
+    )
 
 
 class SplitForm(forms.Form):
