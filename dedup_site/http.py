@@ -3,7 +3,7 @@ check decorator (login first, then the role, on every request)."""
 
 from collections.abc import Callable
 from functools import wraps
-from typing import Any
+from typing import Any, overload
 
 from django.contrib.auth.decorators import login_required
 from django.core.exceptions import PermissionDenied
@@ -39,6 +39,12 @@ def role_required(allowed: Callable[..., bool], refusal: str) -> Callable[[View]
 BIGINT_MAX = 2**63 - 1
 
 
+@overload
+def bounded_int(raw: object, *, lo: int = 0, hi: int = BIGINT_MAX, default: int) -> int: ...
+@overload
+def bounded_int(
+    raw: object, *, lo: int = 0, hi: int = BIGINT_MAX, default: None = None
+) -> int | None: ...
 def bounded_int(
     raw: object, *, lo: int = 0, hi: int = BIGINT_MAX, default: int | None = None
 ) -> int | None:

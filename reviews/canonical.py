@@ -57,7 +57,7 @@ def canonical_records(
     `after` (a record id such as "group:12" or "document:40") resumes a stream."""
     method = FingerprintMethod.objects.filter(key=method_key or active_method_key()).first()
     after_kind, _, after_id = (after or "").partition(":")
-    start = bounded_int(after_id, default=0) or 0
+    start = bounded_int(after_id, default=0)
     if method is not None and after_kind in ("", "group"):
         yield from _group_records(method, accepted_only, start if after_kind == "group" else 0)
         start = 0

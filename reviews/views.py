@@ -584,7 +584,7 @@ def calibration_section(request: DeskRequest) -> HttpResponse:
 def calibration_sample_create(request: HttpRequest) -> HttpResponse:
     def number(name: str, default: int, lo: int, hi: int) -> int:
         value = bounded_int(request.POST.get(name, "").strip(), default=default)
-        return default if value is None else min(max(value, lo), hi)
+        return min(max(value, lo), hi)
 
     doc_type, method = _calibration_filters(request.POST)
     cal.calibration_sample_make(
