@@ -11,9 +11,11 @@ half the pairs a cosine, stores the pre-label distributions (as the beat task do
 then for each label count adds labels by ten editors (some pairs labelled twice, a share
 disagreeing, 30 % non-duplicate verdicts) and a calibration sample, runs the
 calibration recompute (the beat task's work, timed once) and times the Django test
-client's GET of the calibration page, unfiltered and filtered by doc type. Prints the
-median and p95 wall time, the median CPU time of the server's Python and the query
-count, with the machine noted. A script, not a test.
+client's GET of the calibration page, unfiltered and filtered by doc type, at first render
+(the cache emptied before each GET, as in a fresh process after a recompute) and cached,
+then every section the page fetches when opened (the slowest of each kind). Prints the
+median and p95 wall time, the median CPU time of the server's Python, the query count and
+the HTML size, with the machine noted. A script, not a test.
 """
 
 from __future__ import annotations

@@ -86,6 +86,16 @@ def test_a_section_is_rendered_once_per_recompute(client, labelled, pairs, edito
     assert client.get(url, headers=HX).content != first
 
 
+def test_a_chosen_threshold_opens_the_errors_per_action(client, labelled) -> None:  # type: ignore[no-untyped-def]
+    calibration_figures.figures_recompute()
+    page = client.get(reverse("reviews:calibration"), {"at": "2"}).content.decode()
+    actions = page.split('id="actions-1-more"')[1].split("</details>")[0]
+    assert actions.startswith(" open") and 'hx-trigger="load"' in actions
+    assert "at=2" in actions
+    sweep = page.split('id="sweep-1-more"')[1].split("</details>")[0]
+    assert not sweep.startswith(" open")
+
+
 def test_a_section_of_nothing_is_refused(client, labelled) -> None:  # type: ignore[no-untyped-def]
     url = reverse("reviews:calibration-section")
     assert client.get(url, {"part": "nope"}, headers=HX).status_code == 400
