@@ -13,7 +13,7 @@ from dataclasses import dataclass
 from django.db.models import Q
 
 from ingest import selectors as ingest_selectors
-from ingest.candidates import active_method_key
+from ingest.channels.thresholds import active_method_key
 from ingest.core.extract import EXTRACTOR_VERSION
 from ingest.models import CandidatePair, Document, Extraction
 
