@@ -22,7 +22,7 @@ from django.shortcuts import redirect, render
 from django.urls import reverse
 from django.utils.csp import CSP
 from django.utils.http import url_has_allowed_host_and_scheme
-from django.utils.translation import get_language
+from django.utils.translation import get_language, gettext
 from django.views.decorators.clickjacking import xframe_options_sameorigin
 from django.views.decorators.csp import csp_override, csp_report_only_override
 from django.views.decorators.http import require_GET, require_http_methods, require_POST
@@ -533,7 +533,7 @@ def calibration_section(request: DeskRequest) -> HttpResponse:
     JavaScript."""
     part = request.GET.get("part", "")
     if part not in SECTION_TEMPLATES:
-        return HttpResponseBadRequest("part: sweep, actions, cosine or prelabel")
+        return HttpResponseBadRequest(gettext("part: sweep, actions, cosine or prelabel"))
     doc_type, method = _calibration_filters(request.GET)
     n = bounded_int(request.GET.get("n"), lo=1, hi=10_000, default=1)
     at = request.GET.get("at", "")[:20]
