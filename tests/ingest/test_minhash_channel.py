@@ -139,9 +139,10 @@ def test_the_check_api_reports_the_minhash_channel(minhash_on, client, api_token
     text = _text(rng)
     stored = _doc(1, text)
     factories.find(stored)
+    checked = _edited(rng, text, 3)
     r = client.post(
         "/api/v1/check",
-        {"text": _edited(rng, text, 3), "doc_type": "article"},
+        {"text": checked, "doc_type": "article"},
         content_type="application/json",
         headers={"Authorization": f"Bearer {api_token}"},
     )
@@ -150,6 +151,10 @@ def test_the_check_api_reports_the_minhash_channel(minhash_on, client, api_token
     [match] = answer["matches"]
     assert match["document_id"] == stored.pk and "minhash" in match["channels"]
     assert answer["verdict"] == "near" and "minhash" in answer["channels"]
+    # The same text stored: pair building nominates it by the same channels (one rule).
+    copy = _doc(2, checked)
+    factories.find(copy)
+    assert channels.names(factories.pair_of(stored, copy).channels) == match["channels"]
 
 
 def test_the_pair_page_shows_the_minhash_panel(minhash_on, client, editor) -> None:
