@@ -55,6 +55,7 @@ from reviews.models import (
     Label,
     PairState,
     ReviewerPreference,
+    label_subject,
 )
 from reviews.queue_tally import pair_count_rows, threshold_case
 from reviews.queue_tally import queue_sync as queue_sync
@@ -1017,7 +1018,13 @@ def pair_view(*, pair: CandidatePair, user: User) -> PairView:
             document_id__in=[pair.a_id, pair.b_id], extractor_version=EXTRACTOR_VERSION
         )
     }
-    labels = list(pair.labels.select_related("editor").order_by("-created_at", "-id"))
+    # The labels of the two documents, whichever method's pair they were given on (each
+    # shows the method it was given under).
+    labels = list(
+        Label.objects.of_subject(label_subject(pair.a_id, pair.b_id))
+        .select_related("editor")
+        .order_by("-created_at", "-id")
+    )
     current = [x for x in labels if x.superseded_by_id is None and not x.retraction]
     mine = next((x for x in current if x.editor_id == user.pk), None)
     verdicts = {x.verdict for x in current}
@@ -1045,7 +1052,7 @@ def pair_view(*, pair: CandidatePair, user: User) -> PairView:
         blind=blind_mode_for(user=user),
         claim=claim,
         guard_terms=guard_terms(pair),
-        adjudications=list(pair.adjudications.select_related("adjudicator")),
+        adjudications=list(subject_adjudications(pair).select_related("adjudicator")),
     )
 
 
@@ -1104,11 +1111,20 @@ def document_get(*, document_id: int) -> Document:
     return get_object_or_404(Document.objects.select_related("body"), pk=document_id)
 
 
+def subject_adjudications(pair: CandidatePair) -> QuerySet[Adjudication]:
+    """The adjudications of the pair's two documents, on this pair or on another
+    method's pair of them."""
+    return Adjudication.objects.filter(pair__a_id=pair.a_id, pair__b_id=pair.b_id)
+
+
 def labels_settled_by(*, editor: User) -> QuerySet[Label]:
-    """The editor's current labels under the current extractor, for an outer pair
-    (`pair=OuterRef("pk")`)."""
+    """The editor's current labels under the current extractor on an outer pair's two
+    documents (`a_id`, `b_id` of OuterRef), given on it or on another method's pair."""
     return current_labels().filter(
-        pair=OuterRef("pk"), editor=editor, extractor_version=EXTRACTOR_VERSION
+        doc_low=OuterRef("a_id"),
+        doc_high=OuterRef("b_id"),
+        editor=editor,
+        extractor_version=EXTRACTOR_VERSION,
     )
 
 
