@@ -40,9 +40,7 @@ def _unlabelled_count(method: str) -> int:
 
 
 @pytest.mark.django_db
-def test_labels_count_for_the_new_methods_pairs_after_a_switch(
-    corpus, committed, client
-) -> None:
+def test_labels_count_for_the_new_methods_pairs_after_a_switch(corpus, committed, client) -> None:
     editor = factories.user_create(username="ed", role="editor")
     other = factories.user_create(username="olga", role="editor")
     old = FingerprintMethod.objects.get(key=ACTIVE)
@@ -105,9 +103,7 @@ def test_labels_count_for_the_new_methods_pairs_after_a_switch(
     ingest(committed, [(b_url, factories.article_text(9999, words=160))], when=later)
     stale = selectors.queue_pairs(filters=selectors.QueueFilters(method=NEW, status="stale"))
     assert pk in set(stale.values_list("pk", flat=True))
-    stale_old = selectors.queue_pairs(
-        filters=selectors.QueueFilters(method=ACTIVE, status="stale")
-    )
+    stale_old = selectors.queue_pairs(filters=selectors.QueueFilters(method=ACTIVE, status="stale"))
     assert given_on.pk in set(stale_old.values_list("pk", flat=True))
 
 
