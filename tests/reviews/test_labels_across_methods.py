@@ -131,3 +131,25 @@ def test_a_later_pair_of_labelled_documents_counts_as_labelled(corpus) -> None:
     rows = selectors.queue_pairs(filters=selectors.QueueFilters(status="all"))
     assert not rows.get(pk=second.pk).is_labeled
     assert not rows.get(pk=first.pk).is_labeled
+
+
+@pytest.mark.django_db
+def test_agreement_compares_labels_given_on_two_methods_pairs_of_one_subject(corpus) -> None:
+    from reviews.agreement import agreement_reports
+
+    ed = factories.user_create(username="ed", role="editor")
+    olga = factories.user_create(username="olga", role="editor")
+    old = FingerprintMethod.objects.get(key=ACTIVE)
+    first = _queued(old)[0]
+    other = FingerprintMethod.objects.create(key="simhash64-test-v9", params={})
+    fields = {
+        f.attname: getattr(first, f.attname)
+        for f in CandidatePair._meta.concrete_fields
+        if f.attname not in ("id", "method_id")
+    }
+    second = CandidatePair.objects.create(**{**fields, "method_id": other.pk})
+    _label(first, ed, "duplicate")
+    _label(second, olga, "distinct")
+    report = agreement_reports(doc_types=[])[0]
+    assert report.pairs == 1 and report.labels == 2
+    assert [(k.a, k.b, k.pairs) for k in report.kappas] == [("ed", "olga", 1)]
