@@ -22,7 +22,7 @@ def gin_create(apps, schema_editor) -> None:  # type: ignore[no-untyped-def]
 class Migration(migrations.Migration):
 
     dependencies = [
-        ('ingest', '0021_extraction_declared'),
+        ('ingest', '0022_search_trigram'),
     ]
 
     operations = [
