@@ -147,18 +147,44 @@ def _skip(request: HttpRequest, name: str) -> set[int]:
     return {n for x in request.POST.getlist(name) if (n := bounded_int(x)) is not None}
 
 
+# Pairs an editor skipped lately (their session): Next serves them again only when
+# nothing else is left, so that a skipped pair does not come straight back.
+SKIPPED_KEY = "desk_skipped_pairs"
+SKIPPED_KEPT = 50
+
+
+def _skipped(request: HttpRequest, now: set[int]) -> set[int]:
+    """The pairs this editor skipped lately, `now` (this request's skip) added."""
+    kept = [x for x in request.session.get(SKIPPED_KEY, []) if isinstance(x, int)]
+    if now:
+        kept = [x for x in kept if x not in now] + sorted(now)
+        request.session[SKIPPED_KEY] = kept[-SKIPPED_KEPT:]
+    return set(kept)
+
+
 @require_editor
 @require_POST
 def queue_next(request: DeskRequest) -> HttpResponse:
-    """Claim the next item and go to it."""
+    """Claim the next item and go to it. A skip (the skip button) releases the pair
+    (claim_next ends the editor's claims) and keeps it out of their Next for a while."""
     _, filters = _filters(request.POST)
+    skip_pairs = _skip(request, "skip_pair")
+    skipped = _skipped(request, skip_pairs if request.POST.get("skip") else set())
     try:
         claim = services.claim_next(
             editor=request.user,
             filters=filters,
-            skip_pairs=_skip(request, "skip_pair"),
+            skip_pairs=skip_pairs | skipped,
             skip_groups=_skip(request, "skip_group"),
         )
+        if claim is None and skipped - skip_pairs:
+            # Nothing else is left: the pairs skipped earlier come back.
+            claim = services.claim_next(
+                editor=request.user,
+                filters=filters,
+                skip_pairs=skip_pairs,
+                skip_groups=_skip(request, "skip_group"),
+            )
     except DatabaseBusy:
         return _busy_status(request, _busy_page(request))
     return _goto(request, claim, notice="")
