@@ -118,7 +118,7 @@ def _desk() -> dict[str, Any]:
             verdict=verdict,
             reason_code=code,
             reason=LONG_REASON,
-            region="main",
+            region="body",
         )
     group = group_of(v1)
     assert group is not None
