@@ -54,15 +54,25 @@ MEASURE = """() => {
           r.bottom > b.bottom + 0.5) out.outside.push(el.textContent.trim());
     }
   }
-  for (const th of document.querySelectorAll('main th')) {
-    const words = th.textContent.trim().split(/[\\s\\-\u2013/]+/).filter(Boolean);
-    if (!words.length || th.getClientRects().length === 0) continue;
+  // Lines of text in an element: its text boxes grouped where they overlap vertically
+  // (a <kbd> or <b> sits a little higher or lower on the same line).
+  const lines = el => {
     const range = document.createRange();
-    range.selectNodeContents(th);
-    const tops = new Set();
-    for (const r of range.getClientRects()) if (r.width > 0) tops.add(Math.round(r.top));
-    if (tops.size > words.length)
-      out.letterWrap.push(th.textContent.trim() + ' (' + tops.size + ' lines)');
+    range.selectNodeContents(el);
+    const rects = [...range.getClientRects()].filter(r => r.width > 0);
+    rects.sort((a, b) => a.top - b.top);
+    let n = 0, bottom = -Infinity;
+    for (const r of rects) {
+      if (r.top >= bottom - 1) { n++; bottom = r.bottom; } else bottom = Math.max(bottom, r.bottom);
+    }
+    return n;
+  };
+  const wrapped = 'main th, main h1, main h2, main h3, main button, header a';
+  for (const el of document.querySelectorAll(wrapped)) {
+    const words = el.textContent.trim().split(/[\\s\\-\u2013/]+/).filter(Boolean);
+    if (!words.length || el.getClientRects().length === 0) continue;
+    const n = lines(el);
+    if (n > words.length) out.letterWrap.push(el.textContent.trim() + ' (' + n + ' lines)');
   }
   const form = document.querySelector('#label-panel');
   const diff = document.querySelector('#diff-panel');
@@ -160,7 +170,9 @@ def _problems(page: Any, url: str, width: int) -> list[str]:
     if m["outside"]:
         problems.append(f"{url}: header items outside the bar: {m['outside']}")
     if m["letterWrap"]:
-        problems.append(f"{url}: headers wrapped letter by letter: {m['letterWrap']}")
+        problems.append(
+            f"{url}: headers, headings or buttons wrapped letter by letter: {m['letterWrap']}"
+        )
     if m["overlap"]:
         problems.append(f"{url}: the label form covers the diff by {m['overlap']} px")
     if m["narrowColumns"]:
