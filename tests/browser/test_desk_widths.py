@@ -157,6 +157,8 @@ def _pages(ids: dict[str, Any]) -> list[str]:
         "/review/crawl-quality/",
         "/review/agreement/",
         "/review/labels/import",
+        "/review/search?q=城市地铁",
+        "/?q=thời-sự",
     ]
 
 
