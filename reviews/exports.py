@@ -233,13 +233,21 @@ def jsonl_lines(rows: Iterable[dict[str, Any]]) -> Iterator[str]:
 
 
 def export_lines(
-    *, fmt: str, split: str = "", since: date | datetime | None = None, method: str = ""
+    *,
+    fmt: str,
+    split: str = "",
+    since: date | datetime | None = None,
+    method: str = "",
+    bom: bool = False,
 ) -> Iterator[str]:
-    """The export as a stream of text lines."""
+    """The export as a stream of text lines; a CSV with `bom` starts with the UTF-8 byte
+    order mark a spreadsheet needs to read it as UTF-8 (JSONL never has one)."""
     if fmt not in FORMATS:
         raise ValueError(f"unknown format {fmt!r}")
     rows = label_rows(split=split, since=since, method=method)
-    return csv_lines(rows) if fmt == "csv" else jsonl_lines(rows)
+    if fmt != "csv":
+        return jsonl_lines(rows)
+    return csvstream.with_bom(csv_lines(rows)) if bom else csv_lines(rows)
 
 
 # --- import -------------------------------------------------------------------------

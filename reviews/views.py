@@ -634,8 +634,12 @@ def calibration_sample(request: HttpRequest) -> HttpResponse:
 @require_label_export
 @require_GET
 def labels_export(request: HttpRequest) -> HttpResponse | StreamingHttpResponse:
-    """Every label as CSV or JSONL, streamed (the calibration roles: auditors, admins)."""
+    """Every label as CSV or JSONL, streamed (the calibration roles: auditors, admins).
+    The CSV a browser downloads starts with the UTF-8 byte order mark, since a person
+    opens it in a spreadsheet, which needs the mark to read Chinese and Vietnamese text as
+    UTF-8; `bom=0` leaves it out (scripts use the API or `export_labels`, BOM-free)."""
     fmt = request.GET.get("format", "csv")
+    bom = request.GET.get("bom", "1") != "0"
     split = request.GET.get("split", "")
     _, method = _calibration_filters(request.GET)
     try:
@@ -644,7 +648,7 @@ def labels_export(request: HttpRequest) -> HttpResponse | StreamingHttpResponse:
         return HttpResponseBadRequest("since: not a date (YYYY-MM-DD)")
     if fmt not in exports.FORMATS or (split and split not in SPLITS):
         return HttpResponseBadRequest("format: csv or jsonl; split: calibration or holdout")
-    lines = exports.export_lines(fmt=fmt, split=split, since=since, method=method)
+    lines = exports.export_lines(fmt=fmt, split=split, since=since, method=method, bom=bom)
     content_type = "text/csv" if fmt == "csv" else "application/x-ndjson"
     response = StreamingHttpResponse(
         (line.encode("utf-8") for line in lines), content_type=f"{content_type}; charset=utf-8"
