@@ -21,7 +21,7 @@ from django.db.models import F, Q
 from django.dispatch import Signal
 from django.utils import timezone
 
-from ingest import index, passages, vectors
+from ingest import index, passages, sites, vectors
 from ingest.core import channels, grouping, provenance
 from ingest.core import passages as passages_core
 from ingest.core.bands import nominating_band
@@ -246,16 +246,21 @@ def _passages_search(
     """The documents' passages, and the documents sharing passages with each, most
     shared first; their passage sets are stored (and counted per site) before the
     lookups, for the same reason as the SimHash index."""
-    texts = dict(
-        Extraction.objects.filter(
-            document_id__any_of=[d.id for d in docs],
-            extractor_version=method_get(method.key).extractor_version,
-        ).values_list("document_id", "main_text")
+    # The main texts without their site's boilerplate lines; templates are counted on
+    # each site's registrable domain (ingest/sites.py).
+    texts = sites.boilerplate_learn(
+        documents=[(d.id, d.site_id) for d in docs],
+        extractor_version=method_get(method.key).extractor_version,
     )
+    counted_on = sites.template_sites(d.site_id for d in docs)
     name = passage_method_for(method.key)
     out = {d.id: passages_core.passages(texts.get(d.id, ""), method=name) for d in docs}
     hits = passages.entries_add_and_query(
-        [passages.Entry(d.id, d.site_id, d.fetched_at, out[d.id]) for d in docs if out[d.id]],
+        [
+            passages.Entry(d.id, counted_on.get(d.site_id, d.site_id), d.fetched_at, out[d.id])
+            for d in docs
+            if out[d.id]
+        ],
         lookback_days=settings.CANDIDATE_LOOKBACK_DAYS,
         method=passages.method_for(method.key),
     )
@@ -410,17 +415,29 @@ def _pairs_build(
         ).values("document_id", "main_text", "title")
     }
     known = known or {}
+    # What the passage channel reads: the main text without the site's boilerplate lines
+    # recorded for it (ingest/sites.py).
+    dropped = sites.boilerplate_dropped(
+        document_ids=ids, extractor_version=method_get(method.key).extractor_version
+    )
+    read = {
+        d: sites.passage_text(texts.get(d, {}).get("main_text", ""), dropped.get(d)) for d in ids
+    }
     # A text's passages once: exact copies share them (and most pairs are exact copies).
-    by_text = {texts[d]["main_text"]: ps for d, ps in known.items() if d in texts}
+    by_text = {read[d]: ps for d, ps in known.items() if d in read}
     doc_passages = {}
     for d in ids:
         if d in known:
             doc_passages[d] = known[d]
             continue
-        text = texts.get(d, {}).get("main_text", "")
-        if text not in by_text:
-            by_text[text] = passages_core.passages(text, method=passage_method_for(method.key))
-        doc_passages[d] = by_text[text]
+        if read[d] not in by_text:
+            by_text[read[d]] = passages_core.passages(
+                read[d], method=passage_method_for(method.key)
+            )
+        doc_passages[d] = by_text[read[d]]
+    # A pair whose texts lost boilerplate lines is compared by SimHash without them: two
+    # articles of one site that carry its footer are not near each other for the footer.
+    read_prints: dict[int, int | None] = {}
     template = passages.never_evidence(
         {p.hash for ps in doc_passages.values() for p in ps},
         method=passages.method_for(method.key),
@@ -441,6 +458,13 @@ def _pairs_build(
             continue  # not fingerprinted (ok) under this method: nothing to compare
         va, vb = to_unsigned64(sa), to_unsigned64(sb)
         distance = hamming(va, vb)
+        channel_distance = distance
+        if dropped.get(a) or dropped.get(b):
+            for d in (a, b):
+                if d not in read_prints:
+                    read_prints[d] = fingerprint_text(method.key, read[d]).simhash
+            ra, rb = read_prints[a], read_prints[b]
+            channel_distance = hamming(ra, rb) if ra is not None and rb is not None else 64
         full_a, full_b = prints.get((a, FULL), _NONE)[0], prints.get((b, FULL), _NONE)[0]
         full_distance = None
         if full_a is not None and full_b is not None:
@@ -456,7 +480,7 @@ def _pairs_build(
         cosine = vectors.pair_cosine(embedded, a, b)
         nominated = channel_mask(
             exact=exact,
-            distance=distance,
+            distance=channel_distance,
             threshold=max(threshold_for(type_a), threshold_for(type_b)),
             overlap=ov,
             cosine=cosine,
@@ -499,7 +523,15 @@ def _pairs_build(
                 cosine=cosine,
                 evidence={
                     "exact": {"same_text": exact},
-                    "simhash": {"distance": distance, "band": band},
+                    "simhash": {
+                        "distance": distance,
+                        "band": band,
+                        **(
+                            {"without_boilerplate": channel_distance}
+                            if channel_distance != distance
+                            else {}
+                        ),
+                    },
                     "passages": ov.evidence(),
                     **({"semantic": {"cosine": cosine}} if cosine is not None else {}),
                 },
@@ -1155,8 +1187,14 @@ def check(
         ).only("document_id", "simhash")
         if f.simhash is not None
     }
+    dropped = sites.boilerplate_dropped(
+        document_ids=nearest, extractor_version=method_get(key).extractor_version
+    )
     stored_passages = {
-        d: passages_core.passages(texts.get(d, {}).get("main_text", ""), method=passage_method)
+        d: passages_core.passages(
+            sites.passage_text(texts.get(d, {}).get("main_text", ""), dropped.get(d)),
+            method=passage_method,
+        )
         for d in nearest
     }
     template = passages.never_evidence(

@@ -7,7 +7,7 @@ from __future__ import annotations
 from collections.abc import Collection
 from dataclasses import dataclass, field
 
-from ingest import passages
+from ingest import passages, sites
 from ingest.core import channels
 from ingest.core import passages as core
 from ingest.core.methods import method_get, passage_method_for
@@ -51,6 +51,9 @@ class PassageView:
     runs: list[AlignedRun] = field(default_factory=list)
     runs_total: int = 0
     cut: bool = False
+    # Main-text lines the site's boilerplate removed before the passages were read.
+    boilerplate_a: list[str] = field(default_factory=list)
+    boilerplate_b: list[str] = field(default_factory=list)
 
     @property
     def summary(self) -> str:
@@ -119,8 +122,13 @@ def pair_passages(*, pair: CandidatePair) -> PassageView:
             extractor_version=method_get(pair.method.key).extractor_version,
         ).values_list("document_id", "main_text")
     )
-    text_a = texts.get(pair.a_id, "")
-    text_b = texts.get(pair.b_id, "")
+    dropped = sites.boilerplate_dropped(
+        document_ids=[pair.a_id, pair.b_id],
+        extractor_version=method_get(pair.method.key).extractor_version,
+    )
+    # The texts as the passage channel read them: without their site's boilerplate lines.
+    text_a = sites.passage_text(texts.get(pair.a_id, ""), dropped.get(pair.a_id))
+    text_b = sites.passage_text(texts.get(pair.b_id, ""), dropped.get(pair.b_id))
     name, number = passage_method_for(pair.method.key), passages.method_for(pair.method.key)
     pa, pb = core.passages(text_a, method=name), core.passages(text_b, method=name)
     every = {p.hash for p in pa} | {p.hash for p in pb}
@@ -144,6 +152,8 @@ def pair_passages(*, pair: CandidatePair) -> PassageView:
         nominated=bool(pair.channels & channels.PASSAGES),
         runs_total=len(ov.runs),
         cut=cut,
+        boilerplate_a=dropped.get(pair.a_id, []),
+        boilerplate_b=dropped.get(pair.b_id, []),
     )
     view.a_segments = _kinds(
         wa, pa, [(r.a_start, r.a_end, i + 1) for i, r in enumerate(runs)], template, stock
