@@ -439,6 +439,11 @@ PASSAGE_CHANNEL = env_bool("PASSAGE_CHANNEL", default=True)
 PASSAGE_CONTAINMENT_MIN = env_float("PASSAGE_CONTAINMENT_MIN", 0.5)
 PASSAGE_SHARED_MIN = env_int("PASSAGE_SHARED_MIN", 3)
 PASSAGE_TEMPLATE_DF = env_int("PASSAGE_TEMPLATE_DF", 10)
+# Sites as their registrable domains (templates counted over a publisher's hosts) and
+# their boilerplate lines, learned from the full-page branch of their other pages,
+# dropped from what the passage channel and a pair's SimHash check read
+# (ingest/core/boilerplate.py). Off: templates per host, main texts read whole.
+SITE_BOILERPLATE = env_bool("SITE_BOILERPLATE", default=True)
 # A passage on this many pages (any site) is a stock phrase: the index lookup drops it,
 # which bounds the work of one query whatever the corpus holds.
 PASSAGE_COMMON_DF = env_int("PASSAGE_COMMON_DF", 200)

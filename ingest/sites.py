@@ -8,6 +8,7 @@ the main text the passage channel reads, each drop recorded (BoilerplateDrop).""
 
 from collections.abc import Iterable, Sequence
 
+from django.conf import settings
 from django.db import transaction
 from django.db.models import Q
 
@@ -71,7 +72,10 @@ def domain_sites(site_ids: Iterable[int]) -> dict[int, list[int]]:
 
 
 def template_sites(site_ids: Iterable[int]) -> dict[int, int]:
-    """Each site's domain site: the one its template passages are counted on."""
+    """Each site's domain site: the one its template passages are counted on (the site
+    itself when SITE_BOILERPLATE is off)."""
+    if not settings.SITE_BOILERPLATE:
+        return {s: s for s in site_ids}
     return {s: members[0] for s, members in domain_sites(site_ids).items()}
 
 
@@ -85,6 +89,12 @@ def boilerplate_learn(
     its latest pages (these documents among them, each leaving itself out), and the
     drop is recorded (BoilerplateDrop), with nothing dropped too."""
     ids = [d for d, _ in documents]
+    if not settings.SITE_BOILERPLATE:
+        return dict(
+            Extraction.objects.filter(
+                document_id__in=ids, extractor_version=extractor_version
+            ).values_list("document_id", "main_text")
+        )
     texts = dict(
         Extraction.objects.filter(
             document_id__in=ids, extractor_version=extractor_version
@@ -138,8 +148,11 @@ def boilerplate_dropped(
     *, document_ids: Iterable[int], extractor_version: str
 ) -> dict[int, list[str]]:
     """The lines in force (the newest record of the rule's version) dropped from each
-    document's main text; documents never read have no entry."""
+    document's main text; documents never read have no entry (nor any, with
+    SITE_BOILERPLATE off)."""
     out: dict[int, list[str]] = {}
+    if not settings.SITE_BOILERPLATE:
+        return out
     for d, lines in (
         BoilerplateDrop.objects.filter(
             document_id__in=list(document_ids),
