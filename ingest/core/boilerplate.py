@@ -13,8 +13,9 @@ Rules (all of them part of the version):
 
 - A line is a block of the full-page branch or a paragraph of the main text. Its key is
   the first 8 bytes of the BLAKE2b of its text after NFKC, casefolding and folding runs
-  of spaces; a line of fewer than MIN_CHARS word characters has no key (a "Home" or a
-  date is harmless and is no evidence of a template either).
+  of spaces; a line of fewer than MIN_CHARS word characters has no key (a "|" or a
+  page number). Short lines count: a menu of thirty lines of four Han characters is 120
+  tokens of the mixed method, six passages of template text.
 - A line is boilerplate for a page when it is on at least ``max(MIN_PAGES,
   ceil(SHARE * n))`` of the n *other* pages sampled from the page's registrable domain,
   and n is at least MIN_PAGES: until a site has a few pages nothing is dropped. The
@@ -36,7 +37,7 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 
 VERSION = "boilerplate-lines-v1"
-MIN_CHARS = 12  # word characters a line needs to have a key
+MIN_CHARS = 2  # word characters a line needs to have a key
 MIN_PAGES = 3  # other pages of the domain a line must be on (and a site must have)
 SHARE = 0.3  # … and at least this share of the other pages sampled
 SAMPLE = 24  # pages of a domain read to learn its boilerplate

@@ -26,7 +26,8 @@ def test_addresses_and_bare_names_are_their_own_domain() -> None:
 
 
 def test_a_line_needs_some_words_to_have_a_key() -> None:
-    assert boilerplate.line_key("Home") is None
+    assert boilerplate.line_key("| 1 |") is None
+    assert boilerplate.line_key("首页") is not None
     assert boilerplate.line_key(FOOTER) is not None
     # Spacing, case and compatibility forms do not make another line.
     assert boilerplate.line_key("  browse |  FEEDBACK | About us … (c) 2008 Earthtimes.org ") == (
