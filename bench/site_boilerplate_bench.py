@@ -163,7 +163,8 @@ def build(seed: int) -> dict[str, Any]:
         counts: Counter[int] = Counter()
         first_at: dict[int, tuple[int, int, str]] = {}
         for i, p in enumerate(real):
-            body = gzip.open(p["file"]).read()
+            with gzip.open(p["file"]) as f:
+                body = f.read()
             text = decode_html(body, content_type=None).text
             full = extract(text, url=p["url"]).full_text
             seen = set()
@@ -202,11 +203,17 @@ def build(seed: int) -> dict[str, Any]:
             "footer_words": sum(len(x.split()) for x in footer),
         }
 
-        def page(key: str, host: str, art: tuple[str, list[str]], inside: list[str]) -> str:
+        def page(
+            key: str,
+            host: str,
+            art: tuple[str, list[str]],
+            inside: list[str],
+            menu: list[str] = menu,
+        ) -> str:
             records.append(
                 {
                     "key": key,
-                    "url": f"https://{host}/case/{key.rsplit(':', 1)[-1]}",
+                    "url": f"https://{host}/case/{key.split(':', 1)[1].replace(':', '-')}",
                     "body": page_html(art[0], art[1], inside, menu),
                 }
             )
