@@ -400,7 +400,11 @@ def _pairs_build(
                 if d not in read_prints:
                     read_prints[d] = fingerprint_text(method.key, read[d]).simhash
             ra, rb = read_prints[a], read_prints[b]
-            distance_read = hamming(ra, rb) if ra is not None and rb is not None else 64
+            # A side left with too little to fingerprint (its text was nearly all lines
+            # the site's other pages carry: one story at most of a small site's URLs)
+            # gives no reading without boilerplate; the stored distance stands.
+            if ra is not None and rb is not None:
+                distance_read = hamming(ra, rb)
         full_a, full_b = prints.get((a, FULL), _NONE)[0], prints.get((b, FULL), _NONE)[0]
         full_distance = None
         if full_a is not None and full_b is not None:
