@@ -85,6 +85,8 @@ RULES: dict[str, Rule] = {
     "ingest_minhashset": APPEND,
     "ingest_passagetemplate": APPEND,
     "ingest_passagecommon": permanent("df"),
+    # What a site's boilerplate removed from a main text: a later pass adds a row.
+    "ingest_boilerplatedrop": APPEND,
     "ingest_donotmatch": permanent("revoked_at", "revoked_by", sealed_by="revoked_at"),
     # A late cosine adds the semantic channel; the queue's rank follows the thresholds.
     "ingest_candidatepair": permanent(

@@ -447,6 +447,11 @@ PASSAGE_TEMPLATE_DF = env_int("PASSAGE_TEMPLATE_DF", 10)
 PASSAGE_SHORT_MAX = env_int("PASSAGE_SHORT_MAX", 24)
 PASSAGE_SHORT_SHINGLES_MIN = env_float("PASSAGE_SHORT_SHINGLES_MIN", 0.4)
 PASSAGE_SHORT_CONTAINMENT_MIN = env_float("PASSAGE_SHORT_CONTAINMENT_MIN", 0.25)
+# Sites as their registrable domains (templates counted over a publisher's hosts) and
+# their boilerplate lines, learned from the full-page branch of their other pages,
+# dropped from what the passage channel and a pair's SimHash check read
+# (ingest/core/boilerplate.py). Off: templates per host, main texts read whole.
+SITE_BOILERPLATE = env_bool("SITE_BOILERPLATE", default=True)
 # A passage on this many pages (any site) is a stock phrase: the index lookup drops it,
 # which bounds the work of one query whatever the corpus holds.
 PASSAGE_COMMON_DF = env_int("PASSAGE_COMMON_DF", 200)

@@ -20,7 +20,7 @@ from django.db.models import F, Q
 from django.dispatch import Signal
 from django.utils import timezone
 
-from ingest import index, passages, vectors
+from ingest import index, passages, sites, vectors
 from ingest.channels import registry
 from ingest.channels.base import CheckProbe, CheckQuery, Doc, PairScores
 from ingest.channels.passages import short_copy
@@ -352,17 +352,28 @@ def _pairs_build(
     }
     known = known or {}
     known_passages: dict[int, list[passages_core.Passage]] = known.get("passages") or {}
+    # What the passage channel reads: the main text without the site's boilerplate lines
+    # recorded for it (ingest/sites.py).
+    dropped = sites.boilerplate_dropped(
+        document_ids=ids, extractor_version=method_get(method.key).extractor_version
+    )
+    read = {
+        d: sites.passage_text(texts.get(d, {}).get("main_text", ""), dropped.get(d)) for d in ids
+    }
     # A text's passages once: exact copies share them (and most pairs are exact copies).
-    by_text = {texts[d]["main_text"]: ps for d, ps in known_passages.items() if d in texts}
+    by_text = {read[d]: ps for d, ps in known_passages.items() if d in read}
     doc_passages = {}
     for d in ids:
         if d in known_passages:
             doc_passages[d] = known_passages[d]
             continue
-        text = texts.get(d, {}).get("main_text", "")
-        if text not in by_text:
-            by_text[text] = passages_core.passages(text, method=passage_method_for(method.key))
-        doc_passages[d] = by_text[text]
+        if read[d] not in by_text:
+            by_text[read[d]] = passages_core.passages(
+                read[d], method=passage_method_for(method.key)
+            )
+        doc_passages[d] = by_text[read[d]]
+    # A pair whose texts lost boilerplate lines is compared by SimHash without them too.
+    read_prints: dict[int, int | None] = {}
     template = passages.never_evidence(
         {p.hash for ps in doc_passages.values() for p in ps},
         method=passages.method_for(method.key),
@@ -388,6 +399,17 @@ def _pairs_build(
             continue  # not fingerprinted (ok) under this method: nothing to compare
         va, vb = to_unsigned64(sa), to_unsigned64(sb)
         distance = hamming(va, vb)
+        distance_read = None
+        if dropped.get(a) or dropped.get(b):
+            for d in (a, b):
+                if d not in read_prints:
+                    read_prints[d] = fingerprint_text(method.key, read[d]).simhash
+            ra, rb = read_prints[a], read_prints[b]
+            # A side left with too little to fingerprint (its text was nearly all lines
+            # the site's other pages carry: one story at most of a small site's URLs)
+            # gives no reading without boilerplate; the stored distance stands.
+            if ra is not None and rb is not None:
+                distance_read = hamming(ra, rb)
         full_a, full_b = prints.get((a, FULL), _NONE)[0], prints.get((b, FULL), _NONE)[0]
         full_distance = None
         if full_a is not None and full_b is not None:
@@ -411,6 +433,7 @@ def _pairs_build(
             cosine_threshold=cosine_pair_threshold(type_a, type_b),
             more={name: score(a, b) for name, score in scorers.items()},
             shingles=sim.containment,
+            distance_read=distance_read,
         )
         nominated, evidence = registry.evidence(scores)
         if not nominated:
@@ -1096,8 +1119,14 @@ def check(
         ).only("document_id", "simhash")
         if f.simhash is not None
     }
+    dropped = sites.boilerplate_dropped(
+        document_ids=nearest, extractor_version=method_get(key).extractor_version
+    )
     stored_passages = {
-        d: passages_core.passages(texts.get(d, {}).get("main_text", ""), method=passage_method)
+        d: passages_core.passages(
+            sites.passage_text(texts.get(d, {}).get("main_text", ""), dropped.get(d)),
+            method=passage_method,
+        )
         for d in nearest
     }
     template = passages.never_evidence(

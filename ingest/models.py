@@ -556,6 +556,29 @@ class PassageTemplate(models.Model):
         return f"template {self.hash} of site {self.site_id}"
 
 
+class BoilerplateDrop(models.Model):
+    """The lines of a document's main text its site's boilerplate removed before the
+    passage channel read it (ingest/core/boilerplate.py), learned from the full-page
+    branch of `learned_from` other pages of its registrable domain. Written once per
+    learning: a later pass adds a row beside it, and the newest row is the one in force.
+    A row with no lines says the document was read whole (too few pages of its site, or
+    nothing recurring), so a redelivered search reads it the same way."""
+
+    document = models.ForeignKey(Document, on_delete=models.PROTECT, related_name="+")
+    extractor_version = models.CharField(max_length=64)
+    version = models.CharField(max_length=32, help_text="The boilerplate rule's version.")
+    domain = models.CharField(max_length=255, help_text="The registrable domain learned from.")
+    learned_from = models.IntegerField(help_text="Other pages of the domain read.")
+    lines = models.JSONField(default=list, blank=True, help_text="The main-text lines dropped.")
+    created_at = models.DateTimeField(auto_now_add=True)
+
+    class Meta:
+        indexes = [models.Index(fields=["document", "extractor_version"])]
+
+    def __str__(self) -> str:
+        return f"boilerplate of {self.document_id}: {len(self.lines)} lines"
+
+
 class PassageCommon(models.Model):
     """A passage seen on at least PASSAGE_COMMON_DF pages of any site (stock phrases,
     wire credits, share prompts): a stock phrase, dropped by the index lookup without

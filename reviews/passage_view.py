@@ -10,7 +10,7 @@ from collections.abc import Callable, Collection
 from dataclasses import dataclass, field
 from typing import TypeVar
 
-from ingest import passages
+from ingest import passages, sites
 from ingest.core import channels
 from ingest.core import passages as core
 from ingest.core.methods import method_get, passage_method_for
@@ -89,15 +89,16 @@ def _derive(text: str, method: str) -> _Derived:
     )
 
 
-def _derived(extraction_id: int, method: str) -> _Derived:
-    """What the panel needs of one extraction: read and computed once while it is
-    recent (its text is loaded only then)."""
+def _derived(extraction_id: int, method: str, dropped: tuple[str, ...] = ()) -> _Derived:
+    """What the panel needs of one extraction, as the passage channel read it (without
+    the `dropped` boilerplate lines): read and computed once while it is recent (its
+    text is loaded only then)."""
 
     def make() -> _Derived:
         text = Extraction.objects.filter(pk=extraction_id).values_list("main_text", flat=True)
-        return _derive(text.get(), method)
+        return _derive(sites.passage_text(text.get(), dropped), method)
 
-    return _DERIVED.get(("passages", extraction_id, method, TEXT_MAX_CHARS), make)
+    return _DERIVED.get(("passages", extraction_id, method, TEXT_MAX_CHARS, dropped), make)
 
 
 @dataclass(frozen=True)
@@ -133,6 +134,9 @@ class PassageView:
     runs: list[AlignedRun] = field(default_factory=list)
     runs_total: int = 0
     cut: bool = False
+    # Main-text lines the site's boilerplate removed before the passages were read.
+    boilerplate_a: list[str] = field(default_factory=list)
+    boilerplate_b: list[str] = field(default_factory=list)
 
     @property
     def summary(self) -> str:
@@ -202,7 +206,15 @@ def pair_passages(*, pair: CandidatePair) -> PassageView:
             extractor_version=method_get(pair.method.key).extractor_version,
         ).values_list("document_id", "pk")
     )
-    derived = {doc: _derived(pk, name) for doc, pk in rows}
+    # The texts as the passage channel read them: without their site's boilerplate lines.
+    dropped = {
+        doc: tuple(lines)
+        for doc, lines in sites.boilerplate_dropped(
+            document_ids=[pair.a_id, pair.b_id],
+            extractor_version=method_get(pair.method.key).extractor_version,
+        ).items()
+    }
+    derived = {doc: _derived(pk, name, dropped.get(doc, ())) for doc, pk in rows}
     empty = _derive("", name)
     da, db = derived.get(pair.a_id, empty), derived.get(pair.b_id, empty)
     every = {p.hash for p in da.passages} | {p.hash for p in db.passages}
@@ -210,7 +222,7 @@ def pair_passages(*, pair: CandidatePair) -> PassageView:
     stock = passages.stock_among(every - template, method=number)
     ids = {doc: pk for doc, pk in rows}
     if pair.a_id not in ids or pair.b_id not in ids:
-        return _view(pair, da, db, template, stock)
+        return _view(pair, da, db, template, stock, dropped)
     # The same two texts with the same template passages and stock phrases give the
     # same panel: kept while recent, under what it depends on.
     key = (
@@ -221,15 +233,22 @@ def pair_passages(*, pair: CandidatePair) -> PassageView:
         bool(pair.channels & channels.PASSAGES),
         frozenset(template),
         frozenset(stock),
+        dropped.get(pair.a_id, ()),
+        dropped.get(pair.b_id, ()),
     )
-    return _PANELS.get(key, lambda: _view(pair, da, db, template, stock))
+    return _PANELS.get(key, lambda: _view(pair, da, db, template, stock, dropped))
 
 
 _PANELS = recent(CACHE_EXTRACTIONS)
 
 
 def _view(
-    pair: CandidatePair, da: _Derived, db: _Derived, template: set[int], stock: set[int]
+    pair: CandidatePair,
+    da: _Derived,
+    db: _Derived,
+    template: set[int],
+    stock: set[int],
+    dropped: dict[int, tuple[str, ...]],
 ) -> PassageView:
     pa, pb, wa, wb = da.passages, db.passages, da.words, db.words
     ov = core.overlap(pa, pb, ignore=template | stock)
@@ -248,6 +267,8 @@ def _view(
         nominated=bool(pair.channels & channels.PASSAGES),
         runs_total=len(ov.runs),
         cut=cut,
+        boilerplate_a=list(dropped.get(pair.a_id, ())),
+        boilerplate_b=list(dropped.get(pair.b_id, ())),
     )
     view.a_segments = _kinds(
         wa, pa, [(r.a_start, r.a_end, i + 1) for i, r in enumerate(runs)], template, stock

@@ -159,9 +159,11 @@ def indexed_document(
     doc_type: str = "article",
     fetched_at: datetime | None = None,
     title: str = "",
+    full_text: str | None = None,
 ):  # type: ignore[no-untyped-def]
     """A document with an ok extraction and a main/full fingerprint of the active method,
-    the SimHash given rather than computed (to set distances exactly)."""
+    the SimHash given rather than computed (to set distances exactly); the full-page
+    branch is the main text unless given."""
     method = methods_ensure()[settings.ACTIVE_METHOD]
     digest = fingerprint_text(settings.ACTIVE_METHOD, text).text_sha256
     site_row, _ = Site.objects.get_or_create(host=site, defaults={"priority": priority})
@@ -179,7 +181,7 @@ def indexed_document(
         extractor_version=EXTRACTOR_VERSION,
         status="ok",
         main_text=text,
-        full_text=text,
+        full_text=text if full_text is None else full_text,
         title=title,
         main_tokens=len(text.split()),
     )

@@ -40,6 +40,9 @@ class PairScores:
     shingles: float = 0.0
     # Scores of channels beyond these, by channel name (None: a side has none).
     more: dict[str, float | None] = field(default_factory=dict)
+    # SimHash distance of the main texts without their site's boilerplate lines, when a
+    # side lost some (ingest/sites.py); None: nothing was dropped.
+    distance_read: int | None = None
 
 
 @dataclass(frozen=True)

@@ -5,14 +5,14 @@ from collections.abc import Sequence
 
 from django.conf import settings
 
-from ingest import index, passages
+from ingest import index, passages, sites
 from ingest.channels.base import Channel, Doc, PairScores, Search
 from ingest.core import channels as bits
 from ingest.core import passages as core
 from ingest.core import shortcopy
 from ingest.core.methods import method_get, passage_method_for
 from ingest.core.scores import PASSAGE_CONTAINMENT
-from ingest.models import CandidatePair, Extraction, FingerprintMethod
+from ingest.models import CandidatePair, FingerprintMethod
 
 # Where a passage nomination ranks among a document's hits: after every SimHash hit
 # (their distances are at most 64).
@@ -73,16 +73,21 @@ class Passages(Channel):
         documents sharing passages with each, most shared first; their passage sets are
         stored (and counted per site) before the lookups, for the same reason as the
         SimHash index."""
-        texts = dict(
-            Extraction.objects.filter(
-                document_id__any_of=[d.id for d in docs],
-                extractor_version=method_get(method.key).extractor_version,
-            ).values_list("document_id", "main_text")
+        # The main texts without their site's boilerplate lines; templates are counted on
+        # each site's registrable domain (ingest/sites.py).
+        texts = sites.boilerplate_learn(
+            documents=[(d.id, d.site_id) for d in docs],
+            extractor_version=method_get(method.key).extractor_version,
         )
+        counted_on = sites.template_sites(d.site_id for d in docs)
         name = passage_method_for(method.key)
         out = {d.id: core.passages(texts.get(d.id, ""), method=name) for d in docs}
         found = passages.entries_add_and_query(
-            [passages.Entry(d.id, d.site_id, d.fetched_at, out[d.id]) for d in docs if out[d.id]],
+            [
+                passages.Entry(d.id, counted_on.get(d.site_id, d.site_id), d.fetched_at, out[d.id])
+                for d in docs
+                if out[d.id]
+            ],
             lookback_days=settings.CANDIDATE_LOOKBACK_DAYS,
             method=passages.method_for(method.key),
         )

@@ -24,10 +24,15 @@ class SimHash(Channel):
         return float(threshold_for(doc_type))
 
     def nominates(self, s: PairScores) -> bool:
-        return s.distance <= s.threshold
+        # Two articles of one site are not near each other for the footer they share.
+        read = s.distance if s.distance_read is None else s.distance_read
+        return read <= s.threshold
 
     def evidence(self, s: PairScores) -> dict[str, object]:
-        return {"distance": s.distance, "band": s.band}
+        out: dict[str, object] = {"distance": s.distance, "band": s.band}
+        if s.distance_read is not None and s.distance_read != s.distance:
+            out["without_boilerplate"] = s.distance_read
+        return out
 
     def search(self, method: FingerprintMethod, docs: Sequence[Doc]) -> Search:
         # Index first and commit, then query: of two documents fingerprinted at the same

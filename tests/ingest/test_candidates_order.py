@@ -29,6 +29,7 @@ def _corpus() -> list[int]:
         docs.append(
             factories.indexed_document(
                 url=f"https://o{i}.example.com/p",
+                site=f"o{i}.example{i}.com",  # a site each: no boilerplate shared
                 text=text,
                 simhash=value,
                 fetched_at=datetime(2026, 5, 1, tzinfo=UTC) + timedelta(hours=i),

@@ -8,6 +8,7 @@ from ingest import candidates, passages
 from ingest.core import channels
 from ingest.core.methods import fingerprint_text
 from ingest.models import (
+    BoilerplateDrop,
     CandidatePair,
     DoNotMatch,
     GroupMember,
@@ -82,14 +83,12 @@ def test_unrelated_articles_are_not_paired() -> None:
 
 
 def test_template_passages_are_counted_per_site_and_ignored(settings) -> None:  # type: ignore[no-untyped-def]
-    settings.PASSAGE_TEMPLATE_DF = 4
+    # The first three pages count the footer (from the fourth on, it is also the site's
+    # boilerplate line and is no longer read).
+    settings.PASSAGE_TEMPLATE_DF = 3
     boiler = factories.article_text(999, words=160)  # a long leaked footer
-    docs = [
-        _doc(f"t{i}", factories.article_text(300 + i, words=100) + "\n\n" + boiler)
-        for i in range(5)
-    ]
-    for d in docs:
-        _find(d)
+    for i in range(5):  # each page searched as it arrives
+        _find(_doc(f"t{i}", factories.article_text(300 + i, words=100) + "\n\n" + boiler))
     assert PassageTemplate.objects.filter(site__host="p.example.com").exists()
     templates = {t for t in PassageTemplate.objects.values_list("hash", flat=True)}
     # The footer is half of every page; once counted, it is evidence of nothing.
@@ -98,8 +97,13 @@ def test_template_passages_are_counted_per_site_and_ignored(settings) -> None:  
     for pair in CandidatePair.objects.filter(b_id=late.pk):
         assert "passages" not in pair.channel_names
         assert pair.a_in_b < 0.2 and pair.b_in_a < 0.2
+    # By then the footer is also the site's boilerplate: dropped from what the late page's
+    # passages are read from, and recorded.
     stored = set(PassageSet.objects.get(document=late).hashes)
-    assert stored & templates
+    assert not stored & templates
+    (drop,) = BoilerplateDrop.objects.filter(document=late)
+    assert drop.learned_from == 5
+    assert [line for line in boiler.split("\n") if line.strip()] == drop.lines
 
 
 def test_do_not_match_holds_for_passage_pairs() -> None:

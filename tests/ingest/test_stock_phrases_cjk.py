@@ -65,15 +65,15 @@ def _doc(site: str, path: str, text: str):  # type: ignore[no-untyped-def]
 
 @pytest.fixture
 def corpus(settings):  # type: ignore[no-untyped-def]
-    """Eight different Chinese and eight different Vietnamese articles on eight sites,
-    each ending in its language's stock lines."""
+    """Eight different Chinese and eight different Vietnamese articles on eight sites
+    (eight registrable domains), each ending in its language's stock lines."""
     assert settings.ACTIVE_METHOD == DEFAULT_KEY
     settings.PASSAGE_COMMON_DF = 4
     settings.PASSAGE_TEMPLATE_DF = 100  # no site has enough pages for a template
     docs = {}
     for i in range(8):
-        zh = _doc(f"zh{i}.example.cn", "a", _chinese_article(i) + "\n\n" + STOCK_ZH)
-        vi = _doc(f"vi{i}.example.vn", "a", _vietnamese_article(i) + "\n\n" + STOCK_VI)
+        zh = _doc(f"zh{i}-example.cn", "a", _chinese_article(i) + "\n\n" + STOCK_ZH)
+        vi = _doc(f"vi{i}-example.vn", "a", _vietnamese_article(i) + "\n\n" + STOCK_VI)
         candidates.candidates_find(document_ids=[zh.pk, vi.pk])
         docs[f"zh{i}"], docs[f"vi{i}"] = zh, vi
     return docs
@@ -95,7 +95,7 @@ def test_recurring_stock_lines_become_stock_phrases_and_pair_nothing(corpus) -> 
 
 def test_the_pair_view_shows_the_stock_line_of_a_chinese_repost_as_such(corpus) -> None:  # type: ignore[no-untyped-def]
     body = _chinese_article(0)
-    repost = _doc("zh9.example.cn", "repost", "转载自新华网\n\n" + body + "\n\n" + STOCK_ZH)
+    repost = _doc("zh9-example.cn", "repost", "转载自新华网\n\n" + body + "\n\n" + STOCK_ZH)
     candidates.candidates_find(document_ids=[repost.pk])
     a, b = sorted((corpus["zh0"].pk, repost.pk))
     pair = CandidatePair.objects.get(method__key=DEFAULT_KEY, a_id=a, b_id=b)

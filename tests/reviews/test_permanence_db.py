@@ -15,6 +15,7 @@ from django.db import connection
 from dedup_site.permanence import OWN_TRIGGERS, RULES, Kind
 from ingest.models import (
     BatchError,
+    BoilerplateDrop,
     CrawlBatch,
     FingerprintMethod,
     MethodSwitch,
@@ -142,6 +143,9 @@ def every_table_filled(transactional_db, settings) -> None:  # type: ignore[no-u
     )
     PassageTemplate.objects.create(method=1, site=a.site, hash=5, df=9)
     PassageCommon.objects.create(method=1, hash=5, df=900)
+    BoilerplateDrop.objects.create(
+        document=a, extractor_version="x", version="v", domain="example.com", learned_from=3
+    )
     method = FingerprintMethod.objects.get(key=settings.ACTIVE_METHOD)
     MethodSwitch.objects.create(action="switch", to_method=method, actor="rule:x", reason="r")
     site = Site.objects.get(pk=a.site_id)
