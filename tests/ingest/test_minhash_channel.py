@@ -198,5 +198,5 @@ def test_calibration_sweeps_the_jaccard_beside_the_other_scores(minhash_on, clie
     scores = [a["score"] for r in payload["reports"] for a in r["actions"]]
     assert "minhash_jaccard" in scores
     client.force_login(editor)
-    html = client.get(reverse("reviews:calibration")).content.decode()
+    html = client.get(reverse("reviews:calibration"), {"sections": "all"}).content.decode()
     assert "Jaccard similarity, token 5-shingles" in html
