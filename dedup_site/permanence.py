@@ -86,9 +86,7 @@ RULES: dict[str, Rule] = {
     "ingest_passagecommon": permanent("df"),
     "ingest_donotmatch": permanent("revoked_at", "revoked_by", sealed_by="revoked_at"),
     # A late cosine adds the semantic channel; the queue's rank follows the thresholds.
-    "ingest_candidatepair": permanent(
-        "cosine", "channels", "below_floor", "uncertainty", "evidence"
-    ),
+    "ingest_candidatepair": permanent("cosine", "channels", "below_floor", "uncertainty"),
     "ingest_candidategroup": permanent(
         "kind",
         "representative_id",

@@ -497,12 +497,6 @@ def _pairs_build(
                 b_in_a=ov.b_in_a,
                 shared_passages=ov.shared,
                 cosine=cosine,
-                evidence={
-                    "exact": {"same_text": exact},
-                    "simhash": {"distance": distance, "band": band},
-                    "passages": ov.evidence(),
-                    **({"semantic": {"cosine": cosine}} if cosine is not None else {}),
-                },
                 below_floor=_below_floor(
                     exact=exact,
                     sim=sim,
@@ -577,7 +571,7 @@ def pairs_cosine_update(*, method: FingerprintMethod, document_ids: Sequence[int
             CandidatePair.objects.select_for_update(of=("self",), no_key=True)
             .filter(pk__any_of=list(cosines), cosine__isnull=True)
             .order_by("pk")
-            .only("doc_type", "distance", "channels", "below_floor", "evidence")
+            .only("doc_type", "distance", "channels", "below_floor")
         )
         before: dict[int, PairFacts] = {}
         for row in rows:
@@ -591,9 +585,8 @@ def pairs_cosine_update(*, method: FingerprintMethod, document_ids: Sequence[int
             row.uncertainty = channels.queue_rank(
                 distance=row.distance, threshold=threshold_for(row.doc_type), mask=row.channels
             )
-            row.evidence = {**(row.evidence or {}), "semantic": {"cosine": cosine}}
         CandidatePair.objects.bulk_update(
-            rows, ["cosine", "channels", "below_floor", "uncertainty", "evidence"]
+            rows, ["cosine", "channels", "below_floor", "uncertainty"]
         )
         if before:
             pair_facts_changed.send(sender=CandidatePair, before=before)
