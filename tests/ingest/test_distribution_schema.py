@@ -32,9 +32,12 @@ def violations() -> set[tuple[str, str, str]]:
         if column not in _pk_columns(model):
             found.add((table, "primary key", ",".join(sorted(_pk_columns(model)))))
         for constraint in model._meta.constraints:
-            if isinstance(constraint, models.UniqueConstraint) and constraint.fields:
-                if column not in _columns(model, list(constraint.fields)):
-                    found.add((table, "unique", str(constraint.name)))
+            if (
+                isinstance(constraint, models.UniqueConstraint)
+                and constraint.fields
+                and column not in _columns(model, list(constraint.fields))
+            ):
+                found.add((table, "unique", str(constraint.name)))
         for field in model._meta.concrete_fields:
             if field.unique and not field.primary_key and field.column != column:
                 found.add((table, "unique", str(field.column)))
