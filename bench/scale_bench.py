@@ -525,19 +525,25 @@ def queue_timing(args: argparse.Namespace) -> dict[str, Any]:
         return {"error": f"{type(exc).__name__}: {exc}"[:300]}
 
 
-def backend_rss() -> float | None:
+def backend_rss() -> dict[str, Any]:
+    """Peak resident memory (VmHWM, MB) of this database's backends, the largest and in
+    all (shared buffers a backend touched count in its RSS)."""
     from django.db import connection
 
     with connection.cursor() as cur:
-        cur.execute("SELECT pg_backend_pid()")
-        (pid,) = cur.fetchone()
-    try:
-        for line in Path(f"/proc/{pid}/status").read_text().splitlines():
-            if line.startswith("VmHWM:"):
-                return round(int(line.split()[1]) / 1024, 1)
-    except OSError:
-        return None
-    return None
+        cur.execute("SELECT pid FROM pg_stat_activity WHERE datname = current_database()")
+        pids = [pid for (pid,) in cur.fetchall()]
+    peaks = []
+    for pid in pids:
+        try:
+            for line in Path(f"/proc/{pid}/status").read_text().splitlines():
+                if line.startswith("VmHWM:"):
+                    peaks.append(int(line.split()[1]) / 1024)
+        except OSError:
+            continue
+    if not peaks:
+        return {}
+    return {"max_mb": round(max(peaks), 1), "sum_mb": round(sum(peaks), 1), "backends": len(peaks)}
 
 
 def main() -> None:
