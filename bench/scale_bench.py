@@ -83,12 +83,15 @@ def django_setup(name: str) -> None:
     django.setup()
 
 
-def ensure_database(name: str) -> None:
+def ensure_database(name: str) -> bool:
+    """Create the database if it is missing; whether it was."""
     import psycopg
 
     with psycopg.connect(database_url("postgres"), autocommit=True) as conn:
-        if not conn.execute("SELECT 1 FROM pg_database WHERE datname = %s", [name]).fetchone():
-            conn.execute(f'CREATE DATABASE "{name}"')
+        if conn.execute("SELECT 1 FROM pg_database WHERE datname = %s", [name]).fetchone():
+            return False
+        conn.execute(f'CREATE DATABASE "{name}"')
+        return True
 
 
 class State:
@@ -151,12 +154,14 @@ def passage_hashes(rng: np.random.Generator, count: int) -> np.ndarray:
 
 
 def load(args: argparse.Namespace) -> None:
-    ensure_database(args.database)
+    created = ensure_database(args.database)
     django_setup(args.database)
     from django.core.management import call_command
     from django.db import connection
 
     state = State(args.state, args.size, args.database)
+    if created:  # a fresh machine, or a dropped database: the state file is stale
+        state.data = {"size": args.size, "database": args.database, "loaded": 0}
     if not state.data.get("migrated"):
         call_command("migrate", verbosity=0)
         state.data["migrated"] = True
