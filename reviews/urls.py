@@ -26,6 +26,8 @@ urlpatterns = [
     path("preferences/blind", views.preference_blind, name="preference-blind"),
     # labels out
     path("calibration/", views.calibration, name="calibration"),
+    path("search", views.search, name="search"),
+    path("calibration/section", views.calibration_section, name="calibration-section"),
     path("calibration/sample/", views.calibration_sample, name="calibration-sample"),
     path(
         "calibration/sample/new",
