@@ -61,7 +61,7 @@ def to_hex(apps: StateApps, schema_editor: BaseDatabaseSchemaEditor) -> None:
 
 class Migration(migrations.Migration):
     dependencies = [
-        ("ingest", "0021_extraction_declared"),
+        ("ingest", "0022_h1_search_trigram"),
     ]
 
     operations = [
