@@ -7,6 +7,7 @@ from typing import Any
 
 from django import forms
 from django.contrib import admin
+from django.db.models import QuerySet
 from django.http import HttpRequest
 
 from ingest.models import (
@@ -99,7 +100,17 @@ class CrawlBatchAdmin(ReadOnlyAdmin):
 class DocumentAdmin(ReadOnlyAdmin):
     list_display = ["id", "url", "site", "doc_type", "http_status", "fetched_at"]
     list_filter = ["doc_type", "site"]
-    search_fields = ["url", "raw_sha256"]
+    search_fields = ["url"]
+
+    def get_search_results(
+        self, request: HttpRequest, queryset: QuerySet[Document], search_term: str
+    ) -> tuple[QuerySet[Document], bool]:
+        """The URL as typed, or a raw SHA-256 by its exact value (the digest is stored as
+        bytes: its index answers, no pattern scan)."""
+        term = search_term.strip().lower()
+        if len(term) == 64 and all(c in "0123456789abcdef" for c in term):
+            return queryset.filter(raw_sha256=term), False
+        return super().get_search_results(request, queryset, search_term)
 
 
 @admin.register(Extraction)

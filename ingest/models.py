@@ -14,6 +14,45 @@ from ingest.core.channels import semantic_only
 from ingest.core.simhash import to_hex, to_unsigned64
 
 
+class DigestField(models.Field):
+    """A SHA-256 digest, a lowercase hex string in Python. On PostgreSQL its 32 bytes
+    (bytea: 33 bytes a value against 65 for the hex text, and no second index for
+    pattern searches); elsewhere the 64 hex characters. A value that is not hex
+    (an admin search term) matches nothing."""
+
+    def db_type(self, connection: object) -> str:
+        return "bytea" if getattr(connection, "vendor", "") == "postgresql" else "varchar(64)"
+
+    def from_db_value(self, value: object, expression: object, connection: object) -> object:
+        return to_hex_digest(value)
+
+    def to_python(self, value: object) -> object:
+        return to_hex_digest(value)
+
+    def get_db_prep_value(
+        self, value: object, connection: object, prepared: bool = False
+    ) -> object:
+        if value is None:
+            return None
+        text = to_hex_digest(value)
+        assert isinstance(text, str)
+        if getattr(connection, "vendor", "") != "postgresql":
+            return text
+        try:
+            return bytes.fromhex(text)
+        except ValueError:
+            return b""  # no stored digest is empty
+
+
+def to_hex_digest(value: object) -> object:
+    """A digest as the models hold it (hex text) from what the database or a caller gave."""
+    if value is None or isinstance(value, str):
+        return value
+    if isinstance(value, memoryview | bytes | bytearray):
+        return bytes(value).hex()
+    return str(value)
+
+
 class DocType(models.TextChoices):
     ARTICLE = "article"
     PRODUCT = "product"
@@ -116,7 +155,10 @@ class BatchError(models.Model):
 class Document(models.Model):
     """One fetched snapshot. Its raw bytes live in DocumentBody, out of the hot rows."""
 
-    site = models.ForeignKey(Site, on_delete=models.PROTECT, related_name="documents")
+    # The (site, fetched_at) index answers a site's documents.
+    site = models.ForeignKey(
+        Site, on_delete=models.PROTECT, related_name="documents", db_index=False
+    )
     batch = models.ForeignKey(
         CrawlBatch, on_delete=models.PROTECT, related_name="documents", null=True
     )
@@ -127,7 +169,7 @@ class Document(models.Model):
     content_type = models.CharField(max_length=255, blank=True)
     declared_encoding = models.CharField(max_length=64, blank=True)
     detected_encoding = models.CharField(max_length=64, blank=True)
-    raw_sha256 = models.CharField(max_length=64, db_index=True)
+    raw_sha256 = DigestField(db_index=True)
     raw_size = models.IntegerField()
     doc_type = models.CharField(max_length=16, choices=DocType.choices, default=DocType.OTHER)
     doc_type_source = models.CharField(
@@ -404,13 +446,17 @@ class Fingerprint(models.Model):
         OK = "ok"
         INSUFFICIENT = "insufficient_features"
 
-    document = models.ForeignKey(Document, on_delete=models.PROTECT, related_name="fingerprints")
-    method = models.ForeignKey(FingerprintMethod, on_delete=models.PROTECT)
+    # No index of their own: "fingerprint_once" leads with the document, the digest
+    # index with the method.
+    document = models.ForeignKey(
+        Document, on_delete=models.PROTECT, related_name="fingerprints", db_index=False
+    )
+    method = models.ForeignKey(FingerprintMethod, on_delete=models.PROTECT, db_index=False)
     branch = models.CharField(max_length=4, choices=Branch.choices)
     status = models.CharField(max_length=24, choices=Status.choices)
     # Unsigned 64-bit SimHash stored with the same bits as a signed bigint.
     simhash = models.BigIntegerField(null=True)
-    text_sha256 = models.CharField(max_length=64)
+    text_sha256 = DigestField()
     token_count = models.IntegerField()
     created_at = models.DateTimeField(auto_now_add=True)
 
@@ -625,7 +671,8 @@ class DoNotMatch(models.Model):
 class CandidatePair(models.Model):
     """A nomination, never a decision: labels decide."""
 
-    method = models.ForeignKey(FingerprintMethod, on_delete=models.PROTECT)
+    # The unique (method, a, b) leads with the method.
+    method = models.ForeignKey(FingerprintMethod, on_delete=models.PROTECT, db_index=False)
     a = models.ForeignKey(Document, on_delete=models.PROTECT, related_name="pairs_as_a")
     b = models.ForeignKey(Document, on_delete=models.PROTECT, related_name="pairs_as_b")
     doc_type = models.CharField(max_length=16, choices=DocType.choices)
@@ -718,7 +765,8 @@ class CandidateGroup(models.Model):
         EXACT = "exact"
         NEAR = "near"
 
-    method = models.ForeignKey(FingerprintMethod, on_delete=models.PROTECT)
+    # The (method, dissolved, size) index leads with the method.
+    method = models.ForeignKey(FingerprintMethod, on_delete=models.PROTECT, db_index=False)
     kind = models.CharField(max_length=8, choices=Kind.choices)
     rule = models.CharField(max_length=64)
     rule_params = models.JSONField(default=dict)
@@ -751,7 +799,8 @@ class CandidateGroup(models.Model):
 class GroupMember(models.Model):
     group = models.ForeignKey(CandidateGroup, on_delete=models.PROTECT, related_name="members")
     document = models.ForeignKey(Document, on_delete=models.PROTECT, related_name="memberships")
-    method = models.ForeignKey(FingerprintMethod, on_delete=models.PROTECT)
+    # The unique (method, document) leads with the method.
+    method = models.ForeignKey(FingerprintMethod, on_delete=models.PROTECT, db_index=False)
     added_by = models.CharField(max_length=150)
     created_at = models.DateTimeField(auto_now_add=True)
 

@@ -1,0 +1,581 @@
+"""Scale bench: the dedup state of N documents in the product's own tables, in stages.
+
+Stages, each resumable (the state lives in a named database and a small JSON file under
+var/; a fresh machine rebuilds what it needs):
+
+- ``load``: creates and migrates the database if missing, then loads documents in
+  chunks with COPY: the document row, its two fingerprints (main and full branch), its
+  band index entry, its passage set, and, for the 15% of documents that are in groups of
+  2–50 (wire stories), the group, its memberships and its pairs as the product stores
+  them (one row per near pair of the group). Each chunk commits with the state file, so
+  an interrupted load resumes at the next chunk.
+- ``measure``: bytes per document per table (heap, indexes, total), the band query at
+  k=3 and k=6, the passage lookup, the check of a 5 KB article text (the check API's
+  service call, `ingest.candidates.check`), the review queue page, and PostgreSQL's
+  memory (shared_buffers, the backends' peak RSS).
+
+Fingerprints: the real-distribution generator (bench/corpus.py) gives the first
+``--base`` documents (cached in bench/out/); larger sizes repeat that base, each copy
+XORed with its own random 64-bit mask, which keeps every distance inside a copy and
+puts copies far apart. Passages: per document a count drawn around the real pages'
+one passage per 18 words (articles of 200–1,500 words), hashes unique to the document
+except a share taken from a Zipf-distributed pool of common passages (stock phrases,
+bylines) and, for a group's members, most of the group's first member's passages.
+
+    python bench/scale_bench.py --size 1000000 --stage all
+    python bench/scale_bench.py --size 1000000 --stage measure --json out.json
+"""
+
+from __future__ import annotations
+
+import argparse
+import hashlib
+import json
+import os
+import statistics
+import sys
+import time
+from datetime import UTC, datetime, timedelta
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+BENCH = Path(__file__).resolve().parent
+ROOT = BENCH.parent
+sys.path.insert(0, str(BENCH))
+sys.path.insert(0, str(ROOT))
+
+from corpus import real_looking_fingerprints  # noqa: E402
+
+STATE_DIR = ROOT / "var"
+T0 = datetime(2026, 1, 1, tzinfo=UTC)
+SITES = 200
+GROUPED_SHARE = 0.15
+COMMON_POOL = 50_000
+# The tables of the dedup state (embeddings and MinHash apart), and what each holds.
+DEDUP_TABLES = {
+    "ingest_fingerprint": "SimHash: two fingerprints (main, full) with the text digest",
+    "ingest_indexentry": "SimHash band index",
+    "ingest_passageset": "passages and their GIN index",
+    "ingest_candidatepair": "pairs",
+    "ingest_candidategroup": "groups",
+    "ingest_groupmember": "group memberships",
+}
+
+
+def signed(values: np.ndarray) -> np.ndarray:
+    return values.astype(np.uint64).view(np.int64)
+
+
+def database_url(name: str) -> str:
+    base = os.environ.get("DATABASE_URL", "postgres://postgres@127.0.0.1:5432/postgres")
+    return base.rsplit("/", 1)[0] + "/" + name
+
+
+def django_setup(name: str) -> None:
+    os.environ["DATABASE_URL"] = database_url(name)
+    os.environ.setdefault("DJANGO_SETTINGS_MODULE", "dedup_site.settings")
+    os.environ.setdefault("DEBUG", "1")
+    os.environ.setdefault("CELERY_TASK_ALWAYS_EAGER", "1")
+    import django
+
+    django.setup()
+
+
+def ensure_database(name: str) -> bool:
+    """Create the database if it is missing; whether it was."""
+    import psycopg
+
+    with psycopg.connect(database_url("postgres"), autocommit=True) as conn:
+        if conn.execute("SELECT 1 FROM pg_database WHERE datname = %s", [name]).fetchone():
+            return False
+        conn.execute(f'CREATE DATABASE "{name}"')
+        return True
+
+
+class State:
+    def __init__(self, path: Path, size: int, database: str) -> None:
+        self.path = path
+        self.data: dict[str, Any] = {"size": size, "database": database, "loaded": 0}
+        if path.exists():
+            old = json.loads(path.read_text())
+            if old.get("database") == database:
+                self.data.update({k: v for k, v in old.items() if k != "size"})
+        self.data["size"] = size
+
+    def save(self) -> None:
+        self.path.parent.mkdir(parents=True, exist_ok=True)
+        self.path.write_text(json.dumps(self.data, indent=1))
+
+
+def fingerprints(n: int, base: int, seed: int) -> np.ndarray:
+    b = min(n, base)
+    values = np.asarray(real_looking_fingerprints(b, seed, processes=2), dtype=np.uint64)
+    if n <= b:
+        return values[:n]
+    rng = np.random.default_rng(seed + 1)
+    copies = -(-n // b)
+    masks = rng.integers(0, 2**63, size=copies, dtype=np.int64).astype(np.uint64) * np.uint64(2)
+    masks[0] = 0
+    return (np.tile(values, copies) ^ np.repeat(masks, b))[:n]
+
+
+def group_plan(n: int, seed: int, chunk: int) -> list[tuple[int, int]]:
+    """(first document index, size) of each group: 15% of documents, sizes 2..50 with
+    small groups the most common, each group's members consecutive. Laid out from the
+    start, a group then a gap, so the plan of n documents is the start of the plan of
+    more (a larger load resumes a smaller one)."""
+    rng = np.random.default_rng(seed + 2)
+    plan: list[tuple[int, int]] = []
+    start = 0
+    while start < n:
+        size = int(min(50, 1 + rng.zipf(1.8)))
+        # Gaps average size * 85/15 documents: 15% of documents end up in groups.
+        gap = int(rng.exponential(size * (1 - GROUPED_SHARE) / GROUPED_SHARE))
+        start += gap
+        # A group loads with the chunk of its first member: it ends inside that chunk.
+        end = min(start + size, n, (start // chunk + 1) * chunk)
+        if end - start >= 2:
+            plan.append((start, end - start))
+        start = max(start, end)
+    return plan
+
+
+def passage_hashes(rng: np.random.Generator, count: int) -> np.ndarray:
+    own = rng.integers(-(2**63), 2**63 - 1, size=count, dtype=np.int64)
+    common = rng.random(count) < 0.05
+    if common.any():
+        ranks = np.minimum(rng.zipf(1.3, size=int(common.sum())), COMMON_POOL)
+        # A fixed odd multiplier spreads the ranks over the 64-bit range (mod 2**64).
+        spread = ranks.astype(np.uint64) * np.uint64(0x9E3779B97F4A7C15)
+        own[common] = spread.view(np.int64)
+    return own
+
+
+def load(args: argparse.Namespace) -> None:
+    created = ensure_database(args.database)
+    django_setup(args.database)
+    from django.core.management import call_command
+    from django.db import connection
+
+    state = State(args.state, args.size, args.database)
+    if created:  # a fresh machine, or a dropped database: the state file is stale
+        state.data = {"size": args.size, "database": args.database, "loaded": 0}
+    if not state.data.get("migrated"):
+        call_command("migrate", verbosity=0)
+        state.data["migrated"] = True
+        state.save()
+    values = fingerprints(args.size, args.base, args.seed)
+    plan = group_plan(args.size, args.seed, args.chunk)
+    group_of = np.full(args.size, -1, dtype=np.int64)
+    for g, (start, s) in enumerate(plan):
+        group_of[start : start + s] = g
+    connection.ensure_connection()
+    conn = connection.connection
+    from django.conf import settings
+
+    from ingest.services import methods_ensure
+
+    method_id = methods_ensure()[settings.ACTIVE_METHOD].pk
+    with conn.cursor() as cur:
+        if not cur.execute("SELECT count(*) FROM ingest_site").fetchone()[0]:
+            with cur.copy(
+                "COPY ingest_site (id, host, priority, default_doc_type) FROM STDIN"
+            ) as cp:
+                for s in range(1, SITES + 1):
+                    cp.write_row((s, f"site{s}.example.com", 0, "article"))
+            cur.execute("SELECT setval('ingest_site_id_seq', %s)", [SITES])
+    state.data["method_id"] = method_id
+    state.save()
+    t_start = time.perf_counter()
+    # A session stops at a chunk's end: a group never straddles two sessions.
+    until = min(args.size, -(-(args.until or args.size) // args.chunk) * args.chunk)
+    while state.data["loaded"] < until:
+        lo = state.data["loaded"]
+        hi = min(until, lo + args.chunk)
+        t = time.perf_counter()
+        with conn.transaction():
+            load_chunk(conn, lo, hi, values, plan, group_of, method_id, args.seed)
+        state.data["loaded"] = hi
+        state.data.setdefault("load_seconds", 0.0)
+        state.data["load_seconds"] += time.perf_counter() - t
+        state.save()
+        print(f"loaded {hi}/{args.size} ({time.perf_counter() - t:.1f} s)", flush=True)
+    with conn.cursor() as cur:
+        for table in (
+            "ingest_document",
+            "ingest_fingerprint",
+            "ingest_candidatepair",
+            "ingest_candidategroup",
+            "ingest_groupmember",
+        ):
+            cur.execute(
+                f"SELECT setval(pg_get_serial_sequence('{table}', 'id'), "
+                f"(SELECT coalesce(max(id), 1) FROM {table}))"
+            )
+        cur.execute("VACUUM ANALYZE")
+    print(f"load done in {time.perf_counter() - t_start:.1f} s", flush=True)
+
+
+def load_chunk(
+    conn: Any,
+    lo: int,
+    hi: int,
+    values: np.ndarray,
+    plan: list[tuple[int, int]],
+    group_of: np.ndarray,
+    method_id: int,
+    seed: int,
+) -> None:
+    rng = np.random.default_rng([seed, lo])
+    ids = np.arange(lo + 1, hi + 1)
+    sims = signed(values[lo:hi])
+    fetched = [T0 + timedelta(seconds=int(i) * 30) for i in ids]
+    sites = (ids % SITES) + 1
+    words = rng.integers(200, 1500, size=hi - lo)
+    first_passages: dict[int, np.ndarray] = {}
+    with conn.cursor() as cur:
+        with cur.copy(
+            "COPY ingest_document (id, site_id, url, final_url, http_status, fetched_at, "
+            "content_type, declared_encoding, detected_encoding, raw_sha256, raw_size, "
+            "doc_type, doc_type_source, doc_type_evidence, headers, charset_forced, "
+            "created_at) FROM STDIN"
+        ) as cp:
+            for j, i in enumerate(ids):
+                cp.write_row(
+                    (
+                        int(i),
+                        int(sites[j]),
+                        f"https://site{sites[j]}.example.com/a/{i}",
+                        "",
+                        200,
+                        fetched[j],
+                        "text/html",
+                        "",
+                        "utf-8",
+                        hashlib.sha256(b"raw%d" % i).digest(),
+                        40_000,
+                        "article",
+                        "",
+                        "",
+                        "{}",
+                        False,
+                        fetched[j],
+                    )
+                )
+        with cur.copy(
+            "COPY ingest_fingerprint (document_id, method_id, branch, status, simhash, "
+            "text_sha256, token_count, created_at) FROM STDIN"
+        ) as cp:
+            for j, i in enumerate(ids):
+                digest = hashlib.sha256(b"text%d" % i).digest()
+                for branch in ("main", "full"):
+                    cp.write_row(
+                        (
+                            int(i),
+                            method_id,
+                            branch,
+                            "ok",
+                            int(sims[j]),
+                            digest,
+                            int(words[j]),
+                            fetched[j],
+                        )
+                    )
+        with cur.copy(
+            "COPY ingest_indexentry (method, document_id, simhash, fetched_at) FROM STDIN"
+        ) as cp:
+            for j, i in enumerate(ids):
+                cp.write_row((method_id, int(i), int(sims[j]), fetched[j]))
+        with cur.copy(
+            "COPY ingest_passageset (method, document_id, site_id, fetched_at, hashes) FROM STDIN"
+        ) as cp:
+            for j, i in enumerate(ids):
+                count = max(3, int(words[j]) // 18)
+                hashes = passage_hashes(rng, count)
+                g = int(group_of[i - 1])
+                if g >= 0:
+                    start = plan[g][0]
+                    if start == i - 1:
+                        first_passages[g] = hashes
+                    elif g in first_passages:
+                        src = first_passages[g]
+                        take = min(len(src), int(len(hashes) * 0.8))
+                        hashes[:take] = src[:take]
+                cp.write_row((1, int(i), int(sites[j]), fetched[j], sorted(set(hashes.tolist()))))
+        # Groups whose first member is in this chunk: the group, its members, its pairs.
+        starting = [(g, a, s) for g, (a, s) in enumerate(plan) if lo <= a < hi]
+        if not starting:
+            return
+        with cur.copy(
+            "COPY ingest_candidategroup (id, method_id, kind, rule, rule_params, "
+            "representative_id, representative_reason, representative_by, "
+            "representative_locked, size, diameter, chained, oversized, needs_review, "
+            "review_note, dissolved, version, created_at, updated_at) FROM STDIN"
+        ) as cp:
+            for g, a, s in starting:
+                cp.write_row(
+                    (
+                        g + 1,
+                        method_id,
+                        "near",
+                        "single-link",
+                        "{}",
+                        a + 1,
+                        "oldest",
+                        "",
+                        False,
+                        s,
+                        3,
+                        False,
+                        False,
+                        False,
+                        "",
+                        False,
+                        1,
+                        T0,
+                        T0,
+                    )
+                )
+        with cur.copy(
+            "COPY ingest_groupmember (group_id, document_id, method_id, added_by, created_at) "
+            "FROM STDIN"
+        ) as cp:
+            for g, a, s in starting:
+                for m in range(s):
+                    cp.write_row((g + 1, a + m + 1, method_id, "rule:single-link", T0))
+        with cur.copy(
+            "COPY ingest_candidatepair (method_id, a_id, b_id, doc_type, distance, "
+            "full_distance, xor, band, exact, ratio, token_set_ratio, length_ratio, "
+            "containment, numbers_differ, ids_differ, title_differs, guard_details, "
+            "below_floor, created_at, a_in_b, b_in_a, channels, shared_passages, "
+            "uncertainty, cosine) FROM STDIN"
+        ) as cp:
+            for _g, a, s in starting:
+                for x in range(s):
+                    for y in range(x + 1, s):
+                        d = int(rng.integers(0, 7))
+                        cp.write_row(
+                            (
+                                method_id,
+                                a + x + 1,
+                                a + y + 1,
+                                "article",
+                                d,
+                                d,
+                                int(rng.integers(-(2**63), 2**63 - 1)),
+                                0,
+                                d == 0,
+                                0.93,
+                                0.97,
+                                0.98,
+                                0.95,
+                                False,
+                                False,
+                                False,
+                                '{"numbers_a": [], "numbers_b": [], "ids_a": [], "ids_b": []}',
+                                False,
+                                T0,
+                                0.8,
+                                0.8,
+                                6,
+                                30,
+                                abs(d - 3),
+                                None,
+                            )
+                        )
+
+
+def pctl(values: list[float], q: float) -> float:
+    s = sorted(values)
+    return s[min(len(s) - 1, int(q * len(s)))]
+
+
+def timed(fn: Any, items: list[Any]) -> dict[str, float]:
+    ms = []
+    for item in items:
+        t = time.perf_counter()
+        fn(item)
+        ms.append((time.perf_counter() - t) * 1000)
+    return {
+        "p50_ms": round(statistics.median(ms), 3),
+        "p95_ms": round(pctl(ms, 0.95), 3),
+        "n": len(ms),
+    }
+
+
+def measure(args: argparse.Namespace) -> dict[str, Any]:
+    django_setup(args.database)
+    from django.db import connection
+
+    state = State(args.state, args.size, args.database)
+    n = int(state.data["loaded"])
+    method_id = int(state.data["method_id"])
+    out: dict[str, Any] = {"documents": n, "database": args.database}
+    connection.ensure_connection()
+    with connection.cursor() as cur:
+        tables: dict[str, Any] = {}
+        for table in ("ingest_document", *DEDUP_TABLES):
+            cur.execute(
+                "SELECT pg_relation_size(%s), pg_indexes_size(%s), pg_total_relation_size(%s),"
+                " (SELECT count(*) FROM " + table + ")",
+                [table, table, table],
+            )
+            heap, idx, total, rows = cur.fetchone()
+            cur.execute(
+                "SELECT i.relname, pg_relation_size(i.oid) FROM pg_index x JOIN pg_class i "
+                "ON i.oid = x.indexrelid WHERE x.indrelid = %s::regclass ORDER BY 1",
+                [table],
+            )
+            tables[table] = {
+                "rows": rows,
+                "heap_b_per_doc": round(heap / n, 1),
+                "indexes_b_per_doc": round(idx / n, 1),
+                "total_b_per_doc": round(total / n, 1),
+                "indexes": {name: round(size / n, 1) for name, size in cur.fetchall()},
+            }
+        cur.execute(
+            "SELECT pg_relation_size('ingest_document_raw_sha256_20916fc6'), "
+            "(SELECT sum(pg_column_size(raw_sha256)) FROM ingest_document)"
+        )
+        raw_index, raw_column = cur.fetchone()
+        exact = (raw_index + int(raw_column)) / n
+        out["tables"] = tables
+        out["exact_b_per_doc"] = round(exact, 1)
+        out["dedup_state_b_per_doc"] = round(
+            exact + sum(tables[t]["total_b_per_doc"] for t in DEDUP_TABLES), 1
+        )
+        cur.execute("SHOW shared_buffers")
+        out["shared_buffers"] = cur.fetchone()[0]
+
+    from ingest import index, passages
+
+    rng = np.random.default_rng(7)
+    with connection.cursor() as cur:
+        picks = sorted(rng.choice(np.arange(1, n + 1), size=min(n, args.queries), replace=False))
+        cur.execute(
+            "SELECT document_id, simhash FROM ingest_indexentry WHERE document_id = ANY(%s)",
+            [[int(p) for p in picks]],
+        )
+        probes = [(d, int(v) & (2**64 - 1)) for d, v in cur.fetchall()]
+        cur.execute(
+            "SELECT document_id, hashes FROM ingest_passageset WHERE document_id = ANY(%s)",
+            [[int(p) for p in picks]],
+        )
+        sets = [(d, [int(h) & (2**64 - 1) for h in hs]) for d, hs in cur.fetchall()]
+    flips = [
+        (v ^ (1 << int(rng.integers(0, 64))) ^ (1 << int(rng.integers(0, 64)))) for _, v in probes
+    ]
+    for k in (3, 6):
+        index.query(method_id=method_id, value=flips[0], k=k)  # warm
+        out[f"band_k{k}"] = timed(
+            lambda v, k=k: index.query(method_id=method_id, value=v, k=k), flips
+        )
+        hits = [len(index.query(method_id=method_id, value=v, k=k)) for v in flips[:50]]
+        out[f"band_k{k}"]["hits_mean"] = round(sum(hits) / len(hits), 2)
+        out[f"band_k{k}"]["recall_vs_brute_force"] = band_recall(
+            index, method_id, flips[:50], k, fingerprints(n, args.base, args.seed)
+        )
+    out["passage_lookup"] = timed(
+        lambda s: passages.lookup(hashes=s[1], exclude_document=s[0]), sets
+    )
+    out["check_5kb"] = check_timing(args)
+    out["queue_page"] = queue_timing(args)
+    out["postgres_backend_peak_rss_mb"] = backend_rss()
+    return out
+
+
+def band_recall(index: Any, method_id: int, probes: list[int], k: int, values: np.ndarray) -> float:
+    """Share of the documents within k bits (numpy over every stored value) that the
+    band query returns; 1.0 when it misses none."""
+    want = got = 0
+    for v in probes:
+        near = np.flatnonzero(np.bitwise_count(values ^ np.uint64(v)) <= k) + 1
+        found = {h.document_id for h in index.query(method_id=method_id, value=v, k=k)}
+        want += len(near)
+        got += len(found & set(near.tolist()))
+    return round(got / want, 4) if want else 1.0
+
+
+def check_timing(args: argparse.Namespace) -> dict[str, Any]:
+    from ingest import candidates
+    from tests.factories import article_text
+
+    texts = []
+    for i in range(20):
+        t = article_text(100 + i, words=900)
+        texts.append(t[:5000])
+    try:
+        return timed(lambda t: candidates.check(text=t, title="", doc_type="article"), texts)
+    except Exception as exc:  # noqa: BLE001
+        return {"error": f"{type(exc).__name__}: {exc}"[:300]}
+
+
+def queue_timing(args: argparse.Namespace) -> dict[str, Any]:
+    from django.contrib.auth.models import User
+    from django.test import Client
+
+    user, _ = User.objects.get_or_create(
+        username="scale-bench", defaults={"is_staff": True, "is_superuser": True}
+    )
+    client = Client(HTTP_HOST="localhost")
+    client.force_login(user)
+    try:
+        status = client.get("/").status_code
+        result = timed(lambda _: client.get("/"), list(range(10)))
+        result["status"] = status
+        return result
+    except Exception as exc:  # noqa: BLE001
+        return {"error": f"{type(exc).__name__}: {exc}"[:300]}
+
+
+def backend_rss() -> dict[str, Any]:
+    """Peak resident memory (VmHWM, MB) of this database's backends, the largest and in
+    all (shared buffers a backend touched count in its RSS)."""
+    from django.db import connection
+
+    with connection.cursor() as cur:
+        cur.execute("SELECT pid FROM pg_stat_activity WHERE datname = current_database()")
+        pids = [pid for (pid,) in cur.fetchall()]
+    peaks = []
+    for pid in pids:
+        try:
+            for line in Path(f"/proc/{pid}/status").read_text().splitlines():
+                if line.startswith("VmHWM:"):
+                    peaks.append(int(line.split()[1]) / 1024)
+        except OSError:
+            continue
+    if not peaks:
+        return {}
+    return {"max_mb": round(max(peaks), 1), "sum_mb": round(sum(peaks), 1), "backends": len(peaks)}
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    parser.add_argument("--size", type=int, default=1_000_000)
+    parser.add_argument("--stage", choices=["load", "measure", "all"], default="all")
+    parser.add_argument("--database", default="dedup_scale_bench")
+    parser.add_argument("--state", type=Path, default=None)
+    parser.add_argument("--chunk", type=int, default=100_000)
+    parser.add_argument(
+        "--until", type=int, default=0, help="stop this session's load after so many documents"
+    )
+    parser.add_argument("--base", type=int, default=20_000)
+    parser.add_argument("--seed", type=int, default=1)
+    parser.add_argument("--queries", type=int, default=200)
+    parser.add_argument("--json", type=Path, default=None)
+    args = parser.parse_args()
+    args.state = args.state or STATE_DIR / f"scale_bench_{args.database}.json"
+    if args.stage in ("load", "all"):
+        load(args)
+    if args.stage in ("measure", "all"):
+        result = measure(args)
+        text = json.dumps(result, indent=1)
+        print(text)
+        if args.json:
+            args.json.write_text(text)
+
+
+if __name__ == "__main__":
+    main()

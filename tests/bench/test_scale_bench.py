@@ -1,0 +1,83 @@
+"""A small run of bench/scale_bench.py on PostgreSQL: the load resumes where its last
+stage stopped, and the measure stage reports every figure (so the script cannot rot;
+the figures are the benchmark's, at 1M and more)."""
+
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import psycopg
+import pytest
+
+ROOT = Path(__file__).resolve().parents[2]
+
+pytestmark = pytest.mark.postgres
+
+
+def _run(args: list[str], env: dict[str, str]) -> str:
+    done = subprocess.run(
+        [sys.executable, str(ROOT / "bench" / "scale_bench.py"), *args],
+        cwd=ROOT,
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=900,
+    )
+    assert done.returncode == 0, done.stderr[-3000:]
+    return done.stdout
+
+
+def test_scale_bench_loads_in_resumable_stages_and_measures(tmp_path: Path) -> None:
+    url = os.environ.get("DATABASE_URL", "")
+    if not url.startswith("postgres"):
+        pytest.skip("needs PostgreSQL (DATABASE_URL)")
+    name = f"{url.rsplit('/', 1)[1]}_scale_{os.getpid()}"
+    env = {**os.environ, "PYTHONPATH": str(ROOT), "DEBUG": "1"}
+    env.pop("CELERY_BROKER_URL", None)
+    admin = url.rsplit("/", 1)[0] + "/postgres"
+    state = tmp_path / "state.json"
+    common = ["--database", name, "--state", str(state), "--base", "1500", "--chunk", "1000"]
+    try:
+        # A first session stops after 1,000 documents; the next one loads the rest.
+        _run(["--size", "3000", "--until", "1000", "--stage", "load", *common], env)
+        assert json.loads(state.read_text())["loaded"] == 1000
+        log = _run(["--size", "3000", "--stage", "load", *common], env)
+        assert "loaded 2000/3000" in log and "loaded 1000/3000" not in log
+        out = tmp_path / "figures.json"
+        _run(
+            [
+                "--size",
+                "3000",
+                "--stage",
+                "measure",
+                "--queries",
+                "30",
+                "--json",
+                str(out),
+                *common,
+            ],
+            env,
+        )
+        figures = json.loads(out.read_text())
+        assert figures["documents"] == 3000
+        tables = figures["tables"]
+        assert tables["ingest_document"]["rows"] == 3000
+        assert tables["ingest_fingerprint"]["rows"] == 6000  # main and full
+        assert tables["ingest_indexentry"]["rows"] == tables["ingest_passageset"]["rows"] == 3000
+        members = tables["ingest_groupmember"]["rows"]
+        assert 0.10 * 3000 <= members <= 0.16 * 3000  # 15% of documents in groups
+        assert tables["ingest_candidatepair"]["rows"] >= members / 2
+        assert figures["dedup_state_b_per_doc"] > 0
+        for k in (3, 6):
+            band = figures[f"band_k{k}"]
+            assert band["recall_vs_brute_force"] == 1.0
+            assert 0 < band["p50_ms"] <= band["p95_ms"]
+        for key in ("passage_lookup", "check_5kb", "queue_page"):
+            assert "p95_ms" in figures[key], figures[key]
+        assert figures["queue_page"]["status"] == 200
+        assert figures["shared_buffers"]
+    finally:
+        with psycopg.connect(admin, autocommit=True) as conn:
+            conn.execute(f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)')

@@ -1,0 +1,131 @@
+"""The dedup state's budget on PostgreSQL: digests stored as bytes, no index another
+index already answers, no pair fact stored twice (docs/scaling.md)."""
+
+import hashlib
+
+import pytest
+from django.db import connection
+
+from ingest.models import Document, Fingerprint, FingerprintMethod, Site
+
+pytestmark = [pytest.mark.postgres, pytest.mark.django_db]
+
+# The tables that grow with the crawl, one or more rows per document.
+LARGE = (
+    "ingest_document",
+    "ingest_fingerprint",
+    "ingest_indexentry",
+    "ingest_passageset",
+    "ingest_candidatepair",
+    "ingest_candidategroup",
+    "ingest_groupmember",
+)
+
+
+def _indexes(table: str) -> list[tuple[str, list[str], bool, str]]:
+    """(name, key columns, is partial or on an expression, method) of the table's indexes."""
+    with connection.cursor() as cursor:
+        cursor.execute(
+            """
+            SELECT i.relname,
+                   ARRAY(SELECT a.attname FROM unnest(x.indkey) WITH ORDINALITY AS k(n, o)
+                         JOIN pg_attribute a ON a.attrelid = x.indrelid AND a.attnum = k.n
+                         ORDER BY k.o),
+                   x.indpred IS NOT NULL OR x.indexprs IS NOT NULL
+                       OR 0 = ANY(x.indkey::int2[]),
+                   am.amname
+            FROM pg_index x
+            JOIN pg_class i ON i.oid = x.indexrelid
+            JOIN pg_class t ON t.oid = x.indrelid
+            JOIN pg_am am ON am.oid = i.relam
+            WHERE t.relname = %s
+            """,
+            [table],
+        )
+        return [(name, list(cols), special, am) for name, cols, special, am in cursor.fetchall()]
+
+
+def test_digests_are_stored_as_32_bytes_and_read_as_hex() -> None:
+    site = Site.objects.create(host="digest.example.com")
+    sha = hashlib.sha256(b"page").hexdigest()
+    document = Document.objects.create(
+        site=site,
+        url="https://digest.example.com/",
+        fetched_at="2026-05-01T00:00:00Z",
+        raw_sha256=sha,
+        raw_size=4,
+    )
+    method = FingerprintMethod.objects.create(key="m", params={})
+    Fingerprint.objects.create(
+        document=document,
+        method=method,
+        branch="main",
+        status="ok",
+        simhash=1,
+        text_sha256=sha,
+        token_count=1,
+    )
+    with connection.cursor() as cursor:
+        cursor.execute(
+            "SELECT octet_length(d.raw_sha256), octet_length(f.text_sha256) "
+            "FROM ingest_document d JOIN ingest_fingerprint f ON f.document_id = d.id"
+        )
+        assert cursor.fetchone() == (32, 32)
+    assert Document.objects.get().raw_sha256 == sha
+    assert Document.objects.filter(raw_sha256__in=[sha, "0" * 64]).count() == 1
+    assert (
+        Fingerprint.objects.filter(text_sha256=sha).values_list("text_sha256", flat=True)[0] == sha
+    )
+    assert not Document.objects.filter(raw_sha256="not hex").exists()
+
+
+@pytest.mark.parametrize("table", LARGE)
+def test_no_btree_index_is_a_prefix_of_another(table: str) -> None:
+    """A plain btree whose columns lead another btree of the same table costs its bytes
+    per row and answers nothing the longer one does not."""
+    indexes = [i for i in _indexes(table) if i[3] == "btree"]
+    redundant = [
+        (name, longer)
+        for name, cols, special, _ in indexes
+        if not special
+        for longer, other, _, _ in indexes
+        if longer != name
+        and other[: len(cols)] == cols
+        and len(other) >= len(cols)
+        and not (len(other) == len(cols) and name > longer)  # an exact copy counts once
+    ]
+    assert redundant == []
+
+
+def test_no_digest_column_is_text() -> None:
+    with connection.cursor() as cursor:
+        cursor.execute(
+            "SELECT table_name, column_name, data_type FROM information_schema.columns "
+            "WHERE column_name LIKE '%%sha256' AND table_name = ANY(%s)",
+            [list(LARGE)],
+        )
+        assert {(t, c): d for t, c, d in cursor.fetchall()} == {
+            ("ingest_document", "raw_sha256"): "bytea",
+            ("ingest_fingerprint", "text_sha256"): "bytea",
+        }
+
+
+def test_the_admin_finds_a_document_by_its_digest(client) -> None:  # type: ignore[no-untyped-def]
+    from django.contrib.auth.models import User
+
+    site = Site.objects.create(host="admin.example.com")
+    sha = hashlib.sha256(b"admin page").hexdigest()
+    Document.objects.create(
+        site=site,
+        url="https://admin.example.com/found",
+        fetched_at="2026-05-01T00:00:00Z",
+        raw_sha256=sha,
+        raw_size=1,
+    )
+    client.force_login(User.objects.create_superuser("root", "r@example.com", "pw"))
+    found = client.get("/admin/ingest/document/", {"q": sha})
+    assert found.status_code == 200 and b"admin.example.com/found" in found.content
+    other = client.get("/admin/ingest/document/", {"q": "f" * 64})
+    assert b"admin.example.com/found" not in other.content
+    by_url = client.get("/admin/ingest/document/", {"q": "found"})
+    assert b"admin.example.com/found" in by_url.content
