@@ -10,6 +10,7 @@ checks (on dedup_site.http's decorator) and how a view picks the fragment to ren
 """
 
 from django.contrib.auth.models import User
+from django.http import HttpRequest
 
 from dedup_site.http import HtmxHttpRequest, role_required
 from reviews import roles
@@ -47,3 +48,12 @@ def fragment(
 def template_for(template: str, part: str | None) -> str:
     """`template#part` (a django-template-partials fragment), or the whole template."""
     return f"{template}#{part}" if part else template
+
+
+LOCALE_SESSION_KEY = "desk_locale"
+
+
+def remember_locale(request: HttpRequest, language: str, time_zone: str) -> None:
+    """Keep the editor's language and time zone in the session: DeskLocaleMiddleware
+    reads them from there, so a page costs no query for them."""
+    request.session[LOCALE_SESSION_KEY] = [language, time_zone]

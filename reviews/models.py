@@ -330,6 +330,17 @@ class ReviewerPreference(models.Model):
     blind_mode = models.BooleanField(
         default=False, help_text="Hide distances and scores while labeling."
     )
+    language = models.CharField(
+        max_length=16,
+        blank=True,
+        help_text="The desk's language for this editor (a code of LANGUAGES); blank: the "
+        "browser's Accept-Language, else LANGUAGE_CODE.",
+    )
+    time_zone = models.CharField(
+        max_length=64,
+        blank=True,
+        help_text="The time zone the desk shows dates in (one of DESK_TIME_ZONES); blank: UTC.",
+    )
 
     def __str__(self) -> str:
         return f"preferences of {self.user_id}"

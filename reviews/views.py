@@ -7,6 +7,7 @@ from typing import Any, cast
 from django.conf import settings
 from django.contrib import messages
 from django.contrib.auth.decorators import login_required
+from django.contrib.auth.models import User
 from django.core.exceptions import PermissionDenied
 from django.core.paginator import Paginator
 from django.http import (
@@ -40,6 +41,7 @@ from reviews.forms import (
 from reviews.http import (
     DeskRequest,
     fragment,
+    remember_locale,
     require_editor,
     require_label_export,
     require_viewer,
@@ -319,6 +321,39 @@ def preference_blind(request: DeskRequest) -> HttpResponse:
     if request.htmx:
         return HttpResponseClientRedirect(back)
     return redirect(back)
+
+
+@require_POST
+def preference_locale(request: HttpRequest) -> HttpResponse:
+    """The header's switcher: the language (and, signed in, the time zone) of the desk.
+    Stored per editor when signed in; the language cookie carries it otherwise (the login
+    page), as Django's own set_language does."""
+    languages = {code for code, _ in settings.LANGUAGES}
+    language = request.POST.get("language", "")
+    language = language if language in languages else ""
+    back = request.POST.get("next", "")
+    if not url_has_allowed_host_and_scheme(
+        back, allowed_hosts={request.get_host()}, require_https=request.is_secure()
+    ):
+        back = "/"
+    response = redirect(back)
+    if request.user.is_authenticated:
+        time_zone = request.POST.get("time_zone", "")
+        time_zone = time_zone if time_zone in settings.DESK_TIME_ZONES else ""
+        user = cast(User, request.user)
+        services.preference_locale_set(user=user, language=language, time_zone=time_zone)
+        remember_locale(request, language, time_zone)
+    if language:
+        response.set_cookie(
+            settings.LANGUAGE_COOKIE_NAME,
+            language,
+            max_age=settings.LANGUAGE_COOKIE_AGE,
+            samesite="Lax",
+            secure=request.is_secure(),
+        )
+    else:
+        response.delete_cookie(settings.LANGUAGE_COOKIE_NAME)
+    return response
 
 
 # --- group view ----------------------------------------------------------------------
