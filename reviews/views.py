@@ -20,6 +20,7 @@ from django.shortcuts import redirect, render
 from django.urls import reverse
 from django.utils.csp import CSP
 from django.utils.http import url_has_allowed_host_and_scheme
+from django.utils.translation import gettext
 from django.views.decorators.clickjacking import xframe_options_sameorigin
 from django.views.decorators.csp import csp_override, csp_report_only_override
 from django.views.decorators.http import require_GET, require_http_methods, require_POST
@@ -158,7 +159,12 @@ def _busy_page(request: DeskRequest) -> HttpResponse:
     return render(
         request,
         "reviews/pair_detail.html" + ("#pair-review" if request.htmx else ""),
-        {"view": None, "busy": True, "notice": BUSY_TEXT, "can_edit": roles.can_edit(request.user)},
+        {
+            "view": None,
+            "busy": True,
+            "notice": gettext(BUSY_TEXT),
+            "can_edit": roles.can_edit(request.user),
+        },
     )
 
 
@@ -234,10 +240,18 @@ def pair_label(request: DeskRequest, pair_id: int) -> HttpResponse:
     except DatabaseBusy:
         # Nothing was stored: the same panel, the form as filled, and why.
         response = pages.pair_render(
-            request, pair, partial=fragment(request, "pair-review"), form=form, notice=BUSY_TEXT
+            request,
+            pair,
+            partial=fragment(request, "pair-review"),
+            form=form,
+            notice=gettext(BUSY_TEXT),
         )
         return _busy_status(request, response)
-    notice = f"Saved “{label.verdict_label}” ({label.get_reason_code_display()}) on pair {pair.pk}."
+    notice = gettext("Saved “%(verdict)s” (%(reason)s) on pair %(pair)s.") % {
+        "verdict": label.verdict_label,
+        "reason": label.get_reason_code_display(),
+        "pair": pair.pk,
+    }
     if not request.htmx:
         # Without JavaScript the next page is a redirect: the notice rides along.
         messages.success(request, notice)
@@ -252,7 +266,9 @@ def pair_label(request: DeskRequest, pair_id: int) -> HttpResponse:
         # The label is stored: say so; only the next pair could not be handed out.
         if not request.htmx:
             return redirect("reviews:pair-detail", pair.pk)
-        notice += " The next pair could not be fetched (the desk is busy): press Next."
+        notice += " " + gettext(
+            "The next pair could not be fetched (the desk is busy): press Next."
+        )
         return pages.pair_render(request, pair, partial="pair-review", notice=notice)
     return _goto(request, claim, notice=notice)
 
@@ -269,13 +285,16 @@ def label_undo(request: DeskRequest) -> HttpResponse:
             return (
                 redirect("reviews:queue")
                 if not request.htmx
-                else _goto(request, None, notice="Nothing to undo.")
+                else _goto(request, None, notice=gettext("Nothing to undo."))
             )
         target = pair
-        notice = "Nothing to undo."
+        notice = gettext("Nothing to undo.")
     else:
         target = undone.pair
-        notice = f"Withdrew your “{undone.verdict_label}” label on pair {target.pk}."
+        notice = gettext("Withdrew your “%(verdict)s” label on pair %(pair)s.") % {
+            "verdict": undone.verdict_label,
+            "pair": target.pk,
+        }
     if not request.htmx:
         return redirect("reviews:pair-detail", target.pk)
     response = pages.pair_render(request, target, partial="pair-review", notice=notice)
@@ -382,9 +401,12 @@ def group_split(request: DeskRequest, group_id: int) -> HttpResponse:
             expected_version=pages.expected_version(request),
         )
         moved = ", ".join(map(str, decision.document_ids))
-        return f"Split: {moved} moved" + (
-            f" to group {decision.new_group_id}." if decision.new_group_id else " out."
-        )
+        if decision.new_group_id:
+            return gettext("Split: %(documents)s moved to group %(group)s.") % {
+                "documents": moved,
+                "group": decision.new_group_id,
+            }
+        return gettext("Split: %(documents)s moved out.") % {"documents": moved}
 
     return pages.group_form_answer(
         request,
@@ -410,7 +432,9 @@ def group_representative(request: DeskRequest, group_id: int) -> HttpResponse:
             expected_version=pages.expected_version(request),
             **form.cleaned_data,
         )
-        return f"Representative set to {form.cleaned_data['document_id']}."
+        return gettext("Representative set to %(document)s.") % {
+            "document": form.cleaned_data["document_id"]
+        }
 
     return pages.group_form_answer(
         request,
