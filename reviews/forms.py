@@ -70,7 +70,9 @@ class LabelForm(forms.Form):
     region = forms.ChoiceField(
         choices=Label.Region.choices, initial=Label.Region.BODY, label=_("Region that decided")
     )
-    purpose = forms.ChoiceField(choices=Label.Purpose.choices, initial=Label.Purpose.REVIEW)
+    purpose = forms.ChoiceField(
+        choices=Label.Purpose.choices, initial=Label.Purpose.REVIEW, label=_("Purpose")
+    )
 
     def clean(self) -> dict[str, object]:
         data = super().clean() or {}

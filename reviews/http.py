@@ -11,6 +11,7 @@ checks (on dedup_site.http's decorator) and how a view picks the fragment to ren
 
 from django.contrib.auth.models import User
 from django.http import HttpRequest
+from django.utils.translation import gettext_lazy as _
 
 from dedup_site.http import HtmxHttpRequest, role_required
 from reviews import roles
@@ -23,12 +24,12 @@ class DeskRequest(HtmxHttpRequest):
 
 
 require_viewer = role_required(
-    roles.can_view, "the review desk needs the editor, auditor or admin role"
+    roles.can_view, _("the review desk needs the editor, auditor or admin role")
 )
-require_editor = role_required(roles.can_edit, "this needs the editor role")
-require_admin = role_required(roles.can_admin, "this page needs the admin role")
+require_editor = role_required(roles.can_edit, _("this needs the editor role"))
+require_admin = role_required(roles.can_admin, _("this page needs the admin role"))
 require_label_export = role_required(
-    roles.can_export_labels, "the label export needs the auditor or admin role"
+    roles.can_export_labels, _("the label export needs the auditor or admin role")
 )
 
 

@@ -13,6 +13,8 @@ from __future__ import annotations
 import math
 from dataclasses import dataclass
 
+from reviews.core.words import gettext_noop
+
 LOWER = "lower"  # lower is closer: a distance
 HIGHER = "higher"  # higher is closer: a similarity
 DIRECTIONS = (LOWER, HIGHER)
@@ -74,12 +76,12 @@ class Score:
         return value if self.closer == LOWER else -value
 
     def rule_text(self) -> str:
-        return "score ≤ t" if self.closer == LOWER else "score ≥ t"
+        return gettext_noop("score ≤ t") if self.closer == LOWER else gettext_noop("score ≥ t")
 
 
 SIMHASH_DISTANCE = Score(
     name="simhash_distance",
-    label="SimHash distance, main text (bits)",
+    label=gettext_noop("SimHash distance, main text (bits)"),
     closer=LOWER,
     lo=0,
     hi=64,
@@ -88,7 +90,7 @@ SIMHASH_DISTANCE = Score(
 )
 TOKEN_SET_RATIO = Score(
     name="token_set_ratio",
-    label="token-set ratio, main text (0–100)",
+    label=gettext_noop("token-set ratio, main text (0–100)"),
     closer=HIGHER,
     lo=0,
     hi=100,
@@ -96,7 +98,7 @@ TOKEN_SET_RATIO = Score(
 )
 PASSAGE_CONTAINMENT = Score(
     name="passage_containment",
-    label="passage containment, the larger direction (0–1)",
+    label=gettext_noop("passage containment, the larger direction (0–1)"),
     closer=HIGHER,
     lo=0,
     hi=1,
@@ -107,7 +109,7 @@ PASSAGE_CONTAINMENT = Score(
 # topic), so the bins cover the top half finely; lower values fall in the first bin.
 COSINE = Score(
     name="cosine",
-    label="embedding cosine, main text (semantic channel)",
+    label=gettext_noop("embedding cosine, main text (semantic channel)"),
     closer=HIGHER,
     lo=0.5,
     hi=1,
