@@ -14,7 +14,7 @@ PSEUDO = "xx"
 OPEN, CLOSE = "⟦", "⟧"
 # Django's own words the desk shows (the login form's labels): the pseudo-locale marks them
 # too, as Django's catalogues translate them in the real languages.
-DJANGO_WORDS = ("username", "password")
+DJANGO_WORDS = ("username", "Password")
 
 # The desk's text outside crawl data and stored values, in document order: what a reader
 # sees in the page's own words. A `data-desk` element inside a skipped region is desk text
