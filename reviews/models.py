@@ -175,7 +175,7 @@ class Label(models.Model):
 
     @property
     def verdict_label(self) -> str:
-        return self.Verdict(self.verdict).label
+        return str(self.Verdict(self.verdict).label)
 
     @property
     def note(self) -> str:
@@ -553,7 +553,7 @@ class Adjudication(models.Model):
 
     @property
     def verdict_label(self) -> str:
-        return Label.Verdict(self.verdict).label
+        return str(Label.Verdict(self.verdict).label)
 
     @property
     def note(self) -> str:

@@ -345,7 +345,7 @@ def calibrate(
             }
             for split in SPLITS
         }
-        warnings = [
+        warnings: list[str] = [
             Said(
                 _FEWER[cls, split],
                 min_per_class=min_per_class,

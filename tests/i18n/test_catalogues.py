@@ -39,8 +39,7 @@ def test_every_msgid_is_translated(language: str) -> None:
     untranslated = [
         m.id
         for m in _messages(language)
-        if m.fuzzy
-        or not (all(m.string) if isinstance(m.string, tuple) else m.string)
+        if m.fuzzy or not (all(m.string) if isinstance(m.string, tuple) else m.string)
     ]
     assert untranslated == []
 

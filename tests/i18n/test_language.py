@@ -131,3 +131,15 @@ def test_the_label_export_is_the_same_in_every_language(client, pair) -> None:
         exports[language] = body
     assert exports["en"] == exports["vi"] == exports["zh-hant"]
     assert b"numbers_differ" in exports["en"] and b"distinct" in exports["en"]
+
+
+def test_the_demo_prints_how_to_switch_language() -> None:
+    import io
+
+    from django.core.management import call_command
+
+    out = io.StringIO()
+    call_command("demo_setup", "--url", "http://127.0.0.1:8123/", stdout=out)
+    said = out.getvalue()
+    assert "Tiếng Việt (vi)" in said and "简体中文 (zh-hans)" in said and "繁體中文" in said
+    assert "header" in said
