@@ -269,6 +269,7 @@ MatchOut = _schema(
         "channels": "Channels that nominate this match.",
         "checked_in_match": "Share of the checked text's passages in it.",
         "match_in_checked": "Share of its passages in the checked text.",
+        "cosine": "Cosine of the embeddings (null while the semantic channel has none).",
     },
 )
 SemanticMatchOut = _schema(
@@ -284,8 +285,8 @@ SemanticOut = _schema(
         "language), empty, error or skipped (the check's time budget ran out).",
         "reason": "Why there are no semantic matches to look for; empty when on.",
         "threshold": "The doc type's cosine threshold.",
-        "matches": "Stored documents at or above the threshold, nearest first; they do "
-        "not change the verdict.",
+        "matches": "Stored documents at or above the threshold, nearest first; each is "
+        "also among the check's matches, nominated by the semantic channel.",
     },
     {"matches": (list[SemanticMatchOut], ...)},  # type: ignore[valid-type]
 )
@@ -294,7 +295,7 @@ CheckOut = _schema(
     candidates.CheckResult,
     {
         "simhash": "16 hex digits, or null when insufficient",
-        "channels": "Channels behind the verdict: exact, simhash, passages.",
+        "channels": "Channels behind the verdict: exact, simhash, passages, semantic.",
         "not_consulted": "Channels left out because the check's time budget ran out.",
     },
     {

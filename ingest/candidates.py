@@ -12,7 +12,6 @@ import time
 from collections import defaultdict
 from collections.abc import Collection, Iterable, Sequence
 from dataclasses import dataclass
-from datetime import datetime
 from typing import Any
 
 from django.conf import settings
@@ -22,6 +21,17 @@ from django.dispatch import Signal
 from django.utils import timezone
 
 from ingest import index, passages, vectors
+from ingest.channels import registry
+from ingest.channels.base import CheckProbe, CheckQuery, Doc, PairScores
+from ingest.channels.semantic import HIT_RANK as SEMANTIC_HIT_RANK
+from ingest.channels.thresholds import (
+    active_method_key,
+    candidate_method_keys,
+    cosine_pair_threshold,
+    cosine_threshold,
+    query_k,
+    threshold_for,
+)
 from ingest.core import channels, grouping, provenance
 from ingest.core import passages as passages_core
 from ingest.core.bands import nominating_band
@@ -54,42 +64,8 @@ FULL = Fingerprint.Branch.FULL
 AREA_MAX = 5000
 
 
-def threshold_for(doc_type: str) -> int:
-    return min(int(settings.CANDIDATE_THRESHOLDS.get(doc_type, 3)), index.K_MAX)
-
-
-def query_k() -> int:
-    return min(max(threshold_for(t) for t in settings.DOC_TYPES), index.K_MAX)
-
-
-@dataclass(frozen=True)
-class _Doc:
-    id: int
-    doc_type: str
-    value: int
-    text_sha256: str
-    fetched_at: datetime
-    site_id: int = 0
-
-
-def active_method_key() -> str:
-    """The active method: the database's (a switch is recorded there, see
-    reviews.upgrades), settings.ACTIVE_METHOD until a method row exists."""
-    key = FingerprintMethod.objects.filter(is_active=True).values_list("key", flat=True).first()
-    return key or settings.ACTIVE_METHOD
-
-
-def candidate_method_keys() -> list[str]:
-    """Methods searched for candidates: the active one, plus any other method
-    CANDIDATE_METHODS names beside ACTIVE_METHOD (settings stay the default of a first
-    run: until a switch, the active method is settings.ACTIVE_METHOD). Retired methods
-    are never searched."""
-    active = active_method_key()
-    retired = set(
-        FingerprintMethod.objects.filter(retired_at__isnull=False).values_list("key", flat=True)
-    )
-    extras = [k for k in settings.CANDIDATE_METHODS if k != settings.ACTIVE_METHOD]
-    return [active] + [k for k in dict.fromkeys(extras) if k != active and k not in retired]
+# A document being searched (ingest/channels/base.py).
+_Doc = Doc
 
 
 def candidates_find(
@@ -112,11 +88,6 @@ def candidates_find(
     return created
 
 
-# Where a passage-only nomination ranks among a document's hits: after every SimHash hit
-# (their distances are at most 64).
-PASSAGE_HIT_RANK = 65
-
-
 def _candidates_find_for(
     method: FingerprintMethod, document_ids: Sequence[int]
 ) -> set[tuple[int, int]]:
@@ -124,35 +95,23 @@ def _candidates_find_for(
     docs = _docs_for(method, document_ids)
     if not docs:
         return set()
-    # Index first and commit, then query: of two documents fingerprinted at the same
-    # time by two workers, the later query always sees the other.
-    index.entries_add([(method.pk, d.id, d.value, d.fetched_at) for d in docs])
-    doc_passages, passage_hits = (
-        _passages_search(method, docs) if settings.PASSAGE_CHANNEL else ({}, {})
-    )
-
-    k = query_k()
-    hits_by_doc = {
-        doc.id: index.query(
-            method_id=method.pk,
-            value=doc.value,
-            k=k,
-            exclude_document=doc.id,
-            around=doc.fetched_at,
-            lookback_days=settings.CANDIDATE_LOOKBACK_DAYS,
-        )
-        for doc in docs
-    }
-    for doc in docs:
-        # Passage nominations join the SimHash ones, ranked after them, so that families
-        # of exact twins, links already made and the per-document cap treat both alike.
-        known = {h.document_id for h in hits_by_doc[doc.id]}
-        hits_by_doc[doc.id] += [
-            index.Hit(hit.document_id, 0, PASSAGE_HIT_RANK)
-            for hit in passage_hits.get(doc.id, [])[: settings.CANDIDATES_PER_DOCUMENT_MAX]
-            if hit.document_id not in known
-        ]
-    return _pairs_store(method, _pairs_wanted(method, docs, hits_by_doc), known=doc_passages)
+    # Every running channel's probe, in the registry's order: each indexes the documents
+    # (and commits) before it queries. Later channels' nominations join the earlier ones,
+    # ranked after them (their hits' rank), so that families of exact twins, links
+    # already made and the per-document cap treat every channel alike.
+    hits_by_doc: dict[int, list[index.Hit]] = {doc.id: [] for doc in docs}
+    known: dict[str, Any] = {}
+    for channel in registry.running():
+        found = channel.search(method, docs)
+        if found is None:
+            continue
+        known[channel.name] = found.known
+        for doc in docs:
+            seen = {h.document_id for h in hits_by_doc[doc.id]}
+            hits_by_doc[doc.id] += [
+                hit for hit in found.hits.get(doc.id, []) if hit.document_id not in seen
+            ]
+    return _pairs_store(method, _pairs_wanted(method, docs, hits_by_doc), known=known)
 
 
 def _docs_for(method: FingerprintMethod, document_ids: Sequence[int]) -> list[_Doc]:
@@ -181,11 +140,6 @@ def _docs_for(method: FingerprintMethod, document_ids: Sequence[int]) -> list[_D
         )
         for r in rows
     ]
-
-
-# Where semantic nominations rank among a document's hits: after the passage ones, in
-# the order of their cosine.
-SEMANTIC_HIT_RANK = PASSAGE_HIT_RANK + 1
 
 
 def semantic_pairs_find(
@@ -221,7 +175,7 @@ def semantic_pairs_find(
 def _pairs_store(
     method: FingerprintMethod,
     wanted: Collection[tuple[int, int]],
-    known: dict[int, list[passages_core.Passage]] | None = None,
+    known: dict[str, Any] | None = None,
 ) -> set[tuple[int, int]]:
     """Build and store the wanted pairs that are neither stored yet nor under a
     do-not-match record (every channel's hits end here). Returns the pairs created."""
@@ -238,28 +192,6 @@ def _pairs_store(
     pairs = _pairs_build(method, todo, known=known)
     CandidatePair.objects.bulk_create(pairs, ignore_conflicts=True)
     return {(p.a_id, p.b_id) for p in pairs}
-
-
-def _passages_search(
-    method: FingerprintMethod, docs: Sequence[_Doc]
-) -> tuple[dict[int, list[passages_core.Passage]], dict[int, list[passages.PassageHit]]]:
-    """The documents' passages, and the documents sharing passages with each, most
-    shared first; their passage sets are stored (and counted per site) before the
-    lookups, for the same reason as the SimHash index."""
-    texts = dict(
-        Extraction.objects.filter(
-            document_id__any_of=[d.id for d in docs],
-            extractor_version=method_get(method.key).extractor_version,
-        ).values_list("document_id", "main_text")
-    )
-    name = passage_method_for(method.key)
-    out = {d.id: passages_core.passages(texts.get(d.id, ""), method=name) for d in docs}
-    hits = passages.entries_add_and_query(
-        [passages.Entry(d.id, d.site_id, d.fetched_at, out[d.id]) for d in docs if out[d.id]],
-        lookback_days=settings.CANDIDATE_LOOKBACK_DAYS,
-        method=passages.method_for(method.key),
-    )
-    return out, hits
 
 
 def _pairs_wanted(
@@ -389,8 +321,12 @@ _NONE: tuple[None, str] = (None, "")  # no fingerprint of this branch
 def _pairs_build(
     method: FingerprintMethod,
     todo: Iterable[tuple[int, int]],
-    known: dict[int, list[passages_core.Passage]] | None = None,
+    known: dict[str, Any] | None = None,
 ) -> list[CandidatePair]:
+    """Every channel's score of each pair (``known``: what the channels' searches
+    computed of the documents, by channel), the one evidence rule
+    (ingest.channels.registry.evidence), the similarities and guards; a pair no channel
+    nominates is not built."""
     todo = sorted(todo)
     if not todo:
         return []
@@ -410,12 +346,13 @@ def _pairs_build(
         ).values("document_id", "main_text", "title")
     }
     known = known or {}
+    known_passages: dict[int, list[passages_core.Passage]] = known.get("passages") or {}
     # A text's passages once: exact copies share them (and most pairs are exact copies).
-    by_text = {texts[d]["main_text"]: ps for d, ps in known.items() if d in texts}
+    by_text = {texts[d]["main_text"]: ps for d, ps in known_passages.items() if d in texts}
     doc_passages = {}
     for d in ids:
-        if d in known:
-            doc_passages[d] = known[d]
+        if d in known_passages:
+            doc_passages[d] = known_passages[d]
             continue
         text = texts.get(d, {}).get("main_text", "")
         if text not in by_text:
@@ -426,6 +363,11 @@ def _pairs_build(
         method=passages.method_for(method.key),
     )
     embedded = vectors.vectors_for(ids)
+    scorers = {
+        c.name: scorer
+        for c in registry.running()
+        if (scorer := c.scorer(method, ids, known.get(c.name))) is not None
+    }
     # Each text normalized once, however many pairs and exact copies it is in.
     by_raw: dict[str, str] = {}
     normalized = {}
@@ -454,17 +396,20 @@ def _pairs_build(
         ov = passages_core.overlap(doc_passages[a], doc_passages[b], ignore=template)
         exact = sha_a == sha_b
         cosine = vectors.pair_cosine(embedded, a, b)
-        nominated = channel_mask(
+        scores = PairScores(
             exact=exact,
             distance=distance,
             threshold=max(threshold_for(type_a), threshold_for(type_b)),
             overlap=ov,
+            band=nominating_band(index.SCHEME, va, vb, query_k()),
             cosine=cosine,
-            cosine_threshold=vectors.pair_threshold(type_a, type_b),
+            cosine_threshold=cosine_pair_threshold(type_a, type_b),
+            more={name: score(a, b) for name, score in scorers.items()},
         )
+        nominated, evidence = registry.evidence(scores)
         if not nominated:
             continue
-        band = nominating_band(index.SCHEME, va, vb, query_k())
+        band = scores.band
         out.append(
             CandidatePair(
                 method=method,
@@ -497,12 +442,7 @@ def _pairs_build(
                 b_in_a=ov.b_in_a,
                 shared_passages=ov.shared,
                 cosine=cosine,
-                evidence={
-                    "exact": {"same_text": exact},
-                    "simhash": {"distance": distance, "band": band},
-                    "passages": ov.evidence(),
-                    **({"semantic": {"cosine": cosine}} if cosine is not None else {}),
-                },
+                evidence=evidence,
                 below_floor=_below_floor(
                     exact=exact,
                     sim=sim,
@@ -559,7 +499,7 @@ def pairs_cosine_update(*, method: FingerprintMethod, document_ids: Sequence[int
         if cosine is None:
             continue
         bit = channels.SEMANTIC
-        if cosine < vectors.pair_threshold(pair.a.doc_type, pair.b.doc_type):
+        if cosine < cosine_pair_threshold(pair.a.doc_type, pair.b.doc_type):
             bit = 0
         cosines[pair.pk] = (cosine, bit)
     if not cosines:
@@ -598,32 +538,6 @@ def pairs_cosine_update(*, method: FingerprintMethod, document_ids: Sequence[int
         if before:
             pair_facts_changed.send(sender=CandidatePair, before=before)
     return len(rows)
-
-
-def channel_mask(
-    *,
-    exact: bool,
-    distance: int,
-    threshold: int,
-    overlap: passages_core.Overlap,
-    cosine: float | None = None,
-    cosine_threshold: float = 1.0,
-) -> int:
-    """Every channel's rule applied to the pair's scores: the channels that nominate it."""
-    mask = 0
-    if cosine is not None and cosine >= cosine_threshold:
-        mask |= channels.SEMANTIC
-    if exact:
-        mask |= channels.EXACT
-    if distance <= threshold:
-        mask |= channels.SIMHASH
-    if settings.PASSAGE_CHANNEL and passages_core.nominates(
-        overlap,
-        containment_min=settings.PASSAGE_CONTAINMENT_MIN,
-        shared_min=settings.PASSAGE_SHARED_MIN,
-    ):
-        mask |= channels.PASSAGES
-    return mask
 
 
 # --- groups --------------------------------------------------------------------------
@@ -1046,6 +960,7 @@ class CheckMatch:
     channels: list[str]  # the channels that nominate this match
     checked_in_match: float  # share of the checked text's passages the match holds
     match_in_checked: float  # share of the match's passages the checked text holds
+    cosine: float | None = None  # of the embeddings (None: the semantic channel has none)
 
 
 @dataclass(frozen=True)
@@ -1057,7 +972,8 @@ class CheckResult:
     threshold: int
     matches: list[CheckMatch]
     channels: list[str]  # the channels behind the verdict (those of the kept matches)
-    # The semantic channel's matches, apart: they do not change the verdict.
+    # What the semantic channel made of the text: its status, threshold and nearest
+    # stored documents (those also among the matches carry the channel there).
     semantic: vectors.SemanticCheck | None = None
     # Channels left out because the check's time budget (CHECK_TIME_BUDGET_SECONDS) ran out.
     not_consulted: list[str] = dataclasses.field(default_factory=list)
@@ -1074,11 +990,13 @@ def check(
     url: str | None = None,
     language: str | None = None,
 ) -> CheckResult:
-    """Is this text a duplicate of something stored? Reads only. Every channel is
-    consulted (SimHash index, exact text, passage index); a stored document at the
-    checked URL is the page itself, never its match. When the semantic channel is on,
-    the text is embedded and its nearest stored documents are reported apart (the
-    verdict stays the other channels'); when off, the answer says why."""
+    """Is this text a duplicate of something stored? Reads only. Every running channel
+    is consulted (SimHash index, exact text, passage index, then the channels with a
+    probe of their own: the semantic channel embeds the text); a stored document at the
+    checked URL is the page itself, never its match. Each match's channels come from the
+    rule pair building applies (ingest.channels.registry.evidence), so a match the
+    semantic channel nominates carries it and counts toward the verdict as its pair
+    would. ``semantic`` also says what the channel made of the text (or why it is off)."""
     deadline = time.monotonic() + settings.CHECK_TIME_BUDGET_SECONDS
     skipped: list[str] = []
 
@@ -1093,26 +1011,39 @@ def check(
     k = threshold_for(doc_type)
     itself = _documents_at(url)
     result = fingerprint_text(key, text, min_tokens=settings.FINGERPRINT_MIN_TOKENS)
+    method = FingerprintMethod.objects.filter(key=key).first()
+    query = CheckQuery(
+        method=method,
+        text=text,
+        language=guess_language(text) if language is None else language,
+        doc_type=doc_type,
+        exclude=itself,
+    )
 
-    def semantic() -> vectors.SemanticCheck:
-        # Last: the slowest channel, and apart from the verdict.
-        if not in_budget("semantic"):
+    def probes() -> dict[str, CheckProbe]:
+        # After the built-in probes: the semantic channel is the slowest.
+        out: dict[str, CheckProbe] = {}
+        for channel in registry.running():
+            if channel.check_probes and in_budget(channel.name):
+                probe = channel.check_probe(query)
+                if probe is not None:
+                    out[channel.name] = probe
+        return out
+
+    def semantic_status(found: dict[str, CheckProbe]) -> vectors.SemanticCheck:
+        probe = found.get("semantic")
+        if probe is None:
             return vectors.SemanticCheck(
                 "skipped", "the check's time budget ran out before this channel", "", None, []
             )
-        return vectors.check_nearest(
-            text=text,
-            language=guess_language(text) if language is None else language,
-            doc_type=doc_type,
-            exclude=itself,
-        )
+        status: vectors.SemanticCheck = probe.status
+        return status
 
     if result.simhash is None:
-        sem = semantic()
+        sem = semantic_status(probes())
         return CheckResult("insufficient", key, None, result.token_count, k, [], [], sem, skipped)
-    method = FingerprintMethod.objects.filter(key=key).first()
     if method is None:
-        sem = semantic()
+        sem = semantic_status(probes())
         return CheckResult(
             "new", key, to_hex(result.simhash), result.token_count, k, [], [], sem, skipped
         )
@@ -1139,8 +1070,11 @@ def check(
             for h in passages.query(passages=checked_passages, method=passage_id)
             if h.document_id not in itself
         ][:CHECK_MAX_MATCHES]
+    found = probes()
     nearest = sorted(hits, key=lambda d: (d not in exact_ids, hits[d], d))[:CHECK_MAX_MATCHES]
     nearest += [d for d in by_passages if d not in hits]
+    for probe in found.values():
+        nearest += [d for d in probe.nominees if d not in nearest and d not in itself]
     texts: dict[int, Any] = {
         e["document_id"]: e
         for e in Extraction.objects.filter(
@@ -1163,6 +1097,10 @@ def check(
         {p.hash for ps in [checked_passages, *stored_passages.values()] for p in ps},
         method=passage_id,
     )
+    # Every probing channel's score of every match, whichever channel found it.
+    more = {name: probe.scores(nearest) for name, probe in found.items()}
+    cosines = more.pop("semantic", {})
+    cosine_cut = cosine_threshold(doc_type)
     normalized = normalize_for(key, text)
     matches = []
     for d in nearest:
@@ -1175,7 +1113,17 @@ def check(
         else:
             distance = 64 if d not in values else hamming(result.simhash, values[d])
         ov = passages_core.overlap(checked_passages, stored_passages[d], ignore=template)
-        nominated = channel_mask(exact=exact, distance=distance, threshold=k, overlap=ov)
+        nominated, _ = registry.evidence(
+            PairScores(
+                exact=exact,
+                distance=distance,
+                threshold=k,
+                overlap=ov,
+                cosine=cosines.get(d),
+                cosine_threshold=cosine_cut,
+                more={name: scores.get(d) for name, scores in more.items()},
+            )
+        )
         if not nominated:
             continue
         matches.append(
@@ -1189,11 +1137,16 @@ def check(
                 containment=sim.containment,
                 guards=guards.flags(),
                 below_floor=_below_floor(
-                    exact=exact, sim=sim, doc_type=doc_type, passage_containment=ov.containment
+                    exact=exact,
+                    sim=sim,
+                    doc_type=doc_type,
+                    passage_containment=ov.containment,
+                    semantic=bool(nominated & channels.SEMANTIC),
                 ),
                 channels=channels.names(nominated),
                 checked_in_match=round(ov.a_in_b, 4),
                 match_in_checked=round(ov.b_in_a, 4),
+                cosine=cosines.get(d),
             )
         )
     if any(m.exact for m in matches):
@@ -1206,7 +1159,6 @@ def check(
         verdict = "new"
         behind = []
     used = {c for m in behind for c in m.channels}
-    sem = semantic()
     return CheckResult(
         verdict,
         key,
@@ -1215,7 +1167,7 @@ def check(
         k,
         matches,
         [c for c in channels.BITS if c in used],
-        sem,
+        semantic_status(found),
         skipped,
     )
 

@@ -22,6 +22,7 @@ from django.db import transaction
 
 from dedup_site import dispatch
 from ingest import candidates, embedder, vectors
+from ingest.channels import thresholds
 from ingest.core import ann
 from ingest.core import embeddings as core
 from ingest.models import Document, Embedding, Extraction, FingerprintMethod
@@ -224,12 +225,14 @@ def nominate(
         for n in ns:
             # The index's float16 distance nominates; the stored vectors decide.
             cosine = vectors.pair_cosine(stored, d, n.document_id)
-            cut = vectors.pair_threshold(types.get(d, "other"), types.get(n.document_id, "other"))
+            cut = thresholds.cosine_pair_threshold(
+                types.get(d, "other"), types.get(n.document_id, "other")
+            )
             if cosine is not None and cosine >= cut:
                 scored.append((-cosine, n.document_id))
         neighbours[d] = [other for _, other in sorted(scored)]
     created = updated = 0
-    for key in candidates.candidate_method_keys():
+    for key in thresholds.candidate_method_keys():
         method = FingerprintMethod.objects.filter(key=key).first()
         if method is None:
             continue

@@ -31,6 +31,7 @@ from django.conf import settings
 from django.db.models import Q
 
 from ingest import embedder
+from ingest.channels.thresholds import cosine_threshold
 from ingest.core import ann
 from ingest.core import embeddings as core
 from ingest.core.extract import EXTRACTOR_VERSION
@@ -88,16 +89,6 @@ def vectors_for(ids: list[int] | set[int], where: Space | None = None) -> dict[i
         ).values_list("document_id", "vector")
         if v is not None
     }
-
-
-def threshold(doc_type: str) -> float:
-    thresholds = settings.SEMANTIC_THRESHOLDS
-    return float(thresholds.get(doc_type, thresholds.get("other", 0.9)))
-
-
-def pair_threshold(type_a: str, type_b: str) -> float:
-    """Either side's doc type may nominate (as with the SimHash thresholds)."""
-    return min(threshold(type_a), threshold(type_b))
 
 
 def pair_cosine(vectors: dict[int, bytes], a: int, b: int) -> float | None:
@@ -355,21 +346,30 @@ class SemanticCheck:
 def check_nearest(*, text: str, language: str, doc_type: str, exclude: set[int]) -> SemanticCheck:
     """Embed a checked text and list the stored documents at or above the doc type's
     cosine threshold, nearest first. Reads only (this process's index catches up)."""
+    return check_search(text=text, language=language, doc_type=doc_type, exclude=exclude)[0]
+
+
+def check_search(
+    *, text: str, language: str, doc_type: str, exclude: set[int]
+) -> tuple[SemanticCheck, bytes | None, Space | None]:
+    """check_nearest's answer, with the checked text's vector and its space (None when
+    the text was not embedded), so that any stored document's cosine can be read."""
     state = embedder.channel_state()
     if not state.on:
-        return SemanticCheck("off", state.reason, state.model, None, [])
+        return SemanticCheck("off", state.reason, state.model, None, []), None, None
     where = Space(embedder.model_key())
-    cut = threshold(doc_type)
+    cut = cosine_threshold(doc_type)
     language = core.primary_language(language)
     if core.coverage(language, settings.EMBEDDING_LANGUAGES) == core.NOT_COVERED:
         reason = f"language {language!r} is not covered by the model"
-        return SemanticCheck("not_covered", reason, where.model, cut, [])
+        return SemanticCheck("not_covered", reason, where.model, cut, []), None, None
     if not text.strip():
-        return SemanticCheck("empty", "no text to embed", where.model, cut, [])
+        return SemanticCheck("empty", "no text to embed", where.model, cut, []), None, None
     try:
         packed = embedder.embed_documents([text])[0]
     except Exception as exc:  # the model's failure is the answer's, not a server error
-        return SemanticCheck("error", f"{type(exc).__name__}: {exc}"[:500], where.model, cut, [])
+        message = f"{type(exc).__name__}: {exc}"[:500]
+        return SemanticCheck("error", message, where.model, cut, []), None, None
     found = process_index(where).nearest(
         core.unpack(packed), settings.SEMANTIC_NEIGHBOURS + len(exclude)
     )
@@ -379,6 +379,7 @@ def check_nearest(*, text: str, language: str, doc_type: str, exclude: set[int])
     kept = sorted(((d, c) for d, c in scored if c >= cut), key=lambda x: (-x[1], x[0]))
     kept = kept[: settings.SEMANTIC_NEIGHBOURS]
     urls = dict(Document.objects.filter(pk__any_of=[d for d, _ in kept]).values_list("pk", "url"))
-    return SemanticCheck(
+    answer = SemanticCheck(
         "on", "", where.model, cut, [SemanticMatch(d, urls.get(d, ""), c) for d, c in kept]
     )
+    return answer, packed, where

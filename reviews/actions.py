@@ -17,8 +17,9 @@ from dataclasses import dataclass
 from django.conf import settings
 from django.urls import reverse
 
-from ingest import vectors
-from ingest.candidates import policy_candidates, threshold_for
+from ingest.candidates import policy_candidates
+from ingest.channels import registry
+from ingest.channels.thresholds import threshold_for
 from ingest.models import CandidatePair, Document
 from reviews import calibration
 from reviews.core.actions import (
@@ -31,7 +32,7 @@ from reviews.core.actions import (
     labelled_components,
 )
 from reviews.core.calibration import LabeledPair
-from reviews.core.scores import COSINE, SIMHASH_DISTANCE, TOKEN_SET_RATIO, Score
+from reviews.core.scores import SIMHASH_DISTANCE, TOKEN_SET_RATIO, Score
 
 
 @dataclass(frozen=True)
@@ -56,14 +57,19 @@ class ActionReport:
         return next((r for r in self.rows if r.threshold == threshold), None)
 
 
-# The scores a candidate pair carries that the action sweep can regroup by: a new
-# channel is one more (score, CandidatePair field) here.
+# The scores a candidate pair carries that the action sweep can regroup by: the SimHash
+# distance, the token-set ratio, then every other channel that keeps its score on the
+# pair (ingest.channels: ``score`` and ``pair_field``). A score that is empty (None) on a
+# pair (the cosine while a side has no embedding) leaves it out, and there is no report
+# while no labelled pair has one (the channel off).
 PAIR_SCORES: tuple[tuple[Score, str], ...] = (
     (SIMHASH_DISTANCE, "distance"),
     (TOKEN_SET_RATIO, "token_set_ratio"),
-    # Empty (None) while a side has no embedding: such pairs are left out, and there is
-    # no report while no labelled pair has a cosine (the semantic channel off).
-    (COSINE, "cosine"),
+    *(
+        (c.score, c.pair_field)
+        for c in registry.channels()
+        if c.score is not None and c.pair_field is not None and c.score != SIMHASH_DISTANCE
+    ),
 )
 
 
@@ -76,10 +82,12 @@ def thresholds_for(score: Score) -> list[float]:
 def configured_threshold(score: Score, doc_type: str) -> float:
     """The threshold the desk uses today for this score: the candidate threshold for the
     SimHash distance, the similarity floor (rounded down to a bin) for the token-set ratio,
-    the semantic channel's threshold (rounded down to a bin) for the cosine."""
-    if score.name == COSINE.name:
-        cut = vectors.threshold(doc_type)
-        return score.bin_start(score.bin_of(cut))
+    a channel's own threshold (rounded down to a bin) for its score (the cosine, …)."""
+    channel = next((c for c in registry.channels() if c.score == score), None)
+    if channel is not None and score != SIMHASH_DISTANCE:
+        cut = channel.configured_threshold(doc_type)
+        if cut is not None:
+            return score.bin_start(score.bin_of(cut))
     if score.name == TOKEN_SET_RATIO.name:
         floor = float(settings.SIMILARITY_FLOORS.get(doc_type, 60.0))
         return score.bin_start(score.bin_of(floor))

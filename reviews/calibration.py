@@ -29,7 +29,7 @@ from django.conf import settings
 from django.db import transaction
 from django.db.models import Exists, Max, OuterRef, QuerySet, Subquery
 
-from ingest import vectors
+from ingest.channels import thresholds
 from ingest.models import CandidatePair
 from reviews.core import charts
 from reviews.core.calibration import (
@@ -396,7 +396,7 @@ class CosineSweep:
 def cosine_thresholds(doc_type: str) -> list[float]:
     """The bins of the cosine score, and the doc type's configured threshold."""
     ts = {round(COSINE.bin_start(i), 4) for i in range(COSINE.bins)}
-    ts.add(round(vectors.threshold(doc_type), 4))
+    ts.add(round(thresholds.cosine_threshold(doc_type), 4))
     return sorted(ts)
 
 
@@ -435,7 +435,7 @@ def cosine_sweeps(
         out.append(
             CosineSweep(
                 doc_type=dtype,
-                configured=vectors.threshold(dtype),
+                configured=thresholds.cosine_threshold(dtype),
                 rows=sweeps.get(dtype, []),
                 counted=len(scored[dtype]),
                 without_cosine=missing[dtype],

@@ -37,6 +37,7 @@ from django.db.models import Max
 from django.utils import timezone
 
 from reviews import actions, calibration
+from reviews.actions import PAIR_SCORES
 from reviews.calibration import CosineSweep, ReportView
 from reviews.core.actions import ActionRow, HiddenCount, LabelledLink, WrongGroup
 from reviews.core.calibration import (
@@ -48,7 +49,7 @@ from reviews.core.calibration import (
     ScoreRow,
     SplitRow,
 )
-from reviews.core.scores import COSINE, SIMHASH_DISTANCE, TOKEN_SET_RATIO, Score
+from reviews.core.scores import COSINE, SIMHASH_DISTANCE, Score
 from reviews.models import Adjudication, CalibrationFigures, CalibrationSample, Label
 
 SWEEP = "sweep"
@@ -57,7 +58,9 @@ STAMP = "stamp"
 ALL_LANGUAGES = ""
 # The advisory lock key of a recompute (any constant unique to it).
 RECOMPUTE_LOCK = 0x6361_6C69_6272_6174  # "calibrat"
-SCORES: dict[str, Score] = {s.name: s for s in (SIMHASH_DISTANCE, TOKEN_SET_RATIO, COSINE)}
+# The scores of the stored figures, in display order: the SimHash distance, the token-set
+# ratio, then every channel's score the action sweep regroups by (reviews.actions).
+SCORES: dict[str, Score] = {s.name: s for s, _ in PAIR_SCORES}
 
 
 @dataclass(frozen=True)
@@ -84,6 +87,8 @@ def settings_key() -> str:
         "GROUP_RULE",
         "REPRESENTATIVE_POLICY",
         "SEMANTIC_THRESHOLDS",
+        "MINHASH_CHANNEL",
+        "MINHASH_THRESHOLD",
         "SIMILARITY_FLOORS",
         "CANDIDATE_THRESHOLDS",
     ]

@@ -19,7 +19,7 @@ from typing import Any
 
 from django.db.models import OuterRef, Q, Subquery
 
-from ingest.candidates import active_method_key
+from ingest.channels.thresholds import active_method_key
 from ingest.models import CandidateGroup, Document, FingerprintMethod, GroupMember
 from reviews.core import csvstream
 from reviews.models import Decision

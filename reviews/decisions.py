@@ -30,7 +30,7 @@ from django.db import transaction
 from django.db.models import Q, QuerySet
 from django.utils import timezone
 
-from ingest import vectors
+from ingest.channels import thresholds
 from ingest.core import channels
 from ingest.core.extract import EXTRACTOR_VERSION
 from ingest.models import (
@@ -461,7 +461,7 @@ def auto_eligibility_explained(
                 "cosine", flat=True
             )
         )
-        floor = vectors.threshold(doc_type)
+        floor = thresholds.cosine_threshold(doc_type)
         if any(c is None or c < floor for c in cosines):
             return None, f"a semantic link's cosine is under {floor}"
         cosine = min(c for c in cosines if c is not None)

@@ -12,7 +12,7 @@ from django.shortcuts import redirect, render
 from django.utils.translation import gettext_lazy as _
 
 from ingest.models import CandidateGroup
-from reviews import audit, decisions, roles, selectors, services
+from reviews import audit, decisions, pair_panels, roles, selectors, services
 from reviews.forms import (
     VERDICT_KEYS,
     AdjudicationForm,
@@ -59,6 +59,7 @@ def pair_context(
         "diff_tabs": DIFF_TABS,
         "can_adjudicate": roles.can_adjudicate(request.user),
         "simhash": selectors.simhash_view(pair=pair),
+        "panels": pair_panels.panels(view),
         "adjudication_form": AdjudicationForm(),
         "previous_pair": selectors.previous_pair_id(user=request.user, pair=pair),
     }

@@ -20,7 +20,7 @@ from django.conf import settings
 from django.db import transaction
 from django.utils import timezone
 
-from ingest.candidates import candidate_method_keys
+from ingest.channels.thresholds import candidate_method_keys
 from ingest.core.extract import EXTRACTOR_VERSION
 from ingest.core.guards import similarity
 from ingest.core.methods import normalize_for

@@ -52,8 +52,8 @@ from ingest.candidates import (
     PairFacts,
     pair_facts_changed,
     pair_facts_changing,
-    threshold_for,
 )
+from ingest.channels.thresholds import threshold_for
 from ingest.core import channels
 from ingest.core.extract import EXTRACTOR_VERSION
 from ingest.models import WALL_STATUSES, CandidatePair, Extraction, FingerprintMethod

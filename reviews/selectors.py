@@ -28,7 +28,7 @@ from django.shortcuts import get_object_or_404
 from django.utils import timezone
 
 from ingest import index
-from ingest.candidates import query_k, threshold_for
+from ingest.channels.thresholds import query_k, threshold_for
 from ingest.core import channels
 from ingest.core.extract import EXTRACTOR_VERSION
 from ingest.core.simhash import hamming, to_unsigned64

@@ -17,7 +17,8 @@ from dataclasses import dataclass, field
 from django.core.cache import cache
 from django.utils.translation import gettext
 
-from ingest import embedder, vectors
+from ingest import embedder
+from ingest.channels import thresholds
 from ingest.core import channels
 from ingest.core.embeddings import TEXT_RULE
 from ingest.models import CandidatePair
@@ -134,7 +135,7 @@ def pair_semantic(*, pair: CandidatePair, text_a: str, text_b: str) -> SemanticV
     state = embedder.channel_state()
     view = SemanticView(
         cosine=pair.cosine,
-        threshold=vectors.pair_threshold(pair.a.doc_type, pair.b.doc_type),
+        threshold=thresholds.cosine_pair_threshold(pair.a.doc_type, pair.b.doc_type),
         channels=pair.channels,
         channel_on=state.on,
         channel_reason=state.reason,

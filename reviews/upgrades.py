@@ -35,6 +35,7 @@ from django.utils import timezone
 
 from dedup_site import dispatch
 from ingest import candidates, services
+from ingest.channels import thresholds
 from ingest.core.extract import EXTRACTORS
 from ingest.core.methods import METHODS, method_get
 from ingest.core.simhash import hamming, to_unsigned64
@@ -324,7 +325,7 @@ def methods_compare(*, keys: list[str], doc_type: str = "") -> list[MethodCompar
                 missing += 1
                 continue
             distance = hamming(values[a], values[b])
-            within[verdict].append(distance <= candidates.threshold_for(dtype))
+            within[verdict].append(distance <= thresholds.threshold_for(dtype))
             pairs.append(
                 LabeledPair(
                     distance=distance,
@@ -366,7 +367,7 @@ def methods_compare(*, keys: list[str], doc_type: str = "") -> list[MethodCompar
 def compare_keys() -> list[str]:
     """The methods worth comparing: active first, then every other one with fingerprints
     and not retired."""
-    active = candidates.active_method_key()
+    active = thresholds.active_method_key()
     with_prints = set(
         FingerprintMethod.objects.filter(retired_at__isnull=True)
         .filter(Exists(Fingerprint.objects.filter(method=OuterRef("pk"))))

@@ -1,8 +1,11 @@
-"""Candidate channels: each nominates pairs by its own rule and records its evidence.
+"""Candidate channels' bits: each channel nominates pairs by its own rule and records its
+evidence.
 
 A pair keeps one bit per channel that nominated it (a small integer, so every
-database can filter on it) and one entry per channel in its evidence. A new channel
-(embeddings, ...) takes the next bit and its own evidence key; nothing else changes.
+database can filter on it) and one entry per channel in its evidence. What a channel is
+(its probe, its rule, its evidence, its score, its pair-view panel) lives in its module
+of ingest/channels; a new channel also takes the next bit and name here (docs/architecture.md,
+"Adding a channel").
 """
 
 from collections.abc import Iterable

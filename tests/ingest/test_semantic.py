@@ -225,7 +225,12 @@ def _check(client, api_token, **payload):  # type: ignore[no-untyped-def]
     return r.json()
 
 
-def test_the_check_api_reports_semantic_matches_apart(semantic_on, client, api_token) -> None:
+def test_the_check_api_reports_the_semantic_channel_where_pair_building_would(
+    semantic_on, client, api_token
+) -> None:
+    """One evidence rule: a checked text whose stored neighbour pair building would
+    nominate by the cosine alone is a match of the semantic channel, and the verdict
+    counts it as the pair would (above the similarity floor)."""
     story = _doc(1, STORY, simhash=FAR[0])
     other = _doc(2, OTHER_STORY, simhash=FAR[1])
     semantic.embeddings_compute(document_ids=[story.pk, other.pk])
@@ -236,11 +241,21 @@ def test_the_check_api_reports_semantic_matches_apart(semantic_on, client, api_t
     assert [m["document_id"] for m in sem["matches"]] == [story.pk]
     assert sem["matches"][0]["cosine"] >= 0.95
     assert sem["matches"][0]["url"] == story.url
-    # Apart: the verdict is the other channels' (no SimHash or passage match here).
-    assert answer["verdict"] == "new" and answer["matches"] == []
+    # No SimHash or passage match here: the semantic channel alone, as a pair would be.
+    [match] = answer["matches"]
+    assert match["document_id"] == story.pk and match["channels"] == ["semantic"]
+    assert match["cosine"] == sem["matches"][0]["cosine"] and not match["below_floor"]
+    assert answer["verdict"] == "near" and answer["channels"] == ["semantic"]
+    # The same text stored and embedded: pair building nominates it by the same channels.
+    rewritten = _doc(3, REWRITTEN, simhash=FAR[2], doc_type="article")
+    semantic.embeddings_compute(document_ids=[rewritten.pk])
+    pair = CandidatePair.objects.get(a=story, b=rewritten)
+    assert channels.names(pair.channels) == match["channels"]
+    assert not pair.below_floor
     # The stored page itself is never its own match.
     itself = _check(client, api_token, text=STORY, url=story.url, doc_type="article")
     assert story.pk not in [m["document_id"] for m in itself["semantic"]["matches"]]
+    assert story.pk not in [m["document_id"] for m in itself["matches"]]
     korean = _check(client, api_token, text="시의회는 새 다리를 짓기로 했다.")
     assert korean["semantic"]["status"] == "not_covered"
 

@@ -1,0 +1,80 @@
+"""The passage channel: shared winnowed passages, one text mostly inside the other
+(ingest/core/passages.py for the passages, ingest/passages.py for their index)."""
+
+from collections.abc import Sequence
+
+from django.conf import settings
+
+from ingest import index, passages
+from ingest.channels.base import Channel, Doc, PairScores, Search
+from ingest.core import channels as bits
+from ingest.core import passages as core
+from ingest.core.methods import method_get, passage_method_for
+from ingest.core.scores import PASSAGE_CONTAINMENT
+from ingest.models import CandidatePair, Extraction, FingerprintMethod
+
+# Where a passage nomination ranks among a document's hits: after every SimHash hit
+# (their distances are at most 64).
+HIT_RANK = 65
+
+
+def passage_nominates(ov: core.Overlap) -> bool:
+    """The channel's nomination rule: at least PASSAGE_SHARED_MIN passages shared, and
+    one text holding at least PASSAGE_CONTAINMENT_MIN of the other's."""
+    return core.nominates(
+        ov,
+        containment_min=settings.PASSAGE_CONTAINMENT_MIN,
+        shared_min=settings.PASSAGE_SHARED_MIN,
+    )
+
+
+class Passages(Channel):
+    name = "passages"
+    bit = bits.PASSAGES
+    score = PASSAGE_CONTAINMENT  # swept over a_in_b / b_in_a, the larger direction
+    panel_template = "reviews/_passages.html"
+
+    def on(self) -> bool:
+        return bool(settings.PASSAGE_CHANNEL)
+
+    def configured_threshold(self, doc_type: str) -> float:
+        return float(settings.PASSAGE_CONTAINMENT_MIN)
+
+    def nominates(self, s: PairScores) -> bool:
+        return passage_nominates(s.overlap)
+
+    def evidence(self, s: PairScores) -> dict[str, object]:
+        return s.overlap.evidence()
+
+    def search(self, method: FingerprintMethod, docs: Sequence[Doc]) -> Search:
+        """The documents' passages (``known``: the pair builder reuses them), and the
+        documents sharing passages with each, most shared first; their passage sets are
+        stored (and counted per site) before the lookups, for the same reason as the
+        SimHash index."""
+        texts = dict(
+            Extraction.objects.filter(
+                document_id__any_of=[d.id for d in docs],
+                extractor_version=method_get(method.key).extractor_version,
+            ).values_list("document_id", "main_text")
+        )
+        name = passage_method_for(method.key)
+        out = {d.id: core.passages(texts.get(d.id, ""), method=name) for d in docs}
+        found = passages.entries_add_and_query(
+            [passages.Entry(d.id, d.site_id, d.fetched_at, out[d.id]) for d in docs if out[d.id]],
+            lookback_days=settings.CANDIDATE_LOOKBACK_DAYS,
+            method=passages.method_for(method.key),
+        )
+        cap = settings.CANDIDATES_PER_DOCUMENT_MAX
+        return Search(
+            {
+                d: [index.Hit(hit.document_id, 0, HIT_RANK) for hit in hits[:cap]]
+                for d, hits in found.items()
+            },
+            known=out,
+        )
+
+    def panel_context(self, pair: CandidatePair) -> object:
+        return None  # the desk builds this panel (reviews/passage_view.py)
+
+
+CHANNEL = Passages()
