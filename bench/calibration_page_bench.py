@@ -11,9 +11,11 @@ half the pairs a cosine, stores the pre-label distributions (as the beat task do
 then for each label count adds labels by ten editors (some pairs labelled twice, a share
 disagreeing, 30 % non-duplicate verdicts) and a calibration sample, runs the
 calibration recompute (the beat task's work, timed once) and times the Django test
-client's GET of the calibration page, unfiltered and filtered by doc type. Prints the
-median and p95 wall time, the median CPU time of the server's Python and the query
-count, with the machine noted. A script, not a test.
+client's GET of the calibration page, unfiltered and filtered by doc type, at first render
+(the cache emptied before each GET, as in a fresh process after a recompute) and cached,
+then every section the page fetches when opened (the slowest of each kind). Prints the
+median and p95 wall time, the median CPU time of the server's Python, the query count and
+the HTML size, with the machine noted. A script, not a test.
 """
 
 from __future__ import annotations
@@ -60,15 +62,29 @@ def _labels_add(upto: int, seed: int) -> None:
     n = upto - have
     fresh = rng.sample(free, min(len(free), n * 3 // 4))
     seconds = rng.choices(sorted(taken | set(fresh)), k=n - len(fresh))
+    # One current label per editor and pair of documents (the database's constraint):
+    # a repeated draw, or a pair of documents an editor already labelled, is skipped.
+    subject = {
+        p: (min(a, b), max(a, b))
+        for p, a, b in CandidatePair.objects.values_list("id", "a_id", "b_id")
+    }
+    seen = {
+        (e, subject[p])
+        for e, p in Label.objects.filter(superseded_by=None).values_list("editor_id", "pair_id")
+    }
     labels = []
     for i, pair_id in enumerate(fresh + seconds):
+        editor = editors[(i + (0 if i < len(fresh) else 5)) % 10]
+        if (editor.pk, subject[pair_id]) in seen:
+            continue
+        seen.add((editor.pk, subject[pair_id]))
         verdict = rng.choice(["distinct", "near_duplicate", "revision", "unsure"])
         if rng.random() >= 0.3:
             verdict = "duplicate"
         labels.append(
             Label(
                 pair_id=pair_id,
-                editor=editors[(i + (0 if i < len(fresh) else 5)) % 10],
+                editor=editor,
                 verdict=verdict,
                 reason_code="same_text",
                 reason="bench",
@@ -81,16 +97,25 @@ def _labels_add(upto: int, seed: int) -> None:
     pair_states_rebuild()
 
 
-def _time(client, url: str, query: dict[str, str], runs: int):  # type: ignore[no-untyped-def]
+def _time(
+    client, url: str, query: dict[str, str], runs: int, *, first: bool = False, htmx: bool = False
+):  # type: ignore[no-untyped-def]
+    """Median and p95 wall time, median CPU time and the query count of ``runs`` GETs
+    (after one warm-up). ``first``: the cache is emptied before each GET, so each one is
+    the first render after a recompute in a fresh process."""
+    from django.core.cache import cache
     from django.db import connection
     from django.test.utils import CaptureQueriesContext
 
     times, cpus = [], []
     queries = 0
+    headers = {"HX-Request": "true"} if htmx else {}
     for i in range(runs + 1):
+        if first:
+            cache.clear()
         with CaptureQueriesContext(connection) as ctx:
             t0, c0 = time.perf_counter(), time.process_time()
-            r = client.get(url, query)
+            r = client.get(url, query, headers=headers)
             elapsed, cpu = (time.perf_counter() - t0) * 1000, (time.process_time() - c0) * 1000
         assert r.status_code == 200, r.status_code
         queries = len(ctx.captured_queries)
@@ -99,7 +124,26 @@ def _time(client, url: str, query: dict[str, str], runs: int):  # type: ignore[n
             cpus.append(cpu)
     times.sort()
     p95 = times[min(len(times) - 1, int(round(0.95 * (len(times) - 1))))]
-    return statistics.median(times), p95, statistics.median(cpus), queries
+    return statistics.median(times), p95, statistics.median(cpus), queries, len(r.content)
+
+
+def _section_urls(html: str) -> list[str]:
+    """The sections the page fetches when an auditor opens them (none on a page that
+    renders everything at once)."""
+    import html as html_lib
+    import re
+
+    return [
+        html_lib.unescape(u) for u in re.findall(r'hx-get="([^"]*/calibration/section[^"]*)"', html)
+    ]
+
+
+def _report(name: str, figures) -> None:  # type: ignore[no-untyped-def]
+    median, p95, cpu, queries, size = figures
+    print(
+        f"  {name:<34} median {median:8.1f} ms   p95 {p95:8.1f} ms   "
+        f"cpu {cpu:8.1f} ms   {queries:3} queries   {size / 1024:6.0f} KB"
+    )
 
 
 def main() -> None:
@@ -176,11 +220,22 @@ def main() -> None:
                 ("calibration page", {}),
                 ("doc type: article", {"doc_type": "article"}),
             ):
-                median, p95, cpu, queries = _time(client, "/review/calibration/", query, args.runs)
-                print(
-                    f"  {name:<22} median {median:8.1f} ms   p95 {p95:8.1f} ms   "
-                    f"cpu {cpu:8.1f} ms   {queries} queries"
-                )
+                url = "/review/calibration/"
+                _report(f"{name}, first render", _time(client, url, query, args.runs, first=True))
+                _report(f"{name}, cached", _time(client, url, query, args.runs))
+            page = client.get("/review/calibration/").content.decode()
+            sections = _section_urls(page)
+            print(f"  {len(sections)} sections on the page")
+            worst: dict[str, tuple] = {}  # type: ignore[type-arg]
+            for section in sections:
+                part = section.split("part=")[1].split("&")[0]
+                for mode, first in (("first render", True), ("cached", False)):
+                    got = _time(client, section, {}, max(3, args.runs // 2), first=first, htmx=True)
+                    key = f"section {part}, {mode}"
+                    if key not in worst or got[0] > worst[key][0]:
+                        worst[key] = got
+            for key in sorted(worst):
+                _report(f"{key} (slowest)", worst[key])
     finally:
         if not (args.keep or args.reuse):
             connection.creation.destroy_test_db(old_name, verbosity=0)

@@ -3,7 +3,7 @@ check decorator (login first, then the role, on every request)."""
 
 from collections.abc import Callable
 from functools import wraps
-from typing import Any
+from typing import Any, overload
 
 from django.contrib.auth.decorators import login_required
 from django.core.exceptions import PermissionDenied
@@ -34,3 +34,28 @@ def role_required(allowed: Callable[..., bool], refusal: str | Promise) -> Calla
         return wrapped
 
     return decorate
+
+
+# A bigint's bounds: an id or a count beyond them can name no row.
+BIGINT_MAX = 2**63 - 1
+
+
+@overload
+def bounded_int(raw: object, *, lo: int = 0, hi: int = BIGINT_MAX, default: int) -> int: ...
+@overload
+def bounded_int(
+    raw: object, *, lo: int = 0, hi: int = BIGINT_MAX, default: None = None
+) -> int | None: ...
+def bounded_int(
+    raw: object, *, lo: int = 0, hi: int = BIGINT_MAX, default: int | None = None
+) -> int | None:
+    """`raw` (a query or form value) as an int in [lo, hi], or `default` when it is no
+    such number. Only ASCII digits count (``"²".isdigit()`` is true and ``int("²")``
+    fails), and the digits are counted before ``int()`` reads them, so a number of a
+    thousand digits is refused without converting it."""
+    if not isinstance(raw, str) or not raw.isascii() or not raw.isdigit():
+        return default
+    if len(raw.lstrip("0")) > len(str(hi)):
+        return default
+    value = int(raw)
+    return value if lo <= value <= hi else default

@@ -2,7 +2,9 @@ from django.contrib import admin
 from django.contrib.auth import views as auth_views
 from django.db import connection
 from django.http import HttpRequest, HttpResponse
+from django.templatetags.static import static
 from django.urls import include, path
+from django.views.generic import RedirectView
 
 from ingest.api import api
 from reviews import api as reviews_api  # noqa: F401  (mounts the desk's endpoints)
@@ -18,6 +20,8 @@ def healthz(request: HttpRequest) -> HttpResponse:
 
 urlpatterns = [
     path("healthz", healthz, name="healthz"),
+    # A page that names no icon (a browser's default request, a crawler) gets the desk's.
+    path("favicon.ico", RedirectView.as_view(url=static("img/favicon.svg"), permanent=True)),
     path("metrics", prometheus_metrics, name="prometheus-metrics"),
     path("", include("ingest.urls")),
     path("review/", include("reviews.urls")),

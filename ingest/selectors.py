@@ -12,11 +12,27 @@ from ingest.core import embeddings as embeddings_core
 from ingest.core.extract import EXTRACTOR_VERSION
 from ingest.models import CrawlBatch, Document, Embedding, Extraction, Fingerprint
 
+SEARCH_MAX_CHARS = 200
+
+
+def documents_search(*, q: str) -> QuerySet[Document]:
+    """Documents whose URL or final URL, or whose current extraction's title or main
+    text, contains `q` (case-insensitive; any script). On PostgreSQL these are ILIKE
+    lookups the GIN trigram indexes of pg_trgm serve (ingest migration 0022); on SQLite a
+    plain LIKE. Unordered."""
+    q = q[:SEARCH_MAX_CHARS]
+    texts = Extraction.objects.filter(extractor_version=EXTRACTOR_VERSION).filter(
+        Q(title__icontains=q) | Q(main_text__icontains=q)
+    )
+    return Document.objects.filter(
+        Q(url__icontains=q) | Q(final_url__icontains=q) | Q(pk__in=texts.values("document_id"))
+    )
+
 
 def documents_list(*, status: str = "", quality: str = "", q: str = "") -> QuerySet[Document]:
     """Newest first; `status` and `quality` (what a blocked page is: login wall, captcha,
-    navigation shell, …) narrow to the current extraction's, `q` to URLs (or final URLs)
-    containing it."""
+    navigation shell, …) narrow to the current extraction's, `q` to documents whose URL,
+    title or text contains it (`documents_search`)."""
     qs = (
         Document.objects.select_related("site")
         .prefetch_related(
@@ -43,7 +59,7 @@ def documents_list(*, status: str = "", quality: str = "", q: str = "") -> Query
             current = current.filter(quality=quality)
         qs = qs.filter(pk__in=current.values("document_id"))
     if q:
-        qs = qs.filter(Q(url__icontains=q) | Q(final_url__icontains=q))
+        qs = qs.filter(pk__in=documents_search(q=q).values("pk"))
     return qs
 
 

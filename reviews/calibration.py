@@ -257,6 +257,8 @@ class ReportView:
     pr_curve: charts.Chart
     # Errors per action (reviews/actions.py), one per pair score; filled by the view.
     actions: list[Any] = field(default_factory=list)
+    # Whether stored errors per action exist for it (the summary lists their section).
+    has_actions: bool = False
 
 
 def histogram_input(pairs: list[LabeledPair], report: Report) -> dict[str, list[int]]:

@@ -26,14 +26,16 @@ from __future__ import annotations
 
 import hashlib
 import json
+import operator
 from collections import Counter, defaultdict
 from dataclasses import asdict, dataclass
 from datetime import datetime
+from functools import reduce
 from typing import Any
 
 from django.conf import settings
 from django.db import connection, transaction
-from django.db.models import Max
+from django.db.models import Max, Q
 from django.utils import timezone
 
 from reviews import actions, calibration
@@ -63,6 +65,11 @@ RECOMPUTE_LOCK = 0x6361_6C69_6272_6174  # "calibrat"
 SCORES: dict[str, Score] = {s.name: s for s, _ in PAIR_SCORES}
 
 
+# What a request reads: the page's summary needs the distance sweeps only; a section
+# the sweeps, the action reports or the cosine sweeps.
+PARTS = frozenset({"sweep", "actions", "cosine"})
+
+
 @dataclass(frozen=True)
 class Figures:
     """What the page shows that comes from the labels, for one filter."""
@@ -72,6 +79,8 @@ class Figures:
     cosine: list[CosineSweep]
     computed_at: datetime | None  # None: computed for this request
     labels_since: int  # labels stored after the figures were computed
+    # (doc type, method) of the reports that have errors per action (read without them).
+    with_actions: frozenset[tuple[str, str]] = frozenset()
 
 
 def settings_key() -> str:
@@ -279,15 +288,38 @@ def _views_of(reports: list[Report], histograms: list[dict[str, list[int]]]) -> 
     return [calibration.report_view(r, h) for r, h in zip(reports, histograms, strict=True)]
 
 
-def figures_stored(*, doc_type: str = "", method: str = "") -> Figures | None:
-    """The stored figures of a filter; None when nothing usable is stored (no recompute
-    yet, or one under other settings)."""
+def figures_stamp() -> datetime | None:
+    """When the stored figures were computed, or None when none are usable (no
+    recompute yet, or one under other settings): what a rendered section's cache key
+    names."""
+    stamp = CalibrationFigures.objects.filter(kind=STAMP).first()
+    if stamp is None or stamp.payload.get("settings") != settings_key():
+        return None
+    return stamp.computed_at
+
+
+def figures_stored(
+    *, doc_type: str = "", method: str = "", parts: frozenset[str] = PARTS
+) -> Figures | None:
+    """The stored figures of a filter (only the `parts` asked for are read and parsed);
+    None when nothing usable is stored (no recompute yet, or one under other settings)."""
     stamp = CalibrationFigures.objects.filter(kind=STAMP).first()
     if stamp is None or stamp.payload.get("settings") != settings_key():
         return None
     rows = CalibrationFigures.objects.exclude(kind=STAMP).filter(language=ALL_LANGUAGES)
     if doc_type:
         rows = rows.filter(doc_type=doc_type)
+    with_actions = frozenset(
+        rows.filter(kind=ACTIONS).values_list("doc_type", "method_key").distinct()
+    )
+    wanted = []
+    if "sweep" in parts:
+        wanted.append(Q(kind=SWEEP, score=SIMHASH_DISTANCE.name))
+    if "cosine" in parts:
+        wanted.append(Q(kind=SWEEP, score=COSINE.name))
+    if "actions" in parts:
+        wanted.append(Q(kind=ACTIONS))
+    rows = rows.filter(reduce(operator.or_, wanted, Q(pk__in=[])))
     reports: list[Report] = []
     histograms: list[dict[str, list[int]]] = []
     cosine: list[CosineSweep] = []
@@ -318,23 +350,31 @@ def figures_stored(*, doc_type: str = "", method: str = "") -> Figures | None:
         cosine=cosine,
         computed_at=stamp.computed_at,
         labels_since=Label.objects.filter(id__gt=newest).count(),
+        with_actions=with_actions,
     )
 
 
-def figures_fresh(*, doc_type: str = "", method: str = "") -> Figures:
-    """The figures of a filter computed for this call, from scratch."""
+def figures_fresh(
+    *, doc_type: str = "", method: str = "", parts: frozenset[str] = PARTS
+) -> Figures:
+    """The figures of a filter computed for this call, from scratch (the `parts` asked
+    for; the summary's list of reports with errors per action is every report's)."""
     labelled = calibration.labeled_pairs(doc_type=doc_type, method=method)
+    views = calibration.report_views(labelled=labelled)
     return Figures(
-        views=calibration.report_views(labelled=labelled),
-        actions=actions.action_reports(labelled=labelled),
-        cosine=calibration.cosine_sweeps(labelled=labelled),
+        views=views,
+        actions=actions.action_reports(labelled=labelled) if "actions" in parts else [],
+        cosine=calibration.cosine_sweeps(labelled=labelled) if "cosine" in parts else [],
         computed_at=None,
         labels_since=0,
+        with_actions=frozenset((v.report.doc_type, v.report.method) for v in views),
     )
 
 
-def figures(*, doc_type: str = "", method: str = "") -> Figures:
+def figures(*, doc_type: str = "", method: str = "", parts: frozenset[str] = PARTS) -> Figures:
     """What the page shows: the stored figures, or computed for this call when none are
     usable."""
-    stored = figures_stored(doc_type=doc_type, method=method)
-    return stored if stored is not None else figures_fresh(doc_type=doc_type, method=method)
+    stored = figures_stored(doc_type=doc_type, method=method, parts=parts)
+    if stored is not None:
+        return stored
+    return figures_fresh(doc_type=doc_type, method=method, parts=parts)

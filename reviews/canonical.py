@@ -19,6 +19,7 @@ from typing import Any
 
 from django.db.models import OuterRef, Q, Subquery
 
+from dedup_site.http import bounded_int
 from ingest.channels.thresholds import active_method_key
 from ingest.models import CandidateGroup, Document, FingerprintMethod, GroupMember
 from reviews.core import csvstream
@@ -56,7 +57,7 @@ def canonical_records(
     `after` (a record id such as "group:12" or "document:40") resumes a stream."""
     method = FingerprintMethod.objects.filter(key=method_key or active_method_key()).first()
     after_kind, _, after_id = (after or "").partition(":")
-    start = int(after_id) if after_id.isdigit() else 0
+    start = bounded_int(after_id, default=0)
     if method is not None and after_kind in ("", "group"):
         yield from _group_records(method, accepted_only, start if after_kind == "group" else 0)
         start = 0

@@ -11,7 +11,14 @@ from django.views.decorators.http import require_GET, require_http_methods, requ
 
 from reviews import audit, decisions, pages, roles, selectors, services
 from reviews.forms import MergeForm, ProposalsForm, RestoreForm
-from reviews.http import DeskRequest, fragment, require_editor, require_viewer, template_for
+from reviews.http import (
+    DeskRequest,
+    bounded_int,
+    fragment,
+    require_editor,
+    require_viewer,
+    template_for,
+)
 
 
 @require_editor
@@ -168,8 +175,7 @@ def approvals(request: DeskRequest) -> HttpResponse:
 @require_viewer
 @require_GET
 def audit_page(request: HttpRequest) -> HttpResponse:
-    raw = request.GET.get("days", "30")
-    days = min(max(int(raw), 1), 366) if raw.isdigit() else 30
+    days = bounded_int(request.GET.get("days"), lo=1, hi=366, default=30)
     return render(
         request,
         "reviews/audit.html",

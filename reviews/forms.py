@@ -1,6 +1,10 @@
+from typing import Any
+
 from django import forms
+from django.utils.translation import gettext_lazy
 from django.utils.translation import gettext_lazy as _
 
+from dedup_site.http import BIGINT_MAX, bounded_int
 from reviews.models import Label, preset_reason_text
 
 
@@ -50,6 +54,36 @@ DEFAULT_PRESETS = {
 PRESETS_NEEDING_A_NOTE = (Label.ReasonCode.OTHER,)
 
 
+# The key that picks each preset on the pair page: none of the desk's other keys (1–5,
+# j n k s u a ?), a letter of the preset's words where one is free.
+R = Label.ReasonCode
+REASON_KEYS: dict[str, str] = {
+    R.SAME_TEXT: "t",
+    R.COSMETIC: "c",
+    R.SYNDICATED: "y",
+    R.UPDATED: "e",
+    R.NUMBERS_DIFFER: "i",
+    R.DIFFERENT_ITEM: "d",
+    R.SHARED_TEMPLATE: "b",
+    R.LOGIN_WALL: "l",
+    R.UNCLEAR: "x",
+    R.OTHER: "o",
+}
+
+
+class ReasonSelect(forms.Select):
+    """The presets, each option carrying its key (``data-key``, read by desk.js) and
+    showing it before the preset's text."""
+
+    def create_option(self, *args: Any, **kwargs: Any) -> dict[str, Any]:
+        option = super().create_option(*args, **kwargs)
+        key = REASON_KEYS.get(str(option["value"]))
+        if key:
+            option["attrs"]["data-key"] = key
+            option["label"] = f"{key} · {option['label']}"
+        return option
+
+
 class LabelForm(forms.Form):
     """A preset is a reason: the note is optional except with "other". With no preset
     chosen the verdict's default preset is used; with no note the preset's text is the
@@ -60,6 +94,7 @@ class LabelForm(forms.Form):
         choices=[("", _("the verdict's default")), *Label.ReasonCode.choices],
         label=_("Reason"),
         required=False,
+        widget=ReasonSelect,
     )
     reason = forms.CharField(
         max_length=2000,
@@ -127,8 +162,19 @@ class QueueFilterForm(forms.Form):
             ("passages", _("passages")),
         ],
     )
-    distance_min = forms.IntegerField(required=False, min_value=0, max_value=64)
-    distance_max = forms.IntegerField(required=False, min_value=0, max_value=64)
+    # One label holds both ends of the range: each end names itself.
+    distance_min = forms.IntegerField(
+        required=False,
+        min_value=0,
+        max_value=64,
+        widget=forms.NumberInput(attrs={"aria-label": gettext_lazy("smallest distance")}),
+    )
+    distance_max = forms.IntegerField(
+        required=False,
+        min_value=0,
+        max_value=64,
+        widget=forms.NumberInput(attrs={"aria-label": gettext_lazy("largest distance")}),
+    )
 
 
 class SplitForm(forms.Form):
@@ -165,7 +211,9 @@ MERGE_REASONS = [
 class MergeForm(forms.Form):
     """Merge another group, or documents, into this group (one of the two)."""
 
-    other_group = forms.IntegerField(required=False, min_value=1, label=_("Group to merge in"))
+    other_group = forms.IntegerField(
+        required=False, min_value=1, max_value=BIGINT_MAX, label=_("Group to merge in")
+    )
     document_ids = forms.CharField(
         required=False, max_length=2000, label=_("or document ids"), help_text=_("comma separated")
     )
@@ -174,9 +222,10 @@ class MergeForm(forms.Form):
 
     def clean_document_ids(self) -> list[int]:
         raw = self.cleaned_data["document_ids"].replace(",", " ").split()
-        if not all(x.isdigit() for x in raw):
+        ids = [bounded_int(x, lo=1) for x in raw]
+        if None in ids:
             raise forms.ValidationError(_("document ids are numbers, comma separated"))
-        return sorted({int(x) for x in raw})
+        return sorted({x for x in ids if x is not None})
 
     def clean(self) -> dict[str, object]:
         data = super().clean() or {}

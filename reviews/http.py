@@ -5,6 +5,8 @@ checks (on dedup_site.http's decorator) and how a view picks the fragment to ren
   (`request.user` is a `User`), and that carries django-htmx's `request.htmx`.
 - `require_viewer` / `require_editor` / `require_admin`: login, then the role, on every
   request (a deactivated user is refused at once).
+- `bounded_int(raw, lo=, hi=)`: a number read from the address or a form, within
+  bounds, or None (every view parses numbers with it: no 500 on a huge one).
 - `fragment(request, name)`: the template fragment an htmx request swaps in, or None for
   a whole page. Every view picks its fragment this way.
 """
@@ -13,8 +15,20 @@ from django.contrib.auth.models import User
 from django.http import HttpRequest
 from django.utils.translation import gettext_lazy as _
 
-from dedup_site.http import HtmxHttpRequest, role_required
+from dedup_site.http import BIGINT_MAX, HtmxHttpRequest, bounded_int, role_required
 from reviews import roles
+
+__all__ = [
+    "BIGINT_MAX",
+    "DeskRequest",
+    "bounded_int",
+    "fragment",
+    "require_admin",
+    "require_editor",
+    "require_label_export",
+    "require_viewer",
+    "template_for",
+]
 
 
 class DeskRequest(HtmxHttpRequest):

@@ -21,7 +21,7 @@ from reviews.forms import (
     RepresentativeForm,
     SplitForm,
 )
-from reviews.http import DeskRequest, fragment, template_for
+from reviews.http import DeskRequest, bounded_int, fragment, template_for
 
 DIFF_TABS = (
     ("main", _("main text diff")),
@@ -153,13 +153,13 @@ def expected_version(request: HttpRequest) -> int:
     """The group version the editor's form was rendered at (optimistic versioning).
     Required: without it two editors' changes could both apply, so a form without it
     is refused like any invalid form."""
-    raw = request.POST.get("version", "")
-    if not raw.isdigit():
+    version = bounded_int(request.POST.get("version", ""))
+    if version is None:
         raise services.ReviewError(
             "This form lacks the group's version, so a concurrent change could not be "
             "detected: nothing was applied. Reload the page and try again."
         )
-    return int(raw)
+    return version
 
 
 def group_conflict(

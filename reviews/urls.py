@@ -27,6 +27,8 @@ urlpatterns = [
     path("preferences/locale", views.preference_locale, name="preference-locale"),
     # labels out
     path("calibration/", views.calibration, name="calibration"),
+    path("search", views.search, name="search"),
+    path("calibration/section", views.calibration_section, name="calibration-section"),
     path("calibration/sample/", views.calibration_sample, name="calibration-sample"),
     path(
         "calibration/sample/new",

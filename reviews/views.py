@@ -1,5 +1,6 @@
 """Review desk pages. Views translate: services own the rules, selectors read."""
 
+import hashlib
 from collections.abc import Sequence
 from datetime import date
 from typing import Any, cast
@@ -8,9 +9,11 @@ from django.conf import settings
 from django.contrib import messages
 from django.contrib.auth.decorators import login_required
 from django.contrib.auth.models import User
+from django.core.cache import cache
 from django.core.exceptions import PermissionDenied
 from django.core.paginator import Paginator
 from django.http import (
+    Http404,
     HttpRequest,
     HttpResponse,
     HttpResponseBadRequest,
@@ -20,7 +23,7 @@ from django.shortcuts import redirect, render
 from django.urls import reverse
 from django.utils.csp import CSP
 from django.utils.http import url_has_allowed_host_and_scheme
-from django.utils.translation import gettext
+from django.utils.translation import get_language, gettext
 from django.views.decorators.clickjacking import xframe_options_sameorigin
 from django.views.decorators.csp import csp_override, csp_report_only_override
 from django.views.decorators.http import require_GET, require_http_methods, require_POST
@@ -29,7 +32,16 @@ from django_htmx.http import HttpResponseClientRedirect
 
 from dedup_site.transactions import BUSY_TEXT, DatabaseBusy
 from reviews import calibration as cal
-from reviews import calibration_figures, exports, pages, prelabel, roles, selectors, services
+from reviews import (
+    calibration_figures,
+    exports,
+    pages,
+    prelabel,
+    roles,
+    selectors,
+    services,
+)
+from reviews import search as desk_search
 from reviews.actions import action_views
 from reviews.core.calibration import SPLITS
 from reviews.core.prelabel import METHOD_NAME
@@ -41,6 +53,7 @@ from reviews.forms import (
 )
 from reviews.http import (
     DeskRequest,
+    bounded_int,
     fragment,
     remember_locale,
     require_editor,
@@ -133,7 +146,7 @@ def queue(request: DeskRequest) -> HttpResponse:
 
 
 def _skip(request: HttpRequest, name: str) -> set[int]:
-    return {int(x) for x in request.POST.getlist(name) if x.isdigit()}
+    return {n for x in request.POST.getlist(name) if (n := bounded_int(x)) is not None}
 
 
 @require_editor
@@ -277,8 +290,8 @@ def pair_label(request: DeskRequest, pair_id: int) -> HttpResponse:
 @require_POST
 def label_undo(request: DeskRequest) -> HttpResponse:
     """Withdraw my last label (append a retraction) and show that pair again."""
-    pair_id = request.POST.get("pair")
-    pair = selectors.pair_get(pair_id=int(pair_id)) if pair_id and pair_id.isdigit() else None
+    pair_id = bounded_int(request.POST.get("pair"))
+    pair = selectors.pair_get(pair_id=pair_id) if pair_id is not None else None
     undone = services.label_undo(editor=request.user, pair=pair)
     if undone is None:
         if pair is None:
@@ -447,6 +460,26 @@ def group_representative(request: DeskRequest, group_id: int) -> HttpResponse:
     )
 
 
+# --- search --------------------------------------------------------------------------
+
+
+@require_viewer
+@require_GET
+def search(request: DeskRequest) -> HttpResponse:
+    """Documents and pairs whose URL, title or text contains the term."""
+    q = request.GET.get("q", "").strip()
+    return render(
+        request,
+        "reviews/search.html",
+        {
+            "q": q,
+            "results": desk_search.search(q=q),
+            "min_chars": desk_search.MIN_CHARS,
+            "blind": selectors.blind_mode_for(user=request.user),
+        },
+    )
+
+
 # --- labels out: export, calibration report, calibration sample --------------------
 
 
@@ -460,47 +493,75 @@ def _calibration_filters(data: Any) -> tuple[str, str]:
     return doc_type, method
 
 
-@require_viewer
-@require_GET
-def calibration(request: HttpRequest) -> HttpResponse:
-    """Threshold sweep per doc type and method, with charts and the two policies."""
-    doc_type, method = _calibration_filters(request.GET)
-    figures = calibration_figures.figures(doc_type=doc_type, method=method)
+def _calibration_context(request: HttpRequest, doc_type: str, method: str) -> dict[str, Any]:
+    """What the page and its sections show beside the figures."""
+    return {
+        "at": request.GET.get("at", ""),
+        "prelabel_method": METHOD_NAME,
+        "prelabel_pairs": settings.PRELABEL_SAMPLE_PAIRS,
+        "prelabel_min_documents": settings.PRELABEL_MIN_DOCUMENTS,
+        "group_rule": settings.GROUP_RULE,
+        "representative_policy": settings.REPRESENTATIVE_POLICY,
+        "doc_type": doc_type,
+        "method": method,
+        "positive": settings.CALIBRATION_POSITIVE,
+        "negative": settings.CALIBRATION_NEGATIVE,
+        "cost_false_merge": settings.CALIBRATION_COST_FALSE_MERGE,
+        "cost_missed": settings.CALIBRATION_COST_MISSED,
+        "min_per_class": settings.CALIBRATION_MIN_PER_CLASS,
+    }
+
+
+def _calibration_sections(
+    request: HttpRequest, doc_type: str, method: str, parts: frozenset[str]
+) -> dict[str, Any]:
+    """The figures of the sections named by `parts` ("sweep", "actions", "cosine",
+    "prelabel"), ready for the template."""
+    figures = calibration_figures.figures(
+        doc_type=doc_type, method=method, parts=parts & calibration_figures.PARTS
+    )
     views = figures.views
     acts = action_views(reports=figures.actions, at=request.GET.get("at", ""))
     for v in views:
         v.actions = acts.get((v.report.doc_type, v.report.method), [])
+        v.has_actions = (v.report.doc_type, v.report.method) in figures.with_actions
+    context: dict[str, Any] = {
+        "views": views,
+        "figures": figures,
+        "cosine_sweeps": figures.cosine,
+    }
+    if "prelabel" in parts:
+        context["prelabel"] = prelabel.prelabel_views(
+            prelabel.distributions(doc_type=doc_type, method=method),
+            [v.report for v in views],
+        )
+    return context
+
+
+@require_viewer
+@require_GET
+def calibration(request: HttpRequest) -> HttpResponse:
+    """Threshold sweep per doc type and method: each report's recommendation on the
+    page, the sweeps, charts, errors per action, cosine sweeps and pre-label
+    distributions in sections fetched when opened (all of them inline with
+    ``sections=all``, the page without JavaScript)."""
+    doc_type, method = _calibration_filters(request.GET)
+    all_sections = request.GET.get("sections") == "all"
+    parts = SECTION_PARTS if all_sections else frozenset({"sweep"})
+    context = _calibration_sections(request, doc_type, method, parts)
+    at = request.GET.get("at", "")
     return render(
         request,
         "reviews/calibration.html",
         {
-            "views": views,
-            "figures": figures,
+            **context,
+            **_calibration_context(request, doc_type, method),
+            "all_sections": all_sections,
+            # A threshold chosen in a table of errors per action: those sections open.
+            "calibration_actions_open": bool(at),
             "figures_every": settings.CALIBRATION_FIGURES_EVERY_SECONDS,
-            # Stored figures render the same until the next recompute: the page caches
-            # their HTML per recompute, filter and threshold shown.
-            "figures_cache_key": figures.computed_at.isoformat() if figures.computed_at else "",
-            "figures_cache_seconds": 2 * settings.CALIBRATION_FIGURES_EVERY_SECONDS,
-            "at": request.GET.get("at", ""),
-            "cosine_sweeps": figures.cosine,
-            "prelabel": prelabel.prelabel_views(
-                prelabel.distributions(doc_type=doc_type, method=method),
-                [v.report for v in views],
-            ),
-            "prelabel_method": METHOD_NAME,
-            "prelabel_pairs": settings.PRELABEL_SAMPLE_PAIRS,
-            "prelabel_min_documents": settings.PRELABEL_MIN_DOCUMENTS,
-            "group_rule": settings.GROUP_RULE,
-            "representative_policy": settings.REPRESENTATIVE_POLICY,
-            "doc_type": doc_type,
-            "method": method,
             "choices": selectors.filter_choices(),
             "splits": SPLITS,
-            "positive": settings.CALIBRATION_POSITIVE,
-            "negative": settings.CALIBRATION_NEGATIVE,
-            "cost_false_merge": settings.CALIBRATION_COST_FALSE_MERGE,
-            "cost_missed": settings.CALIBRATION_COST_MISSED,
-            "min_per_class": settings.CALIBRATION_MIN_PER_CLASS,
             "holdout_share": settings.LABEL_HOLDOUT_SHARE,
             "sampled": cal.calibration_sample_pairs().count(),
             "bands": [cal.band_name(lo, hi) for lo, hi in cal.BANDS],
@@ -509,12 +570,79 @@ def calibration(request: HttpRequest) -> HttpResponse:
     )
 
 
+SECTION_PARTS = frozenset({"sweep", "actions", "cosine", "prelabel"})
+SECTION_TEMPLATES = {
+    "sweep": "calibration-sweep",
+    "actions": "calibration-actions",
+    "cosine": "calibration-cosine",
+    "prelabel": "calibration-prelabel",
+}
+
+
+@require_viewer
+@require_GET
+@vary_on_headers("HX-Request")
+def calibration_section(request: DeskRequest) -> HttpResponse:
+    """One section of the calibration page, fetched when an auditor opens it: the sweep
+    and charts or the errors per action of one report (the doc type and method given),
+    the cosine sweeps or the pre-label distributions of a filter. Stored figures render
+    the same until the next recompute, so the HTML is cached per recompute, section,
+    filter, threshold shown and language; a whole page (not htmx) for a browser without
+    JavaScript."""
+    part = request.GET.get("part", "")
+    if part not in SECTION_TEMPLATES:
+        return HttpResponseBadRequest(gettext("part: sweep, actions, cosine or prelabel"))
+    doc_type, method = _calibration_filters(request.GET)
+    n = bounded_int(request.GET.get("n"), lo=1, hi=10_000, default=1)
+    at = request.GET.get("at", "")[:20]
+    whole = not request.htmx
+    stamp = calibration_figures.figures_stamp()
+    key = ":".join(
+        [
+            "calibration-section",
+            stamp.isoformat() if stamp else "",
+            part,
+            doc_type,
+            method,
+            str(n),
+            at,
+            get_language() or "",
+        ]
+    )
+    key = "calibration-section:" + hashlib.sha256(key.encode()).hexdigest()
+    if stamp is not None and not whole and (html := cache.get(key)) is not None:
+        return HttpResponse(html)
+    context = {
+        # The reports (the sweeps) come along: the errors per action and the pre-label
+        # suggestions are shown per report.
+        **_calibration_sections(request, doc_type, method, frozenset({part, "sweep"})),
+        **_calibration_context(request, doc_type, method),
+        "n": n,
+        "part": part,
+        "fragment": SECTION_TEMPLATES[part],
+    }
+    views = context["views"]
+    if part in ("sweep", "actions"):
+        context["v"] = views[0] if views else None
+        if not views:
+            raise Http404("no report for this doc type and method")
+    template = (
+        "reviews/calibration_section.html"
+        if whole
+        else f"reviews/calibration.html#{SECTION_TEMPLATES[part]}"
+    )
+    response = render(request, template, context)
+    if stamp is not None and not whole:  # a whole page carries its own nonce and token
+        cache.set(key, response.content, 2 * settings.CALIBRATION_FIGURES_EVERY_SECONDS)
+    return response
+
+
 @require_editor
 @require_POST
 def calibration_sample_create(request: HttpRequest) -> HttpResponse:
     def number(name: str, default: int, lo: int, hi: int) -> int:
-        value = request.POST.get(name, "")
-        return min(max(int(value), lo), hi) if value.strip().isdigit() else default
+        value = bounded_int(request.POST.get(name, "").strip(), default=default)
+        return min(max(value, lo), hi)
 
     doc_type, method = _calibration_filters(request.POST)
     cal.calibration_sample_make(

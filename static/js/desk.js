@@ -35,6 +35,14 @@
     if (reason) reason.focus();
   }
 
+  // A reason's key picks that preset (the verdict's key no longer replaces it).
+  function chooseReason(option) {
+    var select = option.closest("select");
+    if (!select) return;
+    select.value = option.value;
+    select.dataset.touched = "1";
+  }
+
   document.addEventListener("change", function (event) {
     var t = event.target;
     if (t && t.name === "reason_code") t.dataset.touched = "1";
@@ -79,6 +87,7 @@
     if (!el) return;
     event.preventDefault();
     if (el.type === "radio") chooseVerdict(el);
+    else if (el.tagName === "OPTION") chooseReason(el);
     else el.click();
   });
 

@@ -75,13 +75,17 @@ def test_the_page_lists_the_worst_groups_with_links(client, chained, editor) -> 
     ac = pair_of(a, c)
     label(ac, editor, "distinct")
     client.force_login(editor)
-    html = client.get(reverse("reviews:calibration"), {"at": "2"}).content.decode()
+    html = client.get(
+        reverse("reviews:calibration"), {"at": "2", "sections": "all"}
+    ).content.decode()
     assert "Errors per action" in html and "Worst groups at threshold 2" in html
     assert reverse("reviews:pair-detail", args=[ac.pk]) in html
     assert reverse("ingest:document-detail", args=[c.pk]) in html
     assert "(hidden wrongly)" in html and "(representative)" in html
     # At 1 bit nothing is wrong.
-    html = client.get(reverse("reviews:calibration"), {"at": "1"}).content.decode()
+    html = client.get(
+        reverse("reviews:calibration"), {"at": "1", "sections": "all"}
+    ).content.decode()
     assert "no group at this threshold joins a pair labelled distinct" in html
     assert "style=" not in html and "<script>" not in html
 
@@ -109,7 +113,7 @@ def test_the_prelabel_suggestion_is_on_the_page_and_in_json_marked_unlabelled(
     assert "smoothed histogram" in entry["suggestion"]["method"]
     assert any(p["score"] == "token_set_ratio" for p in payload["prelabel"])
     client.force_login(editor)
-    html = client.get(reverse("reviews:calibration")).content.decode()
+    html = client.get(reverse("reviews:calibration"), {"sections": "all"}).content.decode()
     assert "Before labels" in html and "minimum of the smoothed histogram" in html
     assert 'class="badge-unlabelled"' in html and 'class="chart-guide"' in html
     assert 'class="bar series-candidates"' in html and 'class="bar series-random"' in html
