@@ -34,9 +34,10 @@ SHOWN_TEXT_JS = """() => {
   return parts.join(' ');
 }"""
 
-# Letters that may stand outside a translated string: the sides of a pair and the
-# confusion-matrix columns, the same in every language.
-NEUTRAL_WORDS = {"A", "B", "TP", "FP", "FN", "TN", "F"}
+# Letters that may stand outside a translated string: the sides of a pair, the
+# confusion-matrix columns, and the keys (one lowercase letter: the reason keys before each
+# preset), the same in every language.
+NEUTRAL_WORDS = {"A", "B", "TP", "FP", "FN", "TN", "F", *"abcdefghijklmnopqrstuvwxyz"}
 _MARKED = re.compile(f"{OPEN}[^{OPEN}{CLOSE}]*{CLOSE}")
 _WORD = re.compile(r"[^\W\d_]+")
 
