@@ -68,8 +68,8 @@ demo-data: install
 	$(PY) manage.py demo_setup --url http://$(HOST):$(PORT)/
 	$(PY) manage.py ingest $(DEMO_WARC) --no-progress
 	@# Ingest computes the active method only; the methods page compares these with it.
-	$(PY) manage.py refingerprint --method simhash64-shingle3-sha256-v1@trafilatura-2-v2 --no-progress
-	$(PY) manage.py refingerprint --method simhash64-cjkbigram-sha256-v1@trafilatura-2-v2 --no-progress
+	$(PY) manage.py refingerprint --method simhash64-shingle3-sha256-v1@trafilatura-2-doctype-v3 --no-progress
+	$(PY) manage.py refingerprint --method simhash64-cjkbigram-sha256-v1@trafilatura-2-doctype-v3 --no-progress
 	@# Ingest embeds what it processes (eager tasks); documents a database kept from a run
 	@# before `make semantic` were stored without: the backfill embeds them inline.
 	$(if $(EMBEDDING_MODEL),$(PY) manage.py embeddings --backfill)

@@ -11,6 +11,7 @@ against plain decoding by the declared charset, and milliseconds per page (media
 
     .venv/bin/python bench/extraction_bench.py
     .venv/bin/python bench/extraction_bench.py --variants     # the options compared
+    .venv/bin/python bench/extraction_bench.py --versions     # every extractor version
     .venv/bin/python bench/extraction_bench.py --json out.json
 
 No Django, no database: only ``ingest.core``.
@@ -40,7 +41,13 @@ if str(PROJECT) not in sys.path:
     sys.path.insert(0, str(PROJECT))
 
 from ingest.core.encoding import charset_codec, decode_html, meta_charset  # noqa: E402
-from ingest.core.extract import EXTRACTOR_VERSION, extract, extractor_main_text  # noqa: E402
+from ingest.core.extract import (  # noqa: E402
+    EXTRACTOR_VERSION,
+    EXTRACTORS,
+    extract,
+    extractor_main_text,
+)
+from ingest.core.methods import EXTRACTOR_V2  # noqa: E402
 from ingest.core.normalize import recent_clear  # noqa: E402
 
 DEFAULT_DATA = ROOT.parent / "shared" / "data" / "extraction-dev"
@@ -335,11 +342,37 @@ def run_variants(pages: list[Page]) -> None:
             )
 
 
+def run_versions(pages: list[Page]) -> None:
+    """F1 / P / R per set of every extractor version (no timings), and the pages where
+    the current version's text differs from the previous one's."""
+    versions = sorted(EXTRACTORS)
+    scores: dict[tuple[str, str], Score] = {}
+    changed: dict[str, list[str]] = {}
+    for page in pages:
+        text = decode_html(page.body, content_type=None).text
+        outs = {v: extract(text, url=page.url, version=v).main_text for v in versions}
+        for v, out in outs.items():
+            scores.setdefault((v, page.set), Score()).add(match(page.gold, out))
+        if outs[EXTRACTOR_VERSION] != outs[EXTRACTOR_V2]:
+            changed.setdefault(page.set, []).append(
+                f"{page.id} {page_f1(page.gold, outs[EXTRACTOR_V2]):.3f}"
+                f" -> {page_f1(page.gold, outs[EXTRACTOR_VERSION]):.3f}"
+            )
+    print(f"{'version':<28}{'set':<12}{'F1':>7}{'P':>7}{'R':>7}")
+    for (v, set_name), score in sorted(scores.items()):
+        print(f"{v:<28}{set_name:<12}{score.f1:>7.3f}{score.precision:>7.3f}{score.recall:>7.3f}")
+    for set_name, ids in sorted(changed.items()):
+        print(f"{set_name}: {len(ids)} pages extracted differently by {EXTRACTOR_VERSION}")
+        for line in ids:
+            print(f"  {line}")
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--data", type=Path, default=DEFAULT_DATA)
     parser.add_argument("--limit", type=int, default=None)
     parser.add_argument("--variants", action="store_true", help="compare extractor options")
+    parser.add_argument("--versions", action="store_true", help="every extractor version")
     parser.add_argument("--json", type=Path, default=None)
     args = parser.parse_args()
     if not (args.data / "manifest.jsonl").exists():
@@ -347,6 +380,9 @@ def main() -> None:
     pages = load(args.data, args.limit)
     if args.variants:
         run_variants(pages)
+        return
+    if args.versions:
+        run_versions(pages)
         return
     out = report(run_main(pages))
     if args.json:

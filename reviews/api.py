@@ -25,16 +25,21 @@ def canonical(
         None, pattern=r"^(group|document):[0-9]{1,18}$", description='e.g. "group:12"'
     ),
     limit: int | None = Query(None, ge=0, le=MAX_LIMIT),
+    bom: bool = False,
 ) -> StreamingHttpResponse:
     """The deduplicated view, streamed (nothing is deleted): one record per group
     representative and per singleton, with its members' ids and URLs and the decision
-    that made it. NDJSON (or CSV). Page with `limit` and `after=<last record's id>`."""
+    that made it. NDJSON (or CSV). Page with `limit` and `after=<last record's id>`.
+    `bom=true` starts a CSV with the UTF-8 byte order mark a spreadsheet needs to read it
+    as UTF-8 (the first page only: later pages continue the same file)."""
     require(request, roles.can_view, "read the canonical output (needs read access)")
     records = view.canonical_records(accepted_only=accepted_only, after=after)
     if limit is not None:
         records = islice(records, max(limit, 0))
     if format == "csv":
-        return StreamingHttpResponse(view.as_csv(records), content_type="text/csv; charset=utf-8")
+        return StreamingHttpResponse(
+            view.as_csv(records, bom=bom and after is None), content_type="text/csv; charset=utf-8"
+        )
     return StreamingHttpResponse(
         view.as_jsonl(records), content_type="application/x-ndjson; charset=utf-8"
     )

@@ -127,11 +127,13 @@ CSV_FIELDS = [
 ]
 
 
-def decisions_csv(qs: QuerySet[Decision]) -> Iterator[str]:
+def decisions_csv(qs: QuerySet[Decision], *, bom: bool = False) -> Iterator[str]:
     """The rows as CSV lines (streamed). Cells that a spreadsheet would run as a
-    formula are prefixed with an apostrophe."""
+    formula are prefixed with an apostrophe. With `bom`, the UTF-8 byte order mark a
+    spreadsheet needs first (csvstream.BOM)."""
     rows = (_csv_row(d) for d in qs.order_by("id").iterator(chunk_size=1000))
-    return csvstream.csv_lines(CSV_FIELDS, rows)
+    lines = csvstream.csv_lines(CSV_FIELDS, rows)
+    return csvstream.with_bom(lines) if bom else lines
 
 
 def _csv_row(d: Decision) -> list[object]:

@@ -46,6 +46,7 @@ from reviews.core.calibration import (
 )
 from reviews.core.scores import COSINE
 from reviews.models import Adjudication, CalibrationSample, Label
+from reviews.pair_states import subject_labelled
 
 # Distance bands of the calibration sample (inclusive): the easy extremes (0, far) get
 # no more pairs than the uncertain middle.
@@ -124,16 +125,21 @@ def pair_verdict(verdicts: list[str]) -> str | None:
     return min(counts, key=lambda v: (-counts[v], v))
 
 
-def adjudicated_verdicts(*, pair_ids: set[int]) -> dict[int, str]:
-    """The latest adjudication's verdict of each adjudicated pair among `pair_ids`."""
-    final: dict[int, str] = {}
-    for pair_id, verdict in (
-        Adjudication.objects.filter(pair_id__in=pair_ids)
+def adjudicated_verdicts(*, pairs: dict[int, tuple[int, int]]) -> dict[int, str]:
+    """The latest adjudication's verdict of each of these pairs (id: its two documents)
+    whose documents were adjudicated, on it or on another method's pair of them."""
+    if not pairs:
+        return {}
+    lows = {a for a, _ in pairs.values()}
+    highs = {b for _, b in pairs.values()}
+    settled: dict[tuple[int, int], str] = {}
+    for a, b, verdict in (
+        Adjudication.objects.filter(pair__a_id__in=lows, pair__b_id__in=highs)
         .order_by("created_at", "id")
-        .values_list("pair_id", "verdict")
+        .values_list("pair__a_id", "pair__b_id", "verdict")
     ):
-        final[pair_id] = verdict
-    return final
+        settled[(a, b)] = verdict
+    return {pk: settled[ends] for pk, ends in pairs.items() if ends in settled}
 
 
 def counted_labels(*, doc_type: str = "", method: str = "") -> QuerySet[Label]:
@@ -149,7 +155,9 @@ def counted_labels(*, doc_type: str = "", method: str = "") -> QuerySet[Label]:
 
 @dataclass(frozen=True)
 class LabelRow:
-    """One counted label with its pair's facts; `split` is the pair's stable split."""
+    """One counted label with the facts of one pair of its two documents; `split` is
+    the pair's stable split. A label counts for every method's pair of its documents:
+    `pair_id` is that pair, `label_id` the label (given on whichever pair it was)."""
 
     pair_id: int
     verdict: str
@@ -159,34 +167,52 @@ class LabelRow:
     doc_type: str
     method: str
     split: str
+    label_id: int = 0
+
+
+def subject_verdicts() -> dict[tuple[int, int], list[tuple[int, str]]]:
+    """The counted labels (id, verdict, oldest first) of every labelled subject (its
+    two documents, low then high), whichever method's pair each was given on."""
+    out: dict[tuple[int, int], list[tuple[int, str]]] = defaultdict(list)
+    for label_id, low, high, verdict in (
+        counted_labels().values_list("id", "doc_low", "doc_high", "verdict").order_by("id")
+    ):
+        out[(low, high)].append((label_id, verdict))
+    return out
 
 
 def label_rows(*, doc_type: str = "", method: str = "") -> Iterator[LabelRow]:
-    """Every counted label, by pair then age, with its pair's facts (the split is
-    computed once per pair, from the documents' stable keys)."""
-    rows = counted_labels(doc_type=doc_type, method=method).values_list(
-        "pair_id",
-        "verdict",
-        "pair__a_id",
-        "pair__b_id",
-        "pair__distance",
-        "pair__doc_type",
-        "pair__method__key",
-        "pair__a__url",
-        "pair__a__fetched_at",
-        "pair__a__raw_sha256",
-        "pair__b__url",
-        "pair__b__fetched_at",
-        "pair__b__raw_sha256",
+    """Every counted label, once for each pair of its two documents under every method
+    (a label is a judgment about two documents, not about one method's pair row), by
+    pair then age, with that pair's facts (the split is computed once per pair, from the
+    documents' stable keys)."""
+    labels = subject_verdicts()
+    pairs = CandidatePair.objects.filter(subject_labelled())
+    if doc_type:
+        pairs = pairs.filter(doc_type=doc_type)
+    if method:
+        pairs = pairs.filter(method__key=method)
+    rows = pairs.values_list(
+        "pk",
+        "a_id",
+        "b_id",
+        "distance",
+        "doc_type",
+        "method__key",
+        "a__url",
+        "a__fetched_at",
+        "a__raw_sha256",
+        "b__url",
+        "b__fetched_at",
+        "b__raw_sha256",
     )
-    last: tuple[int, str] | None = None
-    for row in rows.order_by("pair_id", "id").iterator(chunk_size=2000):
-        pair_id, verdict, a, b, distance, dtype, key, a_url, a_at, a_sha, b_url, b_at, b_sha = row
-        if last is None or last[0] != pair_id:
-            a_key = document_key(url=a_url, fetched_at=a_at, raw_sha256=a_sha)
-            b_key = document_key(url=b_url, fetched_at=b_at, raw_sha256=b_sha)
-            last = (pair_id, split_for(method_key=key, a_key=a_key, b_key=b_key))
-        yield LabelRow(pair_id, verdict, a, b, distance, dtype, key, last[1])
+    for row in rows.order_by("pk").iterator(chunk_size=2000):
+        pair_id, a, b, distance, dtype, key, a_url, a_at, a_sha, b_url, b_at, b_sha = row
+        a_key = document_key(url=a_url, fetched_at=a_at, raw_sha256=a_sha)
+        b_key = document_key(url=b_url, fetched_at=b_at, raw_sha256=b_sha)
+        split = split_for(method_key=key, a_key=a_key, b_key=b_key)
+        for label_id, verdict in labels.get((a, b), ()):
+            yield LabelRow(pair_id, verdict, a, b, distance, dtype, key, split, label_id)
 
 
 def labeled_pairs(*, doc_type: str = "", method: str = "") -> list[LabeledPair]:
@@ -200,7 +226,7 @@ def labeled_pairs(*, doc_type: str = "", method: str = "") -> list[LabeledPair]:
             ends[r.pair_id] = (r.a, r.b)
             facts[r.pair_id] = (r.distance, r.doc_type, r.method, r.split)
     weights = sample_weights(pair_ids=set(verdicts))
-    final = adjudicated_verdicts(pair_ids=set(verdicts))
+    final = adjudicated_verdicts(pairs=ends)
     out = []
     for pair_id in sorted(verdicts):
         # An adjudicated pair counts with the adjudicator's verdict.
@@ -331,7 +357,10 @@ def calibration_sample_pairs() -> QuerySet[CalibrationSample]:
     label, unlabelled first."""
     latest = CalibrationSample.objects.values("pair").annotate(last=Max("id")).values("last")
     current = Label.objects.filter(
-        pair=OuterRef("pair"), superseded_by__isnull=True, retraction=False
+        doc_low=OuterRef("pair__a_id"),
+        doc_high=OuterRef("pair__b_id"),
+        superseded_by__isnull=True,
+        retraction=False,
     )
     return (
         CalibrationSample.objects.filter(id__in=latest)
@@ -344,10 +373,9 @@ def calibration_sample_pairs() -> QuerySet[CalibrationSample]:
 def containment_pairs(*, doc_type: str = "", method: str = "") -> list[ScoredPair]:
     """Every pair with a counted verdict, scored by the passage channel's containment
     (the larger direction), whichever channel nominated it."""
-    labels = counted_labels(doc_type=doc_type, method=method)
     verdicts: dict[int, list[str]] = defaultdict(list)
-    for pair_id, verdict in labels.values_list("pair_id", "verdict").order_by("pair_id", "id"):
-        verdicts[pair_id].append(verdict)
+    for r in label_rows(doc_type=doc_type, method=method):
+        verdicts[r.pair_id].append(r.verdict)
     weights = sample_weights(pair_ids=set(verdicts))
     out = []
     for pair in CandidatePair.objects.filter(pk__in=list(verdicts)).select_related(

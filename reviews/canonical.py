@@ -212,9 +212,11 @@ def as_jsonl(records: Iterator[dict[str, object]]) -> Iterator[str]:
         yield json.dumps(r, ensure_ascii=False, separators=(",", ":")) + "\n"
 
 
-def as_csv(records: Iterator[dict[str, Any]]) -> Iterator[str]:
-    """The records as CSV lines; a crawled URL is data, never a spreadsheet formula."""
-    return csvstream.csv_lines(CSV_FIELDS, (_csv_row(r) for r in records))
+def as_csv(records: Iterator[dict[str, Any]], *, bom: bool = False) -> Iterator[str]:
+    """The records as CSV lines; a crawled URL is data, never a spreadsheet formula. With
+    `bom`, the UTF-8 byte order mark a spreadsheet needs first (csvstream.BOM)."""
+    lines = csvstream.csv_lines(CSV_FIELDS, (_csv_row(r) for r in records))
+    return csvstream.with_bom(lines) if bom else lines
 
 
 def _csv_row(r: dict[str, Any]) -> list[object]:

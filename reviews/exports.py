@@ -112,8 +112,13 @@ def iso_utc(moment: datetime) -> str:
 
 
 def labels_for_export(*, since: date | datetime | None = None, method: str = "") -> QuerySet[Label]:
+    # Labels are about two documents (their subject), whichever method's pair they
+    # were given on: disputes and the method filter read the subject.
     current_other = Label.objects.filter(
-        pair=OuterRef("pair"), superseded_by__isnull=True, retraction=False
+        doc_low=OuterRef("doc_low"),
+        doc_high=OuterRef("doc_high"),
+        superseded_by__isnull=True,
+        retraction=False,
     ).exclude(editor=OuterRef("editor"))
     qs = (
         Label.objects.select_related("pair__method", "pair__a__site", "pair__b__site", "editor")
@@ -129,7 +134,13 @@ def labels_for_export(*, since: date | datetime | None = None, method: str = "")
             since = datetime(since.year, since.month, since.day, tzinfo=UTC)
         qs = qs.filter(labeled_at__gte=since)
     if method:
-        qs = qs.filter(pair__method__key=method)
+        qs = qs.filter(
+            Exists(
+                CandidatePair.objects.filter(
+                    method__key=method, a_id=OuterRef("doc_low"), b_id=OuterRef("doc_high")
+                )
+            )
+        )
     return qs
 
 
@@ -142,6 +153,14 @@ def label_rows(
         raise ValueError(f"unknown split {split!r}")
     for label in labels_for_export(since=since, method=method).iterator(chunk_size=CHUNK_SIZE):
         pair = label.pair
+        if method and pair.method.key != method:
+            # A label given under another method counts for this method's pair of the
+            # same documents: the row carries that pair's facts.
+            pair = (
+                CandidatePair.objects.select_related("method", "a__site", "b__site")
+                .filter(method__key=method, a_id=label.doc_low, b_id=label.doc_high)
+                .get()
+            )
         the_split = pair_split(pair)
         if split and the_split != split:
             continue
@@ -214,13 +233,21 @@ def jsonl_lines(rows: Iterable[dict[str, Any]]) -> Iterator[str]:
 
 
 def export_lines(
-    *, fmt: str, split: str = "", since: date | datetime | None = None, method: str = ""
+    *,
+    fmt: str,
+    split: str = "",
+    since: date | datetime | None = None,
+    method: str = "",
+    bom: bool = False,
 ) -> Iterator[str]:
-    """The export as a stream of text lines."""
+    """The export as a stream of text lines; a CSV with `bom` starts with the UTF-8 byte
+    order mark a spreadsheet needs to read it as UTF-8 (JSONL never has one)."""
     if fmt not in FORMATS:
         raise ValueError(f"unknown format {fmt!r}")
     rows = label_rows(split=split, since=since, method=method)
-    return csv_lines(rows) if fmt == "csv" else jsonl_lines(rows)
+    if fmt != "csv":
+        return jsonl_lines(rows)
+    return csvstream.with_bom(csv_lines(rows)) if bom else csv_lines(rows)
 
 
 # --- import -------------------------------------------------------------------------

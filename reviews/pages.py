@@ -9,6 +9,7 @@ from typing import Any
 
 from django.http import HttpRequest, HttpResponse
 from django.shortcuts import redirect, render
+from django.utils.functional import SimpleLazyObject
 from django.utils.translation import gettext_lazy as _
 
 from ingest.models import CandidateGroup
@@ -46,9 +47,11 @@ def pair_context(
         "view": view,
         "pair": pair,
         "form": form or LabelForm(initial=selectors.label_defaults(user=request.user)),
-        "progress": selectors.progress_for(
-            user=request.user,
-            filters=selectors.QueueFilters(kind="pair"),
+        # Counted when the template first reads it: a toggle of the diff panel does not.
+        "progress": SimpleLazyObject(
+            lambda: selectors.progress_for(
+                user=request.user, filters=selectors.QueueFilters(kind="pair")
+            )
         )
         if roles.can_edit(request.user)
         else None,

@@ -1,9 +1,15 @@
 """Per-pair review state (reviews.models.PairState): label counts, distinct verdicts,
-the labels' extractor version and whether a re-crawl changed a side. The label services
-refresh a pair's state when they append a label; pair_states_sync, run before the queue
-is read, picks up labels written any other way and re-crawls (new fingerprints) from
-two watermarks; a late cosine that changes a pair's channels refreshes its state
-(reviews.queue_tally._pairs_changed). The queue reads only this table, never the labels.
+the labels' extractor version and whether a re-crawl changed a side. A label is about
+its subject (the two documents, reviews.models.LabelSubject), not about one method's
+pair row: every pair of the same two documents, under any method, has the state of the
+subject's current labels and adjudications (the labels stay on the pair they were given
+on, with the method they were given under; the state is the link). The label services
+refresh a pair's state (and so its subject's other pairs) when they append a label;
+pair_states_sync, run before the queue is read, picks up labels written any other way,
+re-crawls (new fingerprints) and new pairs of labelled subjects (another method's, or
+another channel's) from three watermarks; a late cosine that changes a pair's channels
+refreshes its state (reviews.queue_tally._pairs_changed). The queue reads only this
+table, never the labels.
 
 The same writer keeps the labelled part of the queue's counts (reviews.models.LabelTally)
 in the transaction that writes the states: the states' old keys out, the new ones in,
@@ -14,12 +20,25 @@ from __future__ import annotations
 
 from collections import Counter, defaultdict
 from collections.abc import Iterable
-from datetime import datetime
+from datetime import datetime, timedelta
 from typing import Any
 
+from django.conf import settings
 from django.db import transaction
-from django.db.models import Case, Count, Max, Min, Q, QuerySet, Subquery, When
+from django.db.models import (
+    Case,
+    Count,
+    Exists,
+    Max,
+    Min,
+    OuterRef,
+    Q,
+    QuerySet,
+    Subquery,
+    When,
+)
 from django.db.models import Value as V
+from django.utils import timezone
 
 from ingest.core.extract import EXTRACTOR_VERSION
 from ingest.models import WALL_STATUSES, CandidatePair, Document, Extraction, Fingerprint
@@ -27,6 +46,7 @@ from reviews.models import Adjudication, Label, LabelTally, PairState, Watermark
 from reviews.watermarks import (
     FINGERPRINTS,
     LABELS,
+    SUBJECTS,
     TALLY_WALLS,
     UNSET,
     watermark_put,
@@ -138,6 +158,37 @@ def _current() -> QuerySet[Label]:
     return Label.objects.filter(superseded_by__isnull=True, retraction=False)
 
 
+def subject_labelled() -> Exists:
+    """For an outer pair: its subject (its two documents) has a current label, given on
+    this pair or on another method's pair of the same documents."""
+    return Exists(_current().filter(doc_low=OuterRef("a_id"), doc_high=OuterRef("b_id")))
+
+
+def subject_adjudicated() -> Exists:
+    """For an outer pair: a pair of its two documents (any method) was adjudicated."""
+    return Exists(
+        Adjudication.objects.filter(pair__a_id=OuterRef("a_id"), pair__b_id=OuterRef("b_id"))
+    )
+
+
+def subject_pairs(pair_ids: Iterable[int]) -> dict[int, tuple[int, int]]:
+    """These pairs and every pair of the same two documents under another method, each
+    with its subject (a pair's a < b: its sides are the subject's low and high)."""
+    ids = set(pair_ids)
+    if not ids:
+        return {}
+    sides = set(CandidatePair.objects.filter(pk__in=ids).values_list("a_id", "b_id"))
+    if not sides:
+        return {}
+    out: dict[int, tuple[int, int]] = {}
+    for pk, a, b in CandidatePair.objects.filter(
+        a_id__in={a for a, _ in sides}, b_id__in={b for _, b in sides}
+    ).values_list("pk", "a_id", "b_id"):
+        if (a, b) in sides:
+            out[pk] = (a, b)
+    return out
+
+
 def _recrawled_ids(pair_ids: Iterable[int]) -> set[int]:
     """The pairs with a side re-crawled since: a newer snapshot of a's or b's URL (not
     the pair's other side: two snapshots of one URL are what such a pair compares)
@@ -189,18 +240,22 @@ def guard_bits(numbers_differ: bool, ids_differ: bool, title_differs: bool) -> i
 
 @transaction.atomic
 def pair_states_refresh(*, pair_ids: Iterable[int]) -> None:
-    """Recompute the state of these pairs from their labels (idempotent), and the label
+    """Recompute the state of these pairs, and of every other pair of the same two
+    documents, from their subjects' labels and adjudications (idempotent), and the label
     tally with them."""
-    ids = sorted(set(pair_ids))
+    subjects = subject_pairs(pair_ids)
+    ids = sorted(subjects)
     if not ids:
         return
     wall_mark = _wall_mark_locked()
     old = [(s.pair_id, _label_key(s)) for s in PairState.objects.filter(pair_id__in=ids)]
-    rows = {
-        r["pair_id"]: r
+    lows = {low for low, _ in subjects.values()}
+    highs = {high for _, high in subjects.values()}
+    by_subject = {
+        (r["doc_low"], r["doc_high"]): r
         for r in _current()
-        .filter(pair_id__in=ids)
-        .values("pair_id")
+        .filter(doc_low__in=lows, doc_high__in=highs)
+        .values("doc_low", "doc_high")
         .annotate(
             n=Count("id"),
             v=Count("verdict", distinct=True),
@@ -209,14 +264,16 @@ def pair_states_refresh(*, pair_ids: Iterable[int]) -> None:
             hi=Max("extractor_version"),
         )
     }
+    rows = {pk: by_subject[s] for pk, s in subjects.items() if s in by_subject}
     recrawled = _recrawled_ids(rows)
-    final: dict[int, str] = {}
-    for pair_id, verdict in (
-        Adjudication.objects.filter(pair_id__in=ids)
+    settled: dict[tuple[int, int], str] = {}
+    for a, b, verdict in (
+        Adjudication.objects.filter(pair__a_id__in=lows, pair__b_id__in=highs)
         .order_by("created_at", "id")
-        .values_list("pair_id", "verdict")
+        .values_list("pair__a_id", "pair__b_id", "verdict")
     ):
-        final[pair_id] = verdict  # the latest wins
+        settled[(a, b)] = verdict  # the latest wins, whichever method's pair it was on
+    final = {pk: settled[s] for pk, s in subjects.items() if s in settled}
     facts = {
         f[0]: f
         for f in CandidatePair.objects.filter(pk__in=ids).values_list(
@@ -295,15 +352,18 @@ def pair_states_rebuild() -> int:
     with transaction.atomic():
         last_label = Label.objects.aggregate(m=Max("id"))["m"] or 0
         last_print = Fingerprint.objects.aggregate(m=Max("id"))["m"] or 0
+        last_pair = CandidatePair.objects.aggregate(m=Max("id"))["m"] or 0
         ids = sorted(
-            set(_current().values_list("pair_id", flat=True))
-            | set(Adjudication.objects.values_list("pair_id", flat=True))
+            CandidatePair.objects.filter(subject_labelled() | subject_adjudicated()).values_list(
+                "pk", flat=True
+            )
         )
         PairState.objects.exclude(pair_id__in=ids).delete()
         for start in range(0, len(ids), SYNC_BATCH):
             pair_states_refresh(pair_ids=ids[start : start + SYNC_BATCH])
         watermark_put(LABELS, last_label)
         watermark_put(FINGERPRINTS, last_print)
+        watermark_put(SUBJECTS, last_pair)
         label_tally_recount(wall_mark=_wall_mark_locked())
     return len(ids)
 
@@ -313,23 +373,50 @@ def sync_reads() -> dict[str, Subquery]:
     return {
         "last_label": Subquery(Label.objects.order_by("-id").values("id")[:1]),
         "last_print": Subquery(Fingerprint.objects.order_by("-id").values("id")[:1]),
+        "last_pair": Subquery(CandidatePair.objects.order_by("-pk").values("pk")[:1]),
     }
 
 
-def pair_states_sync(*, seen: tuple[dict[str, int], int, int] | None = None) -> int:
-    """Bring the states up to date with labels and fingerprints stored since the last
-    call: the pairs of new labels, and the labelled pairs with a side whose URL has a
-    newly fingerprinted snapshot. Three small queries when nothing is new, none when the
-    caller read them (`seen`: the watermarks, the last label id, the last fingerprint
-    id, as `sync_reads()` gives them). Returns the pairs refreshed."""
+def _new_pairs_of_labelled_subjects(*, mark: int, last_pair: int) -> int:
+    """Give the pairs made since `mark` whose two documents were already labelled (on
+    another method's pair, or nominated now by another channel) their subject's state,
+    and move the mark past the pairs old enough that no earlier one can still commit
+    (QUEUE_TALLY_LAG_SECONDS). Returns the pairs refreshed."""
+    if last_pair <= mark:
+        return 0
+    fresh = CandidatePair.objects.filter(pk__gt=mark, pk__lte=last_pair)
+    ids = list(
+        fresh.filter(subject_labelled() | subject_adjudicated())
+        .exclude(review_state__labels__gt=0)
+        .exclude(review_state__adjudicated_verdict__gt="")
+        .values_list("pk", flat=True)
+    )
+    if ids:
+        pair_states_refresh(pair_ids=ids)
+    cutoff = timezone.now() - timedelta(seconds=settings.QUEUE_TALLY_LAG_SECONDS)
+    settled = fresh.filter(created_at__lt=cutoff).aggregate(m=Max("pk"))["m"]
+    if settled is not None and settled > mark:
+        watermark_put(SUBJECTS, settled)
+    return len(ids)
+
+
+def pair_states_sync(*, seen: tuple[dict[str, int], int, int, int] | None = None) -> int:
+    """Bring the states up to date with labels, fingerprints and pairs stored since the
+    last call: the pairs of new labels, the labelled pairs with a side whose URL has a
+    newly fingerprinted snapshot, and the new pairs of labelled subjects. Four small
+    queries when nothing is new, none when the caller read them (`seen`: the
+    watermarks, the last label id, the last fingerprint id and the last pair id, as
+    `sync_reads()` gives them). Returns the pairs refreshed."""
+    names = (LABELS, FINGERPRINTS, SUBJECTS)
     if seen is None:
-        marks = dict(Watermark.objects.filter(name__in=(LABELS, FINGERPRINTS)).values_list())
+        marks = dict(Watermark.objects.filter(name__in=names).values_list())
         last_label = Label.objects.aggregate(m=Max("id"))["m"] or 0
         last_print = Fingerprint.objects.aggregate(m=Max("id"))["m"] or 0
+        last_pair = CandidatePair.objects.aggregate(m=Max("id"))["m"] or 0
     else:
-        marks, last_label, last_print = seen
-        marks = {k: v for k, v in marks.items() if k in (LABELS, FINGERPRINTS)}
-    if len(marks) < 2 or min(marks.values()) <= UNSET:
+        marks, last_label, last_print, last_pair = seen
+        marks = {k: v for k, v in marks.items() if k in names}
+    if len(marks) < len(names) or min(marks.values()) <= UNSET:
         return pair_states_rebuild()
     refreshed = 0
     mark = marks[LABELS]
@@ -360,4 +447,5 @@ def pair_states_sync(*, seen: tuple[dict[str, int], int, int] | None = None) -> 
         mark = upto
     if marks[FINGERPRINTS] < last_print:
         watermark_put(FINGERPRINTS, last_print)
+    refreshed += _new_pairs_of_labelled_subjects(mark=marks[SUBJECTS], last_pair=last_pair)
     return refreshed

@@ -4,8 +4,11 @@ strings (the template escapes it)."""
 
 from __future__ import annotations
 
-from collections.abc import Collection
+import threading
+from collections import OrderedDict
+from collections.abc import Callable, Collection
 from dataclasses import dataclass, field
+from typing import TypeVar
 
 from django.utils.translation import gettext
 
@@ -15,9 +18,88 @@ from ingest.core import passages as core
 from ingest.core.methods import method_get, passage_method_for
 from ingest.models import CandidatePair, Extraction
 
-# Characters of each text shown in the panel (a huge page would flood the view).
-TEXT_MAX_CHARS = 60_000
+# Characters of each text shown in the panel (a huge page would flood the view: the
+# word diff above shows the texts in full up to its own cap).
+TEXT_MAX_CHARS = 20_000
 RUNS_SHOWN = 30
+# Extractions computed lately (an extraction's text never changes, so what is derived
+# from it is kept by its id): a pair's page is rendered again on every toggle and save.
+CACHE_EXTRACTIONS = 16
+
+T = TypeVar("T")
+
+
+class Recent:
+    """A small least-recently-used store of what was derived from extractions."""
+
+    def __init__(self, size: int) -> None:
+        self.size = size
+        self.items: OrderedDict[tuple[object, ...], object] = OrderedDict()
+        self.lock = threading.Lock()
+
+    def get(self, key: tuple[object, ...], make: Callable[[], T]) -> T:
+        with self.lock:
+            if key in self.items:
+                self.items.move_to_end(key)
+                return self.items[key]  # type: ignore[return-value]
+        value = make()
+        with self.lock:
+            self.items[key] = value
+            while len(self.items) > self.size:
+                self.items.popitem(last=False)
+        return value
+
+    def clear(self) -> None:
+        with self.lock:
+            self.items.clear()
+
+
+_DERIVED = Recent(CACHE_EXTRACTIONS * 2)
+
+
+def cache_clear() -> None:
+    """Forget what was derived from extractions (benchmarks time the first view)."""
+    _DERIVED.clear()
+    for other in _OTHERS:
+        other.clear()
+
+
+_OTHERS: list[Recent] = []
+
+
+def recent(size: int) -> Recent:
+    """Another store of what is derived from extractions, cleared with this one."""
+    store = Recent(size)
+    _OTHERS.append(store)
+    return store
+
+
+@dataclass(frozen=True)
+class _Derived:
+    """One extraction's passages (the whole main text) and the words of its shown part."""
+
+    passages: list[core.Passage]
+    words: core.Words
+    cut: bool
+
+
+def _derive(text: str, method: str) -> _Derived:
+    return _Derived(
+        passages=core.passages(text, method=method),
+        words=core.words(text[:TEXT_MAX_CHARS], method=method),
+        cut=len(text) > TEXT_MAX_CHARS,
+    )
+
+
+def _derived(extraction_id: int, method: str) -> _Derived:
+    """What the panel needs of one extraction: read and computed once while it is
+    recent (its text is loaded only then)."""
+
+    def make() -> _Derived:
+        text = Extraction.objects.filter(pk=extraction_id).values_list("main_text", flat=True)
+        return _derive(text.get(), method)
+
+    return _DERIVED.get(("passages", extraction_id, method, TEXT_MAX_CHARS), make)
 
 
 @dataclass(frozen=True)
@@ -120,23 +202,45 @@ def _text(w: core.Words, start: int, end: int) -> str:
 
 
 def pair_passages(*, pair: CandidatePair) -> PassageView:
-    texts = dict(
+    name, number = passage_method_for(pair.method.key), passages.method_for(pair.method.key)
+    rows = list(
         Extraction.objects.filter(
             document_id__in=[pair.a_id, pair.b_id],
             extractor_version=method_get(pair.method.key).extractor_version,
-        ).values_list("document_id", "main_text")
+        ).values_list("document_id", "pk")
     )
-    text_a = texts.get(pair.a_id, "")
-    text_b = texts.get(pair.b_id, "")
-    name, number = passage_method_for(pair.method.key), passages.method_for(pair.method.key)
-    pa, pb = core.passages(text_a, method=name), core.passages(text_b, method=name)
-    every = {p.hash for p in pa} | {p.hash for p in pb}
+    derived = {doc: _derived(pk, name) for doc, pk in rows}
+    empty = _derive("", name)
+    da, db = derived.get(pair.a_id, empty), derived.get(pair.b_id, empty)
+    every = {p.hash for p in da.passages} | {p.hash for p in db.passages}
     template = passages.templates_among(every, method=number)
     stock = passages.stock_among(every - template, method=number)
+    ids = {doc: pk for doc, pk in rows}
+    if pair.a_id not in ids or pair.b_id not in ids:
+        return _view(pair, da, db, template, stock)
+    # The same two texts with the same template passages and stock phrases give the
+    # same panel: kept while recent, under what it depends on.
+    key = (
+        "panel",
+        ids[pair.a_id],
+        ids[pair.b_id],
+        name,
+        bool(pair.channels & channels.PASSAGES),
+        frozenset(template),
+        frozenset(stock),
+    )
+    return _PANELS.get(key, lambda: _view(pair, da, db, template, stock))
+
+
+_PANELS = recent(CACHE_EXTRACTIONS)
+
+
+def _view(
+    pair: CandidatePair, da: _Derived, db: _Derived, template: set[int], stock: set[int]
+) -> PassageView:
+    pa, pb, wa, wb = da.passages, db.passages, da.words, db.words
     ov = core.overlap(pa, pb, ignore=template | stock)
-    cut = len(text_a) > TEXT_MAX_CHARS or len(text_b) > TEXT_MAX_CHARS
-    wa = core.words(text_a[:TEXT_MAX_CHARS], method=name)
-    wb = core.words(text_b[:TEXT_MAX_CHARS], method=name)
+    cut = da.cut or db.cut
     runs = [r for r in ov.runs if r.a_end <= len(wa.spans) and r.b_end <= len(wb.spans)]
     view = PassageView(
         a_in_b=ov.a_in_b,

@@ -73,6 +73,7 @@ from reviews.watermarks import (
     LABELS,
     ORDER,
     PAIRS,
+    SUBJECTS,
     TALLY_WALLS,
     VERSION,
     watermark_put,
@@ -80,7 +81,7 @@ from reviews.watermarks import (
 )
 
 WALLS = TALLY_WALLS
-STATE_MARKS = (LABELS, FINGERPRINTS)  # the review states' (read in the same statement)
+STATE_MARKS = (LABELS, FINGERPRINTS, SUBJECTS)  # the review states' (read in the same statement)
 # The row that is always there, so that one read returns the watermarks with the tally.
 SENTINEL = {"method_ref": 0, "doc_type": "", "distance": -1, "channels": 0, "guards": 0}
 Key = tuple[int, str, int, int, int]  # method, doc type, distance, channels, guards
@@ -333,7 +334,6 @@ def queue_sync() -> None:
         Watermark.objects.filter(name__in=(PAIRS, WALLS, VERSION, ORDER, *STATE_MARKS))
         .annotate(
             **sync_reads(),
-            last_pair=Subquery(CandidatePair.objects.order_by("-pk").values("pk")[:1]),
             pm_to=_settled_expr(CandidatePair, PAIRS),
             wm_to=_settled_expr(Extraction, WALLS),
         )
@@ -344,7 +344,7 @@ def queue_sync() -> None:
         rows[0][2:] if rows else (None, None, None, None, None)
     )
     if rows:
-        pair_states_sync(seen=(marks, last_label or 0, last_print or 0))
+        pair_states_sync(seen=(marks, last_label or 0, last_print or 0, last_pair or 0))
     else:
         pair_states_sync()
     order = _thresholds_stamp()

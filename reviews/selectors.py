@@ -44,6 +44,7 @@ from ingest.models import (
     GroupMember,
     Site,
 )
+from reviews import passage_view
 from reviews.compiled_sql import compiled, compiled_rows
 from reviews.core import diff as diffs
 from reviews.core.align import Alignment, sentence_align
@@ -55,11 +56,13 @@ from reviews.models import (
     Label,
     PairState,
     ReviewerPreference,
+    label_subject,
 )
 from reviews.queue_tally import pair_count_rows, threshold_case
 from reviews.queue_tally import queue_sync as queue_sync
 
 STATUSES = ("unlabeled", "disputed", "stale")
+CACHE_WORD_DIFFS = 16
 GUARDS = ("numbers_differ", "ids_differ", "title_differs")
 KINDS = ("pair", "group")
 MATRIX_MAX = 40
@@ -1017,13 +1020,20 @@ def guard_terms(pair: CandidatePair) -> list[str]:
 
 
 def pair_view(*, pair: CandidatePair, user: User) -> PairView:
+    # The full-page texts are read only by the views that show them (a deferred field).
     extractions = {
         e.document_id: e
         for e in Extraction.objects.filter(
             document_id__in=[pair.a_id, pair.b_id], extractor_version=EXTRACTOR_VERSION
-        )
+        ).defer("full_text")
     }
-    labels = list(pair.labels.select_related("editor").order_by("-created_at", "-id"))
+    # The labels of the two documents, whichever method's pair they were given on (each
+    # shows the method it was given under).
+    labels = list(
+        Label.objects.of_subject(label_subject(pair.a_id, pair.b_id))
+        .select_related("editor")
+        .order_by("-created_at", "-id")
+    )
     current = [x for x in labels if x.superseded_by_id is None and not x.retraction]
     mine = next((x for x in current if x.editor_id == user.pk), None)
     verdicts = {x.verdict for x in current}
@@ -1051,11 +1061,25 @@ def pair_view(*, pair: CandidatePair, user: User) -> PairView:
         blind=blind_mode_for(user=user),
         claim=claim,
         guard_terms=guard_terms(pair),
-        adjudications=list(pair.adjudications.select_related("adjudicator")),
+        adjudications=list(subject_adjudications(pair).select_related("adjudicator")),
     )
 
 
+# Word diffs computed lately, by the two extractions (their texts never change), the
+# branch, the guard terms and the cap: a pair's page is rendered again on every toggle,
+# save and return to it.
+_WORD_DIFFS = passage_view.recent(CACHE_WORD_DIFFS)
+
+
 def pair_text_diff(*, view: PairView, branch: str = "main") -> diffs.WordDiff:
+    ea, eb = view.a.extraction, view.b.extraction
+    if ea is None or eb is None:
+        return _pair_text_diff(view=view, branch=branch)
+    key = (ea.pk, eb.pk, branch, tuple(view.guard_terms), settings.REVIEW_DIFF_MAX_WORDS)
+    return _WORD_DIFFS.get(key, lambda: _pair_text_diff(view=view, branch=branch))
+
+
+def _pair_text_diff(*, view: PairView, branch: str) -> diffs.WordDiff:
     main_a = main_b = None
     if branch == "full":
         a, b = view.a.full_text, view.b.full_text
@@ -1110,11 +1134,20 @@ def document_get(*, document_id: int) -> Document:
     return get_object_or_404(Document.objects.select_related("body"), pk=document_id)
 
 
+def subject_adjudications(pair: CandidatePair) -> QuerySet[Adjudication]:
+    """The adjudications of the pair's two documents, on this pair or on another
+    method's pair of them."""
+    return Adjudication.objects.filter(pair__a_id=pair.a_id, pair__b_id=pair.b_id)
+
+
 def labels_settled_by(*, editor: User) -> QuerySet[Label]:
-    """The editor's current labels under the current extractor, for an outer pair
-    (`pair=OuterRef("pk")`)."""
+    """The editor's current labels under the current extractor on an outer pair's two
+    documents (`a_id`, `b_id` of OuterRef), given on it or on another method's pair."""
     return current_labels().filter(
-        pair=OuterRef("pk"), editor=editor, extractor_version=EXTRACTOR_VERSION
+        doc_low=OuterRef("a_id"),
+        doc_high=OuterRef("b_id"),
+        editor=editor,
+        extractor_version=EXTRACTOR_VERSION,
     )
 
 
@@ -1126,16 +1159,44 @@ class Progress:
 
 def progress_for(*, user: User, filters: QueueFilters) -> Progress:
     """Labels the editor gave today (UTC) and the pairs left for them under `filters`
-    (what Next can still serve them: not settled by their own label)."""
+    (what Next can still serve them: not settled by their own label). The pairs in the
+    queue are counted from its tallies (reviews.queue_tally, as the queue's counts are),
+    less the few of them the editor's own current labels settle, found from those
+    labels; not by counting every pair (under a site filter, which the tallies do not
+    count by, the pairs are counted)."""
     start = timezone.now().replace(hour=0, minute=0, second=0, microsecond=0)
     done = Label.objects.filter(editor=user, retraction=False, created_at__gte=start).count()
-    left = (
-        queue_pairs(filters=filters)
-        .exclude(Exists(labels_settled_by(editor=user)))
+    if filters.site:
+        left = (
+            queue_pairs(filters=filters)
+            .exclude(Exists(labels_settled_by(editor=user)))
+            .order_by()
+            .count()
+        )
+        return Progress(done_today=done, left=left)
+    queue_sync()
+    rows = pair_count_rows(
+        method=filters.method,
+        distance_min=filters.distance_min,
+        distance_max=filters.distance_max,
+    )
+    bit = channels.BITS.get(filters.channel, 0)
+    queued = sum(
+        r["n"]
+        for r in rows
+        if (not filters.doc_type or r["doc_type"] == filters.doc_type)
+        and _pair_guard_holds(filters.guard, tuple(bool(r[g]) for g in GUARDS))  # type: ignore[arg-type]
+        and (not filters.channel or bool(r["channels"] & bit))
+        and _pair_status_holds(filters.status, r["is_labeled"], r["is_disputed"], r["is_stale"])
+    )
+    # Read from the editor's labels (a semi-join the labels drive), not from the pairs.
+    settled = (
+        queue_pairs(filters=filters, sync=False, with_status=False)
+        .filter(Exists(labels_settled_by(editor=user)))
         .order_by()
         .count()
     )
-    return Progress(done_today=done, left=left)
+    return Progress(done_today=done, left=queued - settled)
 
 
 def label_defaults(*, user: User) -> dict[str, str]:

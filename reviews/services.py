@@ -180,7 +180,7 @@ def label_undo(*, editor: User, pair: CandidatePair | None = None) -> Label | No
     if last.verdict == Label.Verdict.DISTINCT:
         still_distinct = (
             selectors.current_labels()
-            .filter(pair=last.pair, verdict=Label.Verdict.DISTINCT, retraction=False)
+            .filter(last.subject.q(), verdict=Label.Verdict.DISTINCT, retraction=False)
             .exists()
         )
         if not still_distinct:
@@ -202,8 +202,10 @@ def pair_adjudicate(
     every one); the pair leaves the disputed queue and calibration counts this verdict."""
     if not reason.strip():
         raise ReviewError("a reason is required")
-    current = list(selectors.current_labels().filter(pair=pair).values_list("id", "verdict"))
-    if len({v for _, v in current}) < 2 and not pair.adjudications.exists():
+    # The labels of the two documents, whichever method's pair they were given on.
+    subject = label_subject(pair.a_id, pair.b_id)
+    current = list(selectors.current_labels().filter(subject.q()).values_list("id", "verdict"))
+    if len({v for _, v in current}) < 2 and not selectors.subject_adjudications(pair).exists():
         raise ReviewError("only a disputed pair is adjudicated")
     adjudication = Adjudication.objects.create(
         pair=pair,

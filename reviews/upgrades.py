@@ -285,8 +285,12 @@ def _labelled_document_pairs(
     pairs of several methods over the same two documents count together."""
     verdicts: dict[tuple[int, int], list[str]] = defaultdict(list)
     facts: dict[tuple[int, int], tuple[str, str, int]] = {}
+    seen: set[int] = set()
     for r in cal.label_rows(doc_type=doc_type):
-        verdicts[(r.a, r.b)].append(r.verdict)
+        # A label counts once for its documents, though each method's pair repeats it.
+        if r.label_id not in seen:
+            seen.add(r.label_id)
+            verdicts[(r.a, r.b)].append(r.verdict)
         if (r.a, r.b) not in facts:
             facts[(r.a, r.b)] = (r.doc_type, r.split, r.pair_id)
     weights = cal.sample_weights(pair_ids={f[2] for f in facts.values()})

@@ -149,18 +149,44 @@ def _skip(request: HttpRequest, name: str) -> set[int]:
     return {n for x in request.POST.getlist(name) if (n := bounded_int(x)) is not None}
 
 
+# Pairs an editor skipped lately (their session): Next serves them again only when
+# nothing else is left, so that a skipped pair does not come straight back.
+SKIPPED_KEY = "desk_skipped_pairs"
+SKIPPED_KEPT = 50
+
+
+def _skipped(request: HttpRequest, now: set[int]) -> set[int]:
+    """The pairs this editor skipped lately, `now` (this request's skip) added."""
+    kept = [x for x in request.session.get(SKIPPED_KEY, []) if isinstance(x, int)]
+    if now:
+        kept = [x for x in kept if x not in now] + sorted(now)
+        request.session[SKIPPED_KEY] = kept[-SKIPPED_KEPT:]
+    return set(kept)
+
+
 @require_editor
 @require_POST
 def queue_next(request: DeskRequest) -> HttpResponse:
-    """Claim the next item and go to it."""
+    """Claim the next item and go to it. A skip (the skip button) releases the pair
+    (claim_next ends the editor's claims) and keeps it out of their Next for a while."""
     _, filters = _filters(request.POST)
+    skip_pairs = _skip(request, "skip_pair")
+    skipped = _skipped(request, skip_pairs if request.POST.get("skip") else set())
     try:
         claim = services.claim_next(
             editor=request.user,
             filters=filters,
-            skip_pairs=_skip(request, "skip_pair"),
+            skip_pairs=skip_pairs | skipped,
             skip_groups=_skip(request, "skip_group"),
         )
+        if claim is None and skipped - skip_pairs:
+            # Nothing else is left: the pairs skipped earlier come back.
+            claim = services.claim_next(
+                editor=request.user,
+                filters=filters,
+                skip_pairs=skip_pairs,
+                skip_groups=_skip(request, "skip_group"),
+            )
     except DatabaseBusy:
         return _busy_status(request, _busy_page(request))
     return _goto(request, claim, notice="")
@@ -666,8 +692,12 @@ def calibration_sample(request: HttpRequest) -> HttpResponse:
 @require_label_export
 @require_GET
 def labels_export(request: HttpRequest) -> HttpResponse | StreamingHttpResponse:
-    """Every label as CSV or JSONL, streamed (the calibration roles: auditors, admins)."""
+    """Every label as CSV or JSONL, streamed (the calibration roles: auditors, admins).
+    The CSV a browser downloads starts with the UTF-8 byte order mark, since a person
+    opens it in a spreadsheet, which needs the mark to read Chinese and Vietnamese text as
+    UTF-8; `bom=0` leaves it out (scripts use the API or `export_labels`, BOM-free)."""
     fmt = request.GET.get("format", "csv")
+    bom = request.GET.get("bom", "1") != "0"
     split = request.GET.get("split", "")
     _, method = _calibration_filters(request.GET)
     try:
@@ -676,7 +706,7 @@ def labels_export(request: HttpRequest) -> HttpResponse | StreamingHttpResponse:
         return HttpResponseBadRequest("since: not a date (YYYY-MM-DD)")
     if fmt not in exports.FORMATS or (split and split not in SPLITS):
         return HttpResponseBadRequest("format: csv or jsonl; split: calibration or holdout")
-    lines = exports.export_lines(fmt=fmt, split=split, since=since, method=method)
+    lines = exports.export_lines(fmt=fmt, split=split, since=since, method=method, bom=bom)
     content_type = "text/csv" if fmt == "csv" else "application/x-ndjson"
     response = StreamingHttpResponse(
         (line.encode("utf-8") for line in lines), content_type=f"{content_type}; charset=utf-8"

@@ -27,8 +27,17 @@ FINGERPRINTS = "pair_states.fingerprint"  # the last fingerprint they were check
 ORDER = "queue_tally.thresholds"  # the thresholds the stored queue order was made with
 VERSION = "queue_tally.extractor"  # the extractor version the tally was counted for
 PAIRS = "queue_tally.pair"  # the last pair the queue tally counted
+SUBJECTS = "pair_states.pair"  # the last pair checked for an already labelled subject
 
-LOCK_ORDER: tuple[str, ...] = (TALLY_WALLS, LABELS, FINGERPRINTS, ORDER, VERSION, PAIRS)
+LOCK_ORDER: tuple[str, ...] = (
+    TALLY_WALLS,
+    LABELS,
+    FINGERPRINTS,
+    SUBJECTS,
+    ORDER,
+    VERSION,
+    PAIRS,
+)
 # A row that does not exist yet is made with this value ("not built").
 UNSET = -1
 

@@ -1,11 +1,14 @@
 """Screenshots of the review desk for the README, from a running demo (`make demo`).
 
     .venv/bin/python docs/screenshots/take_screenshots.py [BASE_URL] [PAIR_ID] [GROUP_ID]
+    .venv/bin/python docs/screenshots/take_screenshots.py --widths [BASE_URL] [PAIR_ID]
 
 Logs in as the demo editor with Debian's Chromium and saves queue.png, pair.png,
 aligned.png (the sentence alignment of the same pair), group.png and crawl_quality.png
-next to this file; then as the demo admin, agreement.png. Only the demo server is
-contacted.
+next to this file; then as the demo admin, agreement.png. With --widths, the queue and a
+pair (default: the demo's Chinese pair, 1) in a phone, a tablet and a laptop window:
+queue-390.png, queue-768.png, queue-1440.png, pair-390.png, … Only the demo server is
+contacted. Chinese needs a CJK font (Debian's fonts-noto-cjk), else it shows as boxes.
 """
 
 import sys
@@ -14,14 +17,46 @@ from pathlib import Path
 from playwright.sync_api import sync_playwright
 
 HERE = Path(__file__).resolve().parent
-base = sys.argv[1] if len(sys.argv) > 1 else "http://127.0.0.1:8000"
-pair_id = sys.argv[2] if len(sys.argv) > 2 else "3"
-group_id = sys.argv[3] if len(sys.argv) > 3 else "1"
+# A phone, a tablet and a laptop window (width, height).
+WINDOWS = [(390, 844), (768, 1024), (1440, 900)]
+args = sys.argv[1:]
+widths = "--widths" in args
+args = [a for a in args if a != "--widths"]
+base = args[0] if len(args) > 0 else "http://127.0.0.1:8000"
+pair_id = args[1] if len(args) > 1 else ("1" if widths else "3")
+group_id = args[2] if len(args) > 2 else "1"
+
+
+def log_in(page, user: str, password: str) -> None:  # type: ignore[no-untyped-def]
+    page.goto(f"{base}/accounts/login/")
+    page.fill("input[name=username]", user)
+    page.fill("input[name=password]", password)
+    page.click("form button[type=submit], form button:not([type])")
+    page.wait_for_url(f"{base}/")
+
+
+def at_every_width(browser) -> None:  # type: ignore[no-untyped-def]
+    for width, height in WINDOWS:
+        context = browser.new_context(viewport={"width": width, "height": height})
+        context.route(
+            "**/*", lambda r: r.continue_() if r.request.url.startswith(base) else r.abort()
+        )
+        page = context.new_page()
+        log_in(page, "demo-editor", "editor-demo-pass")
+        for path, name in [("/review/", "queue"), (f"/review/pairs/{pair_id}/", "pair")]:
+            page.goto(base + path)
+            page.screenshot(path=str(HERE / f"{name}-{width}.png"))
+        context.close()
+
 
 with sync_playwright() as pw:
     browser = pw.chromium.launch(
         executable_path="/usr/bin/chromium", args=["--no-sandbox", "--disable-gpu"]
     )
+    if widths:
+        at_every_width(browser)
+        browser.close()
+        sys.exit(0)
     context = browser.new_context(viewport={"width": 1440, "height": 960})
     context.route("**/*", lambda r: r.continue_() if r.request.url.startswith(base) else r.abort())
     page = context.new_page()

@@ -35,6 +35,9 @@ class PairScores:
     band: int | None = None  # the band that nominated it (pairs of stored documents)
     cosine: float | None = None  # None while a side has no vector
     cosine_threshold: float = 1.0
+    # Share of the shorter text's word 3-shingles in the other (guards.similarity's
+    # containment): the passage channel's short-copy rule reads it.
+    shingles: float = 0.0
     # Scores of channels beyond these, by channel name (None: a side has none).
     more: dict[str, float | None] = field(default_factory=dict)
 
@@ -78,7 +81,6 @@ class Channel:
 
     name: str = ""
     bit: int = 0
-    label: str = ""  # for people
     score: Score | None = None  # the score calibration sweeps
     pair_field: str | None = None  # where a pair keeps it (a field path of CandidatePair)
     panel_template: str | None = None  # the pair view's panel (reads its context only)

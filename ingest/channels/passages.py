@@ -9,6 +9,7 @@ from ingest import index, passages
 from ingest.channels.base import Channel, Doc, PairScores, Search
 from ingest.core import channels as bits
 from ingest.core import passages as core
+from ingest.core import shortcopy
 from ingest.core.methods import method_get, passage_method_for
 from ingest.core.scores import PASSAGE_CONTAINMENT
 from ingest.models import CandidatePair, Extraction, FingerprintMethod
@@ -28,6 +29,24 @@ def passage_nominates(ov: core.Overlap) -> bool:
     )
 
 
+def short_rule() -> shortcopy.ShortRule:
+    """The short-copy rule of the settings (``PASSAGE_SHORT_*``)."""
+    return shortcopy.ShortRule(
+        passages_max=settings.PASSAGE_SHORT_MAX,
+        shingle_min=settings.PASSAGE_SHORT_SHINGLES_MIN,
+        shared_min=settings.PASSAGE_SHARED_MIN,
+        containment_min=settings.PASSAGE_SHORT_CONTAINMENT_MIN,
+    )
+
+
+def short_copy(ov: core.Overlap, shingles: float) -> bool:
+    """The channel's second rule (ingest/core/shortcopy.py): a short text copied with
+    light edits beside other text; off with the channel."""
+    return bool(settings.PASSAGE_CHANNEL) and shortcopy.short_copy(
+        ov, shingle_containment=shingles, rule=short_rule()
+    )
+
+
 class Passages(Channel):
     name = "passages"
     bit = bits.PASSAGES
@@ -41,10 +60,13 @@ class Passages(Channel):
         return float(settings.PASSAGE_CONTAINMENT_MIN)
 
     def nominates(self, s: PairScores) -> bool:
-        return passage_nominates(s.overlap)
+        return passage_nominates(s.overlap) or short_copy(s.overlap, s.shingles)
 
     def evidence(self, s: PairScores) -> dict[str, object]:
-        return s.overlap.evidence()
+        out = s.overlap.evidence()
+        if short_copy(s.overlap, s.shingles):
+            out["short_copy"] = {"shingles": round(s.shingles, 4)}
+        return out
 
     def search(self, method: FingerprintMethod, docs: Sequence[Doc]) -> Search:
         """The documents' passages (``known``: the pair builder reuses them), and the

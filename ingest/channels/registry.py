@@ -2,7 +2,7 @@
 into the channels that nominate it and the evidence it records (pair building and the
 check API alike)."""
 
-from ingest.channels import exact, passages, semantic, simhash
+from ingest.channels import exact, minhash, passages, semantic, simhash
 from ingest.channels.base import Channel, PairScores
 
 CHANNELS: tuple[Channel, ...] = (
@@ -10,6 +10,7 @@ CHANNELS: tuple[Channel, ...] = (
     simhash.CHANNEL,
     passages.CHANNEL,
     semantic.CHANNEL,
+    minhash.CHANNEL,
 )
 BY_NAME: dict[str, Channel] = {c.name: c for c in CHANNELS}
 

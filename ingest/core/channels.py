@@ -14,16 +14,19 @@ EXACT = 1  # same normalized main text (SHA-256)
 SIMHASH = 2  # main-text SimHash within the doc type's threshold (band index)
 PASSAGES = 4  # shared passages, one text mostly inside the other (ingest/core/passages)
 SEMANTIC = 8  # nearest neighbours of main-text embeddings (when EMBEDDING_MODEL is set)
+MINHASH = 16  # MinHash-LSH: token-shingle Jaccard (when MINHASH_CHANNEL is on)
 
 BITS: dict[str, int] = {
     "exact": EXACT,
     "simhash": SIMHASH,
     "passages": PASSAGES,
     "semantic": SEMANTIC,
+    "minhash": MINHASH,
 }
 NAMES: dict[int, str] = {bit: name for name, bit in BITS.items()}
-# Channels the workers run (semantic: where the model is configured), in display order.
-ACTIVE: tuple[str, ...] = ("exact", "simhash", "passages", "semantic")
+# Channels the workers run (semantic: where the model is configured; minhash: where
+# MINHASH_CHANNEL is on), in display order.
+ACTIVE: tuple[str, ...] = ("exact", "simhash", "passages", "semantic", "minhash")
 
 
 def names(mask: int) -> list[str]:

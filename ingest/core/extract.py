@@ -3,11 +3,16 @@
 Guarantees: ``extract`` never raises; it always returns an ``Extracted`` whose
 ``status`` is one of ``STATUSES``. Two branches come out of every page:
 
-- ``main_text``: trafilatura, paragraphs one per line. ``trafilatura-2-v2`` (current)
-  runs it with its fallback extractors (not ``fast``), tables kept, comments dropped,
-  nothing pruned; ``trafilatura-2-fast-v1`` ran it in fast mode with ``<nav>`` pruned,
-  which kept a menu, a footer or a teaser instead of the article on some table-layout
-  pages and emptied articles laid out inside a ``<nav>``;
+- ``main_text``: trafilatura, paragraphs one per line. ``trafilatura-2-doctype-v3``
+  (current) runs it as ``trafilatura-2-v2`` did, with one difference by the doc type the
+  page declares (``ingest.core.doctype``): a forum thread or a listing keeps its
+  comments — on a forum thread the replies are the content — while every other page
+  drops them.
+  ``trafilatura-2-v2`` runs it with its fallback extractors (not ``fast``), tables kept,
+  comments dropped, only ``<nav>`` elements without paragraphs pruned;
+  ``trafilatura-2-fast-v1`` ran it in fast mode with ``<nav>`` pruned, which kept a menu,
+  a footer or a teaser instead of the article on some table-layout pages and emptied
+  articles laid out inside a ``<nav>``;
 - ``full_text``: every visible text block of the page (menus, footers included), one
   block per line, spaces folded.
 
@@ -48,17 +53,41 @@ from lxml import etree
 
 from ingest.core.doctype import NONE as NO_DOC_TYPE
 from ingest.core.doctype import DocTypeGuess, infer_doc_type
-from ingest.core.methods import EXTRACTOR, EXTRACTOR_V1
+from ingest.core.methods import EXTRACTOR, EXTRACTOR_V1, EXTRACTOR_V2
 from ingest.core.normalize import fold_spaces, nfc_words, tokens_words
 
 EXTRACTOR_VERSION = EXTRACTOR
 
-# trafilatura.extract options of each extractor version's main-text branch.
-_MAIN_OPTIONS: dict[str, dict[str, Any]] = {
-    EXTRACTOR_V1: {"fast": True, "prune_xpath": "//nav"},
-    EXTRACTOR: {"fast": False, "prune_xpath": "//nav[not(.//p)]"},
+_V2_OPTIONS: dict[str, Any] = {
+    "fast": False,
+    "prune_xpath": "//nav[not(.//p)]",
+    "include_comments": False,
+}
+# Forum threads and listings keep what trafilatura takes for comments (on a thread the
+# replies are the content, on a listing they are often its entries), and nothing is
+# pruned (a thread's posts sit in navigation-like blocks on some forum software).
+_THREAD_OPTIONS: dict[str, Any] = {"fast": False, "include_comments": True}
+# trafilatura.extract options of each extractor version's main-text branch, by the doc
+# type the page declares (ingest.core.doctype; "*": every doc type not named). From
+# trafilatura-2-doctype-v3 on, a page that declares itself a forum thread or a listing
+# keeps its comments; every other page drops them as before (readers' comments are not
+# an article; on product and undeclared pages keeping them lowered the word F1 on
+# wcxb-dev: bench/results/2026-12-02-forums.md).
+_MAIN_OPTIONS: dict[str, dict[str, dict[str, Any]]] = {
+    EXTRACTOR_V1: {"*": {"fast": True, "prune_xpath": "//nav", "include_comments": False}},
+    EXTRACTOR_V2: {"*": _V2_OPTIONS},
+    EXTRACTOR: {"*": _V2_OPTIONS, "forum": _THREAD_OPTIONS, "listing": _THREAD_OPTIONS},
 }
 EXTRACTORS = frozenset(_MAIN_OPTIONS)
+
+
+def main_options(version: str, doc_type: str) -> dict[str, Any]:
+    """The trafilatura options of ``version``'s main-text branch for a page of
+    ``doc_type`` (what the page declares)."""
+    by_type = _MAIN_OPTIONS[version]
+    return by_type.get(doc_type, by_type["*"])
+
+
 # libxml2's HTML parser stops building the tree below this many nested elements.
 MAX_DEPTH = 256
 
@@ -322,7 +351,7 @@ def _extract(
     has_password = root is not None and bool(root.xpath("//input[@type='password']"))
     html_lang = _html_lang(root) if root is not None else None
     full_text = _visible_text(root) if root is not None else ""
-    main_text = _main_text(html, url, version) if root is not None else ""
+    main_text = _main_text(html, url, version, doc_type.doc_type) if root is not None else ""
 
     main_tokens = count_tokens(main_text)
     full_tokens = count_tokens(full_text)
@@ -448,18 +477,20 @@ def _too_deep(html: str, root: Any) -> Extracted:
 
 def extractor_main_text(html: str, url: str = "", version: str = EXTRACTOR_VERSION) -> str:
     """The main-text branch alone (what the extraction benchmark compares)."""
-    return _main_text(_clean_input(html), url, version)
+    html = _clean_input(html)
+    root, _ = _parse(html)
+    doc_type = infer_doc_type(root).doc_type if root is not None else NO_DOC_TYPE.doc_type
+    return _main_text(html, url, version, doc_type)
 
 
-def _main_text(html: str, url: str, version: str) -> str:
+def _main_text(html: str, url: str, version: str, doc_type: str) -> str:
     text = trafilatura.extract(
         html,
         url=url or None,
-        include_comments=False,
         include_tables=True,
         deduplicate=False,
         output_format="txt",
-        **_MAIN_OPTIONS[version],
+        **main_options(version, doc_type),
     )
     if not text:
         return ""

@@ -55,7 +55,8 @@ class MethodSpec:
 # Extractor versions (ingest/core/extract.py). Each method names the one whose text it
 # fingerprints; a new extractor is new method keys beside the old ones.
 EXTRACTOR_V1 = "trafilatura-2-fast-v1"
-EXTRACTOR = "trafilatura-2-v2"  # what new extractions use
+EXTRACTOR_V2 = "trafilatura-2-v2"
+EXTRACTOR = "trafilatura-2-doctype-v3"  # what new extractions use
 
 
 def method_key(base: str, extractor: str = EXTRACTOR) -> str:
@@ -106,7 +107,7 @@ _RECIPES: tuple[tuple[str, str, str, str], ...] = (
 
 METHODS: dict[str, MethodSpec] = {
     spec.key: spec
-    for extractor in (EXTRACTOR_V1, EXTRACTOR)
+    for extractor in (EXTRACTOR_V1, EXTRACTOR_V2, EXTRACTOR)
     for base, tokenizer, normalization, description in _RECIPES
     for spec in (
         MethodSpec(

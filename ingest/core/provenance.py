@@ -11,7 +11,7 @@ import json
 import re
 import unicodedata
 from dataclasses import dataclass, field
-from datetime import UTC, datetime
+from datetime import UTC, datetime, timedelta
 from typing import Any
 
 # Meta tags that carry a publication time, most specific first.
@@ -32,6 +32,8 @@ _NAME_META = ("og:site_name", "application-name", "twitter:site", "author")
 # A credit line: a label, a colon (ASCII or full-width) or a space for "Theo", then the
 # source. Only short lines count: a credit is not a paragraph.
 _CREDIT_MAX_CHARS = 80
+# Theo VnExpress / (Theo Tuổi Trẻ) — at the start of a short line only
+_THEO = re.compile(r"^[\s(\[]*theo\s+(?P<src>[^\s].{0,60})$", re.IGNORECASE)
 _CREDIT_PATTERNS = (
     # 本文来源：新华网 / 来源：人民日报 / 文章来源: … / 转载自 …/ 稿件来源
     re.compile(
@@ -39,8 +41,7 @@ _CREDIT_PATTERNS = (
     ),
     # Nguồn: VnExpress / Nguồn tin: …
     re.compile(r"^[\s(\[]*ngu[ồô]n(?:\s+tin)?\s*[:：]\s*(?P<src>.+)$", re.IGNORECASE),
-    # Theo VnExpress / (Theo Tuổi Trẻ) — at the start of a short line only
-    re.compile(r"^[\s(\[]*theo\s+(?P<src>[^\s].{0,60})$", re.IGNORECASE),
+    _THEO,
     # Source: Reuters / (Source: AP) / Originally published by …
     re.compile(
         r"^[\s(\[]*(?:source|originally published (?:by|on|in)|reprinted from)\s*[:：]?\s*"
@@ -54,6 +55,34 @@ _TEXT_TIME = re.compile(
     r"(?P<y>\d{4})\s*[-/.年]\s*(?P<m>\d{1,2})\s*[-/.月]\s*(?P<d>\d{1,2})\s*日?"
     r"(?:\s+(?P<H>\d{1,2})[:：](?P<M>\d{2}))?",
     re.IGNORECASE,
+)
+# Vietnamese date lines (a byline or a dateline on a short line of its own, never a date
+# inside a sentence): "09:15 07/02/2017", "07/02/2017 09:15", "Thứ năm, 9/2/2017, 10:30
+# (GMT+7)", "Thể thao Việt Nam | 09:15 07/02/2017", "Cập nhật: 07/02/2017", "ngày 7
+# tháng 2 năm 2017". Vietnamese pages keep Vietnam's clock (GMT+7) unless they name
+# another zone.
+_VI_WEEKDAY = r"(?:th[ứu]\s+(?:hai|ba|t[ưu]|n[ăa]m|s[áa]u|b[ảa]y|\d)|ch[ủu]\s+nh[ậa]t)"
+_VI_LABEL = (
+    r"(?:ng[àa]y\s+[đd][ăa]ng|[đd][ăa]ng\s+l[úu]c|[đd][ăa]ng\s+ng[àa]y|c[ậa]p\s+nh[ậa]t"
+    r"(?:\s+l[úu]c)?|xu[ấa]t\s+b[ảa]n|th[ờo]i\s+gian(?:\s+[đd][ăa]ng)?)"
+)
+_VI_SEP = r"[\s,|·–—-]*"
+_VI_DATE_LINE = re.compile(
+    r"^(?:[^|·\d]{0,40}[|·]\s*)?"  # a section or site name, then a bar
+    rf"(?:{_VI_LABEL}\s*[:：]?\s*)?"
+    rf"(?:{_VI_WEEKDAY}{_VI_SEP})?"
+    rf"(?:(?P<H1>\d{{1,2}})\s*[:hg]\s*(?P<M1>\d{{2}}){_VI_SEP})?"
+    r"(?:(?P<d>\d{1,2})\s*[/.-]\s*(?P<m>\d{1,2})\s*[/.-]\s*(?P<y>\d{4})"
+    r"|ng[àa]y\s+(?P<d2>\d{1,2})\s+th[áa]ng\s+(?P<m2>\d{1,2})\s+n[ăa]m\s+(?P<y2>\d{4}))"
+    rf"(?:{_VI_SEP}(?P<H2>\d{{1,2}})\s*[:hg]\s*(?P<M2>\d{{2}}))?"
+    rf"(?:{_VI_SEP}\(?\s*(?:gmt|utc)\s*(?P<zone>[+-]\s*\d{{1,2}})(?::?00)?\s*\)?)?"
+    r"[\s.)]*$",
+    re.IGNORECASE,
+)
+_VI_LINE_MAX_CHARS = 80
+_VI_ZONE_HOURS = 7
+_TAGS = re.compile(
+    r"<(?:script|style)\b.*?</(?:script|style)\s*>|<[^>]*>", re.IGNORECASE | re.DOTALL
 )
 _META_TAG = re.compile(r"<meta\b[^>]*>", re.IGNORECASE)
 _ATTR = re.compile(r"""([a-zA-Z_:.-]+)\s*=\s*(?:"([^"]*)"|'([^']*)'|([^\s>]+))""")
@@ -116,10 +145,38 @@ def credits_read(text: str) -> tuple[str, ...]:
             m = pattern.match(line)
             if m:
                 source = _trim_source(m.group("src"))
+                if pattern is _THEO:
+                    source = _theo_source(source)
                 if source and source not in found:
                     found.append(source)
                 break
     return tuple(found)
+
+
+# A credit names a source in a few words: "Theo Tuổi Trẻ", not "Theo các chuyên gia
+# phong thủy, …" (a sentence that starts with "according to").
+_SOURCE_MAX_WORDS = 5
+
+
+def _theo_source(source: str) -> str:
+    """The source a "Theo …" line names, or "" when the line is a sentence: the part
+    after an author's slash ("Trần Kháng/ Reatimes.vn"), the name in an author's
+    parentheses ("PV (Kiến Thức)", "Tào Nga (Tổng hợp) (Khám phá"), a capitalised
+    name (or a host) of at most _SOURCE_MAX_WORDS words."""
+    if "/" in source:
+        source = source.rsplit("/", 1)[1]
+    if "(" in source:
+        inside = [p.split(")")[0].strip() for p in source.split("(")[1:]]
+        named = [p for p in inside if p and not re.match(r"(?i)(?:tổng hợp|video|ảnh)\b", p)]
+        source = named[-1] if named else source.split("(")[0]
+    source = source.strip(" \t)）】]>\"'“”.。:-")
+    words = source.split()
+    if not words or len(words) > _SOURCE_MAX_WORDS:
+        return ""
+    first = words[0]
+    if not (first[0].isupper() or first[0].isdigit() or "." in first):
+        return ""  # "theo thông tin trên", "theo ghi nhận của PV": a sentence
+    return source
 
 
 def _trim_source(source: str) -> str:
@@ -188,6 +245,12 @@ def _published(metas: dict[str, str], head: str, text: str) -> tuple[datetime | 
         when = parse_time(tag.group(1) or tag.group(2))
         if when:
             return when, "time[pubdate]"
+    when = vietnamese_date(text[:5000])
+    if when is not None:
+        return when, "text:vi"
+    when = vietnamese_date(_visible_lines(head))
+    if when is not None:
+        return when, "page:vi"
     m = _TEXT_TIME.search(text[:5000])
     if m:
         try:
@@ -204,6 +267,35 @@ def _published(metas: dict[str, str], head: str, text: str) -> tuple[datetime | 
         if _YEARS[0] <= when.year <= _YEARS[1]:
             return when, "text"
     return None, ""
+
+
+def _visible_lines(html: str) -> str:
+    """The page's text, one line per element (tags, scripts and styles dropped)."""
+    return "\n".join(x.strip() for x in _TAGS.sub("\n", html).splitlines() if x.strip())
+
+
+def vietnamese_date(text: str) -> datetime | None:
+    """The first Vietnamese date line of the text (see _VI_DATE_LINE), in UTC: the
+    page's clock is GMT+7 unless the line names another zone. None when no short line
+    is a date, or the date is impossible or outside the plausible years."""
+    for raw in text.splitlines():
+        line = unicodedata.normalize("NFC", raw).strip()
+        if not line or len(line) > _VI_LINE_MAX_CHARS or not any(c.isdigit() for c in line):
+            continue
+        m = _VI_DATE_LINE.match(line)
+        if m is None:
+            continue
+        day, month, year = (m["d"] or m["d2"]), (m["m"] or m["m2"]), (m["y"] or m["y2"])
+        hour, minute = (m["H1"] or m["H2"] or "0"), (m["M1"] or m["M2"] or "0")
+        zone = int(m["zone"].replace(" ", "")) if m["zone"] else _VI_ZONE_HOURS
+        try:
+            local = datetime(int(year), int(month), int(day), int(hour), int(minute))
+            when = (local - timedelta(hours=zone)).replace(tzinfo=UTC)
+        except (ValueError, OverflowError):
+            continue
+        if _YEARS[0] <= when.year <= _YEARS[1]:
+            return when
+    return None
 
 
 def _ld_date(body: str) -> datetime | None:

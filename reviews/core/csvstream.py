@@ -10,6 +10,12 @@ from collections.abc import Collection, Iterable, Iterator, Sequence
 
 FORMULA_START = ("=", "+", "-", "@", "\t", "\r", "'")
 
+# The byte order mark by which a spreadsheet reads a CSV file as UTF-8: without it,
+# Excel opens a double-clicked CSV in the computer's legacy code page (Windows-1252 on a
+# Western Windows, GBK on a Chinese one, Windows-1258 on a Vietnamese one) and Chinese and
+# Vietnamese text comes out garbled. Python's `utf-8-sig` and the label import drop it.
+BOM = "\ufeff"
+
 
 def safe_cell(value: object) -> object:
     """Text a spreadsheet would run is prefixed with an apostrophe; the rest as is."""
@@ -41,6 +47,13 @@ def csv_lines(
         yield writer.writerow(
             [safe_cell(v) if esc else v for v, esc in zip(row, escaped, strict=True)]
         )
+
+
+def with_bom(lines: Iterable[str]) -> Iterator[str]:
+    """The lines with the UTF-8 byte order mark before the first (still streamed)."""
+    it = iter(lines)
+    yield BOM + next(it, "")
+    yield from it
 
 
 def cell_text(value: str) -> str:

@@ -61,14 +61,37 @@
     if (dialog && !dialog.open) dialog.showModal();
   }
 
+  // The key a shortcut answers to: the character when it is one of the desk's keys (so a
+  // Latin layout uses its printed letters); otherwise the physical key (event.code), so a
+  // Russian or Greek layout, a full-width digit or an AZERTY digit row reaches the same
+  // shortcuts without switching layout. Shifted Latin letters stay themselves (no shortcut).
+  function shortcutKey(event) {
+    var key = event.key || "";
+    if (/^[a-z0-9?]$/.test(key) || key.length !== 1 || /^[A-Z]$/.test(key)) return key;
+    var code = event.code || "";
+    var m = /^(?:Digit|Numpad)([0-9])$/.exec(code);
+    if (m) return m[1];
+    m = /^Key([A-Z])$/.exec(code);
+    if (m && !event.shiftKey && key.charCodeAt(0) > 127) return m[1].toLowerCase();
+    if (code === "Slash" && event.shiftKey) return "?";
+    return key;
+  }
+
+  // While an input method composes (Pinyin, Telex, Kana…), its keys belong to it: Chromium
+  // and Firefox flag them isComposing, Safari sends the closing Enter as keyCode 229.
+  function composing(event) {
+    return event.isComposing || event.keyCode === 229;
+  }
+
   document.addEventListener("keydown", function (event) {
+    if (composing(event)) return;
     if (event.ctrlKey || event.metaKey || event.altKey) return;
     if (event.key === "Escape" && typing(event.target)) {
       event.target.blur();
       return;
     }
     if (typing(event.target)) return; // Enter in a field submits its form natively.
-    var key = event.key;
+    var key = shortcutKey(event);
     if (key === "?") {
       event.preventDefault();
       showKeys();

@@ -503,3 +503,65 @@ def test_the_doc_type_the_page_declares_comes_with_the_extraction() -> None:
     )
     guess = extract(html).doc_type
     assert (guess.doc_type, guess.rule) == ("article", "og:type")
+
+
+# --- per doc type: a forum thread keeps its replies -------------------------------------
+
+REPLIES = [
+    "I bought the wider lens last spring and never looked back: the corners are sharp even "
+    "wide open, and the autofocus is quiet enough for video in a small room.",
+    "Mine came with a loose mount ring, so check yours before the return window closes; the "
+    "shop replaced it within a week and the second copy has been flawless.",
+    "For what it is worth, the older version is half the price second hand and the optics "
+    "are the same; only the weather sealing and the coating were changed.",
+]
+
+
+def _thread(head: str) -> str:
+    replies = "".join(
+        f"<div class='comment' id='comment-{i}'><p class='comment-author'>user{i}</p>"
+        f"<p>{text}</p></div>"
+        for i, text in enumerate(REPLIES)
+    )
+    return (
+        f"<!DOCTYPE html><html lang='en'><head><meta charset='utf-8'>{head}"
+        "<title>Which lens for indoor sports?</title></head>"
+        f"<body>{MENU}<main><article><h1>Which lens for indoor sports?</h1>"
+        + "".join(f"<p>{p}</p>" for p in EN_PARAGRAPHS[:2])
+        + f"</article><section id='comments' class='comments'>{replies}</section></main>"
+        f"{FOOTER}</body></html>"
+    )
+
+
+FORUM_HEAD = "<meta name='generator' content='phpBB'>"
+ARTICLE_HEAD = "<meta property='og:type' content='article'>"
+
+
+def test_a_forum_thread_keeps_its_replies_under_the_current_extractor() -> None:
+    result = extract(_thread(FORUM_HEAD))
+    assert result.doc_type.doc_type == "forum"
+    for reply in REPLIES:
+        assert reply.split(":")[0] in result.main_text
+    assert EN_PARAGRAPHS[0] in result.main_text
+    # The previous extractor dropped them: two threads that differ in their replies
+    # looked identical.
+    old = extract(_thread(FORUM_HEAD), version="trafilatura-2-v2")
+    assert not any(reply.split(":")[0] in old.main_text for reply in REPLIES)
+
+
+@pytest.mark.parametrize(("head", "doc_type"), [(ARTICLE_HEAD, "article"), ("", "other")])
+def test_an_article_or_an_undeclared_page_still_drops_its_comments(
+    head: str, doc_type: str
+) -> None:
+    result = extract(_thread(head))
+    assert result.doc_type.doc_type == doc_type
+    assert EN_PARAGRAPHS[0] in result.main_text
+    assert not any(reply.split(":")[0] in result.main_text for reply in REPLIES)
+
+
+def test_two_threads_that_differ_only_in_their_replies_differ_in_main_text() -> None:
+    a = _thread(FORUM_HEAD)
+    b = a.replace(REPLIES[1], "Completely different advice about a telephoto zoom and a monopod.")
+    ka = fingerprint_text(REFERENCE_KEY, extract(a).main_text)
+    kb = fingerprint_text(REFERENCE_KEY, extract(b).main_text)
+    assert ka.text_sha256 != kb.text_sha256

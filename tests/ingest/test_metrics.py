@@ -159,7 +159,7 @@ def test_prometheus_exposition_is_well_formed(client, committed, settings) -> No
     assert 'dedup_task_duration_seconds_count{task="ingest.tasks.candidates_find"} 1' in text
     assert r'task="weird\"task\\name\n"' in text
     assert re.search(
-        r'dedup_fingerprints\{branch="main",method="simhash64-mixedscript-sha256-v1@trafilatura-2-v2",'
+        r'dedup_fingerprints\{branch="main",method="simhash64-mixedscript-sha256-v1@trafilatura-2-doctype-v3",'
         r'status="ok"\} 3',
         text,
     )

@@ -66,8 +66,9 @@ def test_admin_csv_export_of_the_selected_rows(client, superuser, merged) -> Non
         {"action": "export_csv", "_selected_action": [merged.pk], "index": 0},
     )
     assert r.status_code == 200 and r["Content-Type"].startswith("text/csv")
-    body = b"".join(r.streaming_content).decode()
-    header, row = body.splitlines()[:2]
+    data = b"".join(r.streaming_content)
+    assert data.startswith(b"\xef\xbb\xbf")  # a person opens it in a spreadsheet
+    header, row = data.decode("utf-8-sig").splitlines()[:2]
     assert header.startswith("id,created_at,action,actor")
     assert row.startswith(f"{merged.pk},") and ",merge,person:editor," in row
 

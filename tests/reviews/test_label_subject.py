@@ -57,8 +57,11 @@ def test_a_label_on_another_methods_pair_of_the_same_documents_supersedes() -> N
     assert old.superseded_by_id == new.pk
     assert old.subject == new.subject == label_subject(first.a_id, first.b_id)
     assert _current(editor, first) == [new]
+    # Both pairs of the two documents count the one current label (the subject's).
     first.review_state.refresh_from_db()
-    assert first.review_state.labels == 0
+    second.review_state.refresh_from_db()
+    assert first.review_state.labels == second.review_state.labels == 1
+    assert first.review_state.distinct_labels == second.review_state.distinct_labels == 1
     # Other editors keep their own current label.
     other = factories.user_create(username="oscar", role="editor")
     theirs = _label(first, other)

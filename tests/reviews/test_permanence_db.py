@@ -18,6 +18,7 @@ from ingest.models import (
     CrawlBatch,
     FingerprintMethod,
     MethodSwitch,
+    MinHashSet,
     PassageCommon,
     PassageSet,
     PassageTemplate,
@@ -136,6 +137,9 @@ def every_table_filled(transactional_db, settings) -> None:  # type: ignore[no-u
     embedding_row(a)
     when = datetime(2026, 5, 1, tzinfo=UTC)
     PassageSet.objects.create(document=a, method=1, site_id=a.site_id, fetched_at=when, hashes=[1])
+    MinHashSet.objects.create(
+        document=a, method=1, fetched_at=when, bands=[1], signature=b"\x00\x00\x00\x01"
+    )
     PassageTemplate.objects.create(method=1, site=a.site, hash=5, df=9)
     PassageCommon.objects.create(method=1, hash=5, df=900)
     method = FingerprintMethod.objects.get(key=settings.ACTIVE_METHOD)

@@ -24,7 +24,7 @@ DESK_PAGES = {
     "reviews:audit": ["days"],
     "reviews:calibration": ["doc_type", "method"],
     "reviews:calibration-sample": ["page"],
-    "reviews:labels-export": ["format", "split", "since", "method", "doc_type"],
+    "reviews:labels-export": ["format", "split", "since", "method", "doc_type", "bom"],
 }
 
 

@@ -3,7 +3,7 @@
 import sys
 from typing import Any
 
-from django.core.management.base import BaseCommand, CommandParser
+from django.core.management.base import BaseCommand, CommandError, CommandParser
 
 from reviews import canonical
 
@@ -24,13 +24,23 @@ class Command(BaseCommand):
             action="store_true",
             help="collapse only groups a decision accepted; others come out as singletons",
         )
+        parser.add_argument(
+            "--bom",
+            action="store_true",
+            help="CSV: start with a UTF-8 byte order mark, so that a spreadsheet opening the "
+            "file reads Chinese and Vietnamese text as UTF-8",
+        )
 
     def handle(self, *args: Any, **options: Any) -> None:
+        if options["bom"] and options["format"] != "csv":
+            raise CommandError("--bom is for CSV only")
         records = canonical.canonical_records(
             method_key=options["method"], accepted_only=options["accepted_only"]
         )
         lines = (
-            canonical.as_csv(records) if options["format"] == "csv" else canonical.as_jsonl(records)
+            canonical.as_csv(records, bom=options["bom"])
+            if options["format"] == "csv"
+            else canonical.as_jsonl(records)
         )
         if options["output"]:
             with open(options["output"], "w", encoding="utf-8", newline="") as out:

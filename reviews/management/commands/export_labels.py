@@ -20,6 +20,12 @@ class Command(BaseCommand):
         parser.add_argument("--method", default="", help="fingerprint method key")
         parser.add_argument("--output", "-o", default="-", help="file (default: stdout)")
         parser.add_argument(
+            "--bom",
+            action="store_true",
+            help="CSV: start with a UTF-8 byte order mark, so that a spreadsheet opening the "
+            "file reads Chinese and Vietnamese text as UTF-8",
+        )
+        parser.add_argument(
             "--user",
             default="",
             help="export as this user, who must hold a calibration role (auditor or admin); "
@@ -33,6 +39,8 @@ class Command(BaseCommand):
                 f"--user {options['user']!r}: the label export needs an active user with the "
                 "auditor or admin role"
             )
+        if options["bom"] and options["format"] != "csv":
+            raise CommandError("--bom is for CSV only")
         since = None
         if options["since"]:
             try:
@@ -44,6 +52,7 @@ class Command(BaseCommand):
             split=str(options["split"] or ""),
             since=since,
             method=str(options["method"]),
+            bom=bool(options["bom"]),
         )
         output = str(options["output"])
         n = -1 if options["format"] == "csv" else 0

@@ -1,0 +1,55 @@
+"""Short copies: the passage channel's second rule, for texts of a few hundred words.
+
+A text of 100–300 words has few winnowed passages (about one per 18 words), so one
+passage lost to an edit moves the winnowed containment by 5–10 points, and winnowed
+containment runs below the true shingle containment near 0.5: a press statement
+reprinted with a few words changed, or an agency story beside another site's paragraph
+of context, stays under ``PASSAGE_CONTAINMENT_MIN``. For such a pair the channel also
+asks what is robust on short texts: the containment of the shorter text's word
+3-shingles in the longer one, computed exactly on the two texts (``guards.similarity``
+already computes it for every pair), with shared passages still required as evidence
+(template passages and stock phrases are not evidence: they never count).
+
+Pure: no Django. The thresholds are settings (``PASSAGE_SHORT_*``); the figures that
+chose them are in ``bench/short_copies_bench.py``.
+"""
+
+from dataclasses import dataclass
+
+from ingest.core.passages import Overlap
+
+
+@dataclass(frozen=True)
+class ShortRule:
+    """When a pair with a short side is a short copy.
+
+    ``passages_max``: the shorter side (in passages, templates removed) has at most this
+    many passages (24 passages is about 430 words); ``shingle_min``: at least this share
+    of the shorter text's word 3-shingles is in the longer text; ``shared_min``: at least
+    this many passages are shared (the evidence the passage index found the pair by);
+    ``containment_min``: the winnowed containment is at least this (a floor far under the
+    channel's own threshold, so that a pair held together by shingles of one stock
+    sentence is not nominated).
+    """
+
+    passages_max: int = 24
+    shingle_min: float = 0.4
+    shared_min: int = 3
+    containment_min: float = 0.25
+
+
+def shorter_passages(ov: Overlap) -> int:
+    """Passages of the side with fewer (templates removed); 0 when a side has none."""
+    return min(ov.size_a, ov.size_b)
+
+
+def short_copy(ov: Overlap, *, shingle_containment: float, rule: ShortRule) -> bool:
+    """Whether the pair is a short copy under ``rule``: its shorter side is short, it
+    shares passages, and its shorter text's shingles are mostly in the other."""
+    short = 0 < shorter_passages(ov) <= rule.passages_max
+    return (
+        short
+        and ov.shared >= rule.shared_min
+        and ov.containment >= rule.containment_min
+        and shingle_containment >= rule.shingle_min
+    )

@@ -1,0 +1,118 @@
+"""The passage channel's short-copy rule (ingest/core/shortcopy.py)."""
+
+import random
+
+from hypothesis import given
+from hypothesis import strategies as st
+
+from ingest.core import passages as P
+from ingest.core.guards import similarity
+from ingest.core.shortcopy import ShortRule, short_copy, shorter_passages
+
+RULE = ShortRule()
+VOCAB = [f"w{i}" for i in range(2000)]
+
+
+def _text(seed: int, words: int) -> str:
+    rng = random.Random(seed)
+    return " ".join(rng.choice(VOCAB) for _ in range(words))
+
+
+def _edited(text: str, every: int) -> str:
+    """One word in ``every`` changed (a wire desk's light edits)."""
+    return " ".join("edited" if i % every == every - 1 else w for i, w in enumerate(text.split()))
+
+
+def _scores(a: str, b: str) -> tuple[P.Overlap, float]:
+    return P.overlap(P.passages(a), P.passages(b)), similarity(a, b).containment
+
+
+def test_an_edited_excerpt_beside_context_is_a_short_copy_the_old_rule_misses() -> None:
+    old = new = 0
+    for seed in range(3, 23):  # several articles: no single page decides
+        article = _text(seed, 500)
+        copy = _text(seed + 100, 100) + " " + _edited(" ".join(article.split()[200:340]), 20)
+        ov, shingles = _scores(article, copy)
+        was = P.nominates(ov, containment_min=0.5, shared_min=3)
+        old += was
+        new += was or short_copy(ov, shingle_containment=shingles, rule=RULE)
+    assert old <= 12  # most are under the channel's containment threshold
+    assert new >= 18
+
+
+def test_different_short_texts_sharing_a_footer_are_not_a_short_copy() -> None:
+    footer = _text(99, 40)
+    for seed in range(20, 30):
+        a, b = _text(seed, 150) + " " + footer, _text(seed + 50, 150) + " " + footer
+        ov, shingles = _scores(a, b)
+        assert ov.shared >= 1  # the footer's passages are shared
+        assert not short_copy(ov, shingle_containment=shingles, rule=RULE)
+
+
+def test_long_texts_are_left_to_the_channel_s_own_rule() -> None:
+    a = _text(5, 900)
+    b = _text(6, 900) + " " + " ".join(a.split()[:400])
+    ov, shingles = _scores(a, b)
+    assert shorter_passages(ov) > RULE.passages_max
+    assert not short_copy(ov, shingle_containment=1.0, rule=RULE)
+
+
+def test_each_condition_is_needed() -> None:
+    ov = P.Overlap(shared=4, size_a=12, size_b=20)
+    assert short_copy(ov, shingle_containment=0.5, rule=RULE)
+    assert not short_copy(ov, shingle_containment=0.39, rule=RULE)
+    assert not short_copy(P.Overlap(2, 12, 20), shingle_containment=0.9, rule=RULE)
+    assert short_copy(P.Overlap(3, 12, 20), shingle_containment=0.9, rule=RULE)  # 0.25
+    assert not short_copy(P.Overlap(3, 13, 20), shingle_containment=0.9, rule=RULE)  # 0.23
+    assert not short_copy(P.Overlap(7, 25, 30), shingle_containment=0.9, rule=RULE)  # long
+    assert not short_copy(P.Overlap(0, 0, 20), shingle_containment=1.0, rule=RULE)
+
+
+rules = st.builds(
+    ShortRule,
+    passages_max=st.integers(0, 64),
+    shingle_min=st.floats(0, 1),
+    shared_min=st.integers(0, 10),
+    containment_min=st.floats(0, 1),
+)
+overlaps = st.tuples(st.integers(0, 80), st.integers(0, 80), st.integers(0, 80)).map(
+    lambda t: P.Overlap(shared=min(t), size_a=t[1], size_b=t[2])
+)
+
+
+@given(overlaps, st.floats(0, 1), st.floats(0, 1), rules)
+def test_more_shared_text_never_unmakes_a_short_copy(
+    ov: P.Overlap, shingles: float, more: float, rule: ShortRule
+) -> None:
+    """Monotone: more shingles, or one more shared passage, never turns a short copy
+    into no copy; nor does a stricter rule make one."""
+    if not short_copy(ov, shingle_containment=shingles, rule=rule):
+        stricter = ShortRule(
+            rule.passages_max, rule.shingle_min + 0.1, rule.shared_min + 1, rule.containment_min
+        )
+        assert not short_copy(ov, shingle_containment=shingles, rule=stricter)
+        return
+    assert short_copy(ov, shingle_containment=max(shingles, more), rule=rule)
+    if ov.shared < min(ov.size_a, ov.size_b):
+        grown = P.Overlap(ov.shared + 1, ov.size_a, ov.size_b)
+        assert short_copy(grown, shingle_containment=shingles, rule=rule)
+
+
+@given(overlaps, st.floats(0, 1), rules)
+def test_a_short_copy_is_short_and_shares_passages(
+    ov: P.Overlap, shingles: float, rule: ShortRule
+) -> None:
+    if short_copy(ov, shingle_containment=shingles, rule=rule):
+        assert 0 < min(ov.size_a, ov.size_b) <= rule.passages_max
+        assert ov.shared >= rule.shared_min and ov.shared > 0 or rule.shared_min == 0
+        assert shingles >= rule.shingle_min
+
+
+@given(st.lists(st.sampled_from(VOCAB[:300]), min_size=0, max_size=400), st.integers(0, 200))
+def test_symmetric_in_the_pair(words: list[str], cut: int) -> None:
+    a, b = " ".join(words[:cut]), " ".join(words[cut // 2 :])
+    ab, ba = P.overlap(P.passages(a), P.passages(b)), P.overlap(P.passages(b), P.passages(a))
+    shingles = similarity(a, b).containment
+    assert short_copy(ab, shingle_containment=shingles, rule=RULE) == short_copy(
+        ba, shingle_containment=similarity(b, a).containment, rule=RULE
+    )
