@@ -9,6 +9,7 @@ from django.contrib.auth.decorators import login_required
 from django.core.exceptions import PermissionDenied
 from django.http import HttpRequest
 from django.http.response import HttpResponseBase
+from django.utils.functional import Promise
 from django_htmx.middleware import HtmxDetails
 
 View = Callable[..., HttpResponseBase]
@@ -18,7 +19,7 @@ class HtmxHttpRequest(HttpRequest):
     htmx: HtmxDetails
 
 
-def role_required(allowed: Callable[..., bool], refusal: str) -> Callable[[View], View]:
+def role_required(allowed: Callable[..., bool], refusal: str | Promise) -> Callable[[View], View]:
     """Login first, then `allowed(user)` on every request; PermissionDenied otherwise (a
     deactivated user or a withdrawn role is refused at once)."""
 

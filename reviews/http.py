@@ -12,6 +12,8 @@ checks (on dedup_site.http's decorator) and how a view picks the fragment to ren
 """
 
 from django.contrib.auth.models import User
+from django.http import HttpRequest
+from django.utils.translation import gettext_lazy as _
 
 from dedup_site.http import BIGINT_MAX, HtmxHttpRequest, bounded_int, role_required
 from reviews import roles
@@ -36,12 +38,12 @@ class DeskRequest(HtmxHttpRequest):
 
 
 require_viewer = role_required(
-    roles.can_view, "the review desk needs the editor, auditor or admin role"
+    roles.can_view, _("the review desk needs the editor, auditor or admin role")
 )
-require_editor = role_required(roles.can_edit, "this needs the editor role")
-require_admin = role_required(roles.can_admin, "this page needs the admin role")
+require_editor = role_required(roles.can_edit, _("this needs the editor role"))
+require_admin = role_required(roles.can_admin, _("this page needs the admin role"))
 require_label_export = role_required(
-    roles.can_export_labels, "the label export needs the auditor or admin role"
+    roles.can_export_labels, _("the label export needs the auditor or admin role")
 )
 
 
@@ -61,3 +63,12 @@ def fragment(
 def template_for(template: str, part: str | None) -> str:
     """`template#part` (a django-template-partials fragment), or the whole template."""
     return f"{template}#{part}" if part else template
+
+
+LOCALE_SESSION_KEY = "desk_locale"
+
+
+def remember_locale(request: HttpRequest, language: str, time_zone: str) -> None:
+    """Keep the editor's language and time zone in the session: DeskLocaleMiddleware
+    reads them from there, so a page costs no query for them."""
+    request.session[LOCALE_SESSION_KEY] = [language, time_zone]
