@@ -1,5 +1,6 @@
-"""HTTP conventions both apps' views share: the htmx-aware request type and the role
-check decorator (login first, then the role, on every request)."""
+"""HTTP conventions both apps' views share: the htmx-aware request type, the role
+check decorator (login first, then the role, on every request), the rule a view picks
+the fragment an htmx request swaps in by (`fragment`, `template_for`)."""
 
 from collections.abc import Callable
 from functools import wraps
@@ -59,3 +60,22 @@ def bounded_int(
         return default
     value = int(raw)
     return value if lo <= value <= hi else default
+
+
+def fragment(
+    request: HtmxHttpRequest, name: str, *, target: str | None = None, boosted: bool = True
+) -> str | None:
+    """The fragment `name` when this is an htmx request (aimed at `target` when one is
+    given; a boosted navigation counts only when `boosted`), else None (a whole page)."""
+    htmx = request.htmx
+    if not htmx or (htmx.boosted and not boosted):
+        return None
+    if target is not None and htmx.target != target:
+        return None
+    return name
+
+
+def template_for(template: str, part: str | None) -> str:
+    """`template#part` (a fragment of the template, Django's `{% partialdef %}`), or the whole
+    template."""
+    return f"{template}#{part}" if part else template
