@@ -158,7 +158,8 @@ def methods_page(request: DeskRequest) -> HttpResponse:
     comparisons = upgrades.methods_compare(keys=chosen, doc_type=doc_type)
     for c in comparisons:
         chart = charts.histogram(c.distances, max_distance=settings.CALIBRATION_MAX_THRESHOLD)
-        c.histogram = replace(chart, title=gettext("Distance by label · %(method)s") % {"method": c.key})  # type: ignore[attr-defined]
+        title = gettext("Distance by label · %(method)s") % {"method": c.key}
+        c.histogram = replace(chart, title=title)  # type: ignore[attr-defined]
     context = _methods_context(request)
     context.update(
         {
