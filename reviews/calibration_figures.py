@@ -52,6 +52,7 @@ from reviews.core.calibration import (
     SplitRow,
 )
 from reviews.core.scores import COSINE, SIMHASH_DISTANCE, Score
+from reviews.core.words import Said
 from reviews.models import Adjudication, CalibrationFigures, CalibrationSample, Label
 
 SWEEP = "sweep"
@@ -147,6 +148,33 @@ def _action_json(report: actions.ActionReport) -> dict[str, Any]:
     }
 
 
+# A sentence of the core (a Said) is stored with its template and values, so the page
+# shows stored figures in the reader's language as it shows fresh ones.
+_SAID = "_said"
+
+
+def said_stored(value: Any) -> Any:
+    """`value` with every Said in it as {"_said": template, "params": {…}} (JSON)."""
+    if isinstance(value, Said):
+        return {_SAID: value.template, "params": said_stored(value.params)}
+    if isinstance(value, dict):
+        return {k: said_stored(v) for k, v in value.items()}
+    if isinstance(value, list | tuple):
+        return [said_stored(v) for v in value]
+    return value
+
+
+def said_read(value: Any) -> Any:
+    """What said_stored stored, with its Saids back (rows stored before: unchanged)."""
+    if isinstance(value, dict):
+        if _SAID in value and set(value) == {_SAID, "params"}:
+            return Said(value[_SAID], **said_read(value["params"]))
+        return {k: said_read(v) for k, v in value.items()}
+    if isinstance(value, list):
+        return [said_read(v) for v in value]
+    return value
+
+
 def figures_compute() -> list[CalibrationFigures]:
     """Every row the page reads, from scratch (not saved)."""
     now = timezone.now()
@@ -167,7 +195,7 @@ def figures_compute() -> list[CalibrationFigures]:
                 doc_type=doc_type,
                 method_key=method,
                 language=ALL_LANGUAGES,
-                payload=payload,
+                payload=said_stored(payload),
                 computed_at=now,
             )
         )
@@ -327,6 +355,7 @@ def figures_stored(
     action_rows = []
     reports_of_actions: list[actions.ActionReport] = []
     for row in rows.order_by("doc_type", "method_key", "id"):
+        row.payload = said_read(row.payload)
         if row.kind == SWEEP and row.score == SIMHASH_DISTANCE.name:
             if not method or row.method_key == method:
                 reports.append(report_from(row.payload["report"]))

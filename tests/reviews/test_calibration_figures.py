@@ -198,3 +198,25 @@ def test_the_beat_schedule_recomputes_the_figures() -> None:
     entry = settings.CELERY_BEAT_SCHEDULE["calibration-figures"]
     assert entry["task"] == "reviews.tasks.calibration_figures_recompute"
     assert entry["schedule"] == settings.CALIBRATION_FIGURES_EVERY_SECONDS
+
+
+def test_stored_figures_keep_the_cores_sentences_for_translation() -> None:
+    """A recommendation's reason read back from the stored figures is the core's sentence
+    with its template and values, as a fresh one is, so the page translates it."""
+    from django.utils import translation
+
+    from reviews.core.words import Said
+    from reviews.templatetags.desk_words import desk_words
+
+    _corpus(3)
+    calibration_figures.figures_recompute()
+    stored = calibration_figures.figures_stored()
+    fresh = calibration_figures.figures_fresh()
+    assert stored is not None
+    reasons = [r.reason for v in stored.views for r in v.report.recommendations]
+    fresh_reasons = [r.reason for v in fresh.views for r in v.report.recommendations]
+    assert reasons and reasons == fresh_reasons
+    assert all(isinstance(r, Said) for r in reasons)
+    with translation.override("vi"):
+        assert [desk_words(r) for r in reasons] == [desk_words(r) for r in fresh_reasons]
+        assert any(desk_words(r) != str(r) for r in reasons)  # shown in Vietnamese
