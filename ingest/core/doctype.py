@@ -27,8 +27,8 @@ Nothing declared: ``other`` under the rule ``none``. Changing a rule means a new
 ``RULES_VERSION``. Pure: no Django, no I/O; never raises for any page.
 
 ``thread_markup`` is not a declaration and not one of the rules: it reads the page's
-markup for a discussion thread (forum software's generator, schema.org post or comment
-items, repeated post blocks at a thread URL), so that the extractor can keep the replies
+markup for a discussion thread (forum software's generator, schema.org forum post or
+answer items, repeated post blocks at a thread URL), so that the extractor can keep the replies
 of a thread that declares itself an article or nothing.
 """
 
@@ -295,8 +295,8 @@ def _has_article_body(root: Any) -> bool:
 # form (a path part or host label naming a forum, a thread, a topic, a board, a
 # discussion, or showthread / viewtopic / showtopic).
 _THREAD_URL = re.compile(
-    r"(?:^|[/.\-_?&=])(?:forums?|threads?|topics?|t|showthread|viewtopic|showtopic|"
-    r"discussions?|comments|boards?)(?:[/.\-_=?&]|$)",
+    r"(?:^|[/.])(?:forums?|threads?|topics?|t|showthread|viewtopic|showtopic|"
+    r"discussions?|comments|boards?)(?:[/.?=&]|-\d|$)",
     re.I,
 )
 # A class token names a post when its first or its only word does (post-box, postbit,
@@ -306,8 +306,9 @@ _CLASS_WORDS = re.compile(r"[A-Z]?[a-z]+|[A-Z]+(?![a-z])")
 _BLOCK_TAGS = "self::div or self::article or self::li or self::section or self::table or self::tr"
 # A question and at least three replies; fewer make a thread whose replies hardly weigh.
 _POSTS_FOR_THREAD = 4
-# schema.org items that are the posts of a thread (anywhere on the page, nested too).
-_POST_ITEM_TYPES = frozenset({"discussionforumposting", "comment", "answer"})
+# schema.org items that are the posts of a thread (anywhere on the page, nested too);
+# not ``Comment``: blog software marks readers' comments under an article with it.
+_POST_ITEM_TYPES = frozenset({"discussionforumposting", "answer"})
 _POST_ITEMS_FOR_THREAD = 2
 
 
@@ -332,7 +333,7 @@ def _thread_markup(root: Any, url: str) -> str:
             if declared.rstrip("/").rsplit("/", 1)[-1].casefold() in _POST_ITEM_TYPES:
                 items += 1
     if items >= _POST_ITEMS_FOR_THREAD:
-        return f"{items} schema.org post or comment items"
+        return f"{items} schema.org post or answer items"
     host_path = re.sub(r"^[a-z][a-z0-9+.-]*://", "", url, flags=re.I).split("#", 1)[0]
     if not _THREAD_URL.search(host_path):
         return ""

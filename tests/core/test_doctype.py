@@ -157,6 +157,7 @@ def test_post_blocks_at_a_thread_url_are_a_thread(url: str) -> None:
         (_posts(12, "card"), "https://example.com/threads/x"),  # blocks that are not posts
         (_posts(12, "newsletter-post"), "https://example.com/t/x"),  # first word not a post
         ("<p>Some text.</p>", "https://example.com/threads/x"),
+        (_posts(12, "comment"), "https://blog.example.org/2018/09/open-thread/"),  # a slug word
     ],
 )
 def test_what_is_not_a_thread(body: str, url: str) -> None:
@@ -166,10 +167,13 @@ def test_what_is_not_a_thread(body: str, url: str) -> None:
 def test_forum_software_and_schema_org_posts_are_a_thread() -> None:
     generator = _page(head='<meta name="generator" content="Discourse 3.4.0">')
     assert thread_markup(_root(generator)).startswith("generator=Discourse")
-    item = '<div itemscope itemtype="https://schema.org/Comment"><p>x</p></div>'
+    item = '<div itemscope itemtype="https://schema.org/DiscussionForumPosting"><p>x</p></div>'
     nested = _page(body=f'<div itemscope itemtype="https://schema.org/WebPage">{item * 2}</div>')
-    assert thread_markup(_root(nested)) == "2 schema.org post or comment items"
+    assert thread_markup(_root(nested)) == "2 schema.org post or answer items"
     assert thread_markup(_root(_page(body=item))) == ""
+    # Readers' comments under a blog post are marked up as Comment items: not a thread.
+    comments = '<div itemscope itemtype="https://schema.org/Comment"><p>x</p></div>' * 6
+    assert thread_markup(_root(_page(body=comments))) == ""
     assert thread_markup(None) == ""
 
 
