@@ -18,10 +18,11 @@ and a wrong one corrected at its source. The rules, strongest first:
 5. Forum software: a ``<meta name="generator">`` naming forum software (phpBB, Discourse,
    Discuz!, vBulletin, XenForo, …) → forum.
 6. List structure: five or more ``<article>`` elements, or eight or more headings whose
-   text is a link → listing, unless the page has an article body (a run of 300 words or more in
-   one element's own paragraphs that no linked heading interrupts: the linked headings
-   beside it are related stories); twenty or more elements whose class names a price (a product grid) →
-   listing.
+   text is a link → listing, unless the page has an article body (a run of 300 words
+   or more in one element's own paragraphs that no linked heading interrupts: the
+   linked headings beside it are related stories) and no thread of four or more post
+   blocks follows it (a story and its discussion stay a listing); twenty or more elements whose class
+   names a price (a product grid) → listing.
 
 Nothing declared: ``other`` under the rule ``none``. Changing a rule means a new
 ``RULES_VERSION``. Pure: no Django, no I/O; never raises for any page.
@@ -267,12 +268,19 @@ def _list_structure(root: Any) -> DocTypeGuess | None:
     if articles >= _ARTICLES_FOR_LIST:
         return DocTypeGuess(LISTING, "list-structure", f"{articles} <article> elements")
     linked = int(root.xpath(_LINKED_HEADINGS))
-    if linked >= _LINKED_HEADINGS_FOR_LIST and not _has_article_body(root):
+    if linked >= _LINKED_HEADINGS_FOR_LIST and not _article_with_related_links(root):
         return DocTypeGuess(LISTING, "list-structure", f"{linked} headings that are links")
     priced = int(root.xpath("count(//*[contains(@class,'price')])"))
     if priced >= _PRICE_CLASSES_FOR_LIST:
         return DocTypeGuess(LISTING, "list-structure", f"{priced} elements of a price class")
     return None
+
+
+def _article_with_related_links(root: Any) -> bool:
+    """An article body and no thread of posts under it: the linked headings are related
+    stories. (A story followed by its discussion, in post blocks, is read as a listing
+    of posts, its comments kept.)"""
+    return _has_article_body(root) and _post_blocks(root)[1] < _POSTS_FOR_THREAD
 
 
 def _has_article_body(root: Any) -> bool:

@@ -3,7 +3,6 @@
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
-
 from lxml import etree
 
 from ingest.core.doctype import NONE, infer_doc_type_html, thread_markup
@@ -120,6 +119,10 @@ def test_an_article_body_beside_linked_headings_is_not_a_listing() -> None:
         f'<h3><a href="/story/{i}">Story {i}</a></h3><p>{_BODY_PARAGRAPH}</p>' for i in range(9)
     )
     guess = infer_doc_type_html(_page(body=f"<div>{teasers}</div>"))
+    assert (guess.doc_type, guess.rule) == ("listing", "list-structure")
+    # A story followed by its discussion in post blocks stays a listing (of posts).
+    discussed = body + "".join(f'<div class="comment"><p>Reply {i}.</p></div>' for i in range(4))
+    guess = infer_doc_type_html(_page(body=discussed))
     assert (guess.doc_type, guess.rule) == ("listing", "list-structure")
 
 
