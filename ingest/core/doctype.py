@@ -21,8 +21,8 @@ and a wrong one corrected at its source. The rules, strongest first:
    text is a link → listing, unless the page has an article body (a run of 300 words
    or more in one element's own paragraphs that no linked heading interrupts: the
    linked headings beside it are related stories) and no thread of four or more post
-   blocks follows it (a story and its discussion stay a listing); twenty or more elements whose class
-   names a price (a product grid) → listing.
+   blocks follows it (a story and its discussion stay a listing); twenty or more
+   elements whose class names a price (a product grid) → listing.
 
 Nothing declared: ``other`` under the rule ``none``. Changing a rule means a new
 ``RULES_VERSION``. Pure: no Django, no I/O; never raises for any page.
