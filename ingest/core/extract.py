@@ -6,8 +6,9 @@ Guarantees: ``extract`` never raises; it always returns an ``Extracted`` whose
 - ``main_text``: trafilatura, paragraphs one per line. ``trafilatura-2-doctype-v3``
   (current) runs it as ``trafilatura-2-v2`` did, with one difference by the doc type the
   page declares (``ingest.core.doctype``): a forum thread or a listing keeps its
-  comments — on a forum thread the replies are the content — while every other page
-  drops them.
+  comments — on a forum thread the replies are the content —, and so does a page
+  declaring itself an article or nothing whose markup is a discussion thread
+  (``ingest.core.doctype.thread_markup``), while every other page drops them.
   ``trafilatura-2-v2`` runs it with its fallback extractors (not ``fast``), tables kept,
   comments dropped, only ``<nav>`` elements without paragraphs pruned;
   ``trafilatura-2-fast-v1`` ran it in fast mode with ``<nav>`` pruned, which kept a menu,
