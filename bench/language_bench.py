@@ -72,7 +72,7 @@ def _shared(name: str) -> Path:
 
 DEFAULT_DATA = _shared("zh-vi-dev")
 ENGLISH_DATA = _shared("extraction-dev")
-SHIPPED_METHOD = "simhash64-words-sha256-v1@trafilatura-2-v2"
+SHIPPED_METHOD = "simhash64-mixedscript-sha256-v1@trafilatura-2-doctype-v3"  # the settings default
 CHANNELS = ("exact", "simhash", "passages", "semantic")
 TARGET_POSITIVE = 0.95
 TARGET_KIND = 0.9

@@ -350,7 +350,7 @@ def load_chunk(
             "full_distance, xor, band, exact, ratio, token_set_ratio, length_ratio, "
             "containment, numbers_differ, ids_differ, title_differs, guard_details, "
             "below_floor, created_at, a_in_b, b_in_a, channels, shared_passages, "
-            "uncertainty, cosine) FROM STDIN"
+            "uncertainty, cosine, evidence) FROM STDIN"
         ) as cp:
             for _g, a, s in starting:
                 for x in range(s):
@@ -383,8 +383,20 @@ def load_chunk(
                                 30,
                                 abs(d - 3),
                                 None,
+                                _evidence(d),
                             )
                         )
+
+
+def _evidence(distance: int) -> str:
+    """A pair's evidence JSON as pair building stores it (ingest.channels.registry)."""
+    out: dict[str, object] = {
+        "simhash": {"distance": distance, "band": 0},
+        "passages": {"shared": 30, "size_a": 38, "size_b": 38, "a_in_b": 0.8, "b_in_a": 0.8},
+    }
+    if distance == 0:
+        out["exact"] = {"same_text": True}
+    return json.dumps(out)
 
 
 def pctl(values: list[float], q: float) -> float:

@@ -1,5 +1,6 @@
-"""HTTP conventions both apps' views share: the htmx-aware request type and the role
-check decorator (login first, then the role, on every request)."""
+"""HTTP conventions both apps' views share: the htmx-aware request type, the role
+check decorator (login first, then the role, on every request), the rule a view picks
+the fragment an htmx request swaps in by (`fragment`, `template_for`)."""
 
 from collections.abc import Callable
 from functools import wraps
@@ -9,6 +10,7 @@ from django.contrib.auth.decorators import login_required
 from django.core.exceptions import PermissionDenied
 from django.http import HttpRequest
 from django.http.response import HttpResponseBase
+from django.utils.functional import Promise
 from django_htmx.middleware import HtmxDetails
 
 View = Callable[..., HttpResponseBase]
@@ -18,7 +20,7 @@ class HtmxHttpRequest(HttpRequest):
     htmx: HtmxDetails
 
 
-def role_required(allowed: Callable[..., bool], refusal: str) -> Callable[[View], View]:
+def role_required(allowed: Callable[..., bool], refusal: str | Promise) -> Callable[[View], View]:
     """Login first, then `allowed(user)` on every request; PermissionDenied otherwise (a
     deactivated user or a withdrawn role is refused at once)."""
 
@@ -58,3 +60,22 @@ def bounded_int(
         return default
     value = int(raw)
     return value if lo <= value <= hi else default
+
+
+def fragment(
+    request: HtmxHttpRequest, name: str, *, target: str | None = None, boosted: bool = True
+) -> str | None:
+    """The fragment `name` when this is an htmx request (aimed at `target` when one is
+    given; a boosted navigation counts only when `boosted`), else None (a whole page)."""
+    htmx = request.htmx
+    if not htmx or (htmx.boosted and not boosted):
+        return None
+    if target is not None and htmx.target != target:
+        return None
+    return name
+
+
+def template_for(template: str, part: str | None) -> str:
+    """`template#part` (a fragment of the template, Django's `{% partialdef %}`), or the whole
+    template."""
+    return f"{template}#{part}" if part else template

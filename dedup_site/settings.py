@@ -140,9 +140,14 @@ MIDDLEWARE = [
     "dedup_site.middleware.limit_request_body",
     "django.middleware.csp.ContentSecurityPolicyMiddleware",
     "django.contrib.sessions.middleware.SessionMiddleware",
+    # The language of a request: the language cookie the switcher sets, else the browser's
+    # Accept-Language, else LANGUAGE_CODE. An editor's stored choice wins (DeskLocaleMiddleware).
+    "django.middleware.locale.LocaleMiddleware",
     "django.middleware.common.CommonMiddleware",
     "django.middleware.csrf.CsrfViewMiddleware",
     "django.contrib.auth.middleware.AuthenticationMiddleware",
+    # After the user is known: the editor's stored language and time zone (docs/translating.md).
+    "reviews.locale.DeskLocaleMiddleware",
     "django.contrib.messages.middleware.MessageMiddleware",
     "django.middleware.clickjacking.XFrameOptionsMiddleware",
     "django_htmx.middleware.HtmxMiddleware",
@@ -165,6 +170,7 @@ TEMPLATES = [
                 "django.contrib.auth.context_processors.auth",
                 "django.contrib.messages.context_processors.messages",
                 "django.template.context_processors.csp",
+                "reviews.locale.desk_locale",
             ],
         },
     },
@@ -193,8 +199,29 @@ LOGIN_URL = "login"
 LOGIN_REDIRECT_URL = "ingest:document-list"
 LOGOUT_REDIRECT_URL = "login"
 
-LANGUAGE_CODE = "en-us"
+# The desk's own words are translated (docs/translating.md); crawled text never is.
+LANGUAGE_CODE = env_str("LANGUAGE_CODE", "en")
+LANGUAGES = [
+    ("en", "English"),
+    ("vi", "Tiếng Việt"),
+    ("zh-hans", "简体中文"),
+    ("zh-hant", "繁體中文"),
+]
+LOCALE_PATHS = [BASE_DIR / "locale"]
 TIME_ZONE = "UTC"
+# The time zones an editor may pick for the desk's dates (stored per editor; UTC when unset).
+DESK_TIME_ZONES = [
+    "UTC",
+    "Asia/Ho_Chi_Minh",
+    "Asia/Shanghai",
+    "Asia/Hong_Kong",
+    "Asia/Taipei",
+    "Asia/Singapore",
+    "Europe/London",
+    "Europe/Berlin",
+    "America/New_York",
+    "America/Los_Angeles",
+]
 USE_I18N = True
 USE_TZ = True
 

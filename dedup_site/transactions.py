@@ -15,6 +15,7 @@ from functools import wraps
 
 from django.conf import settings
 from django.db import DEFAULT_DB_ALIAS, OperationalError, connections, transaction
+from django.utils.translation import gettext_noop
 
 CONFLICT_SQLSTATES = frozenset({"40P01", "40001"})  # deadlock, serialization failure
 
@@ -64,6 +65,6 @@ def conflict_retry[**P, R](fn: Callable[P, R]) -> Callable[P, R]:
     return wrapper
 
 
-BUSY_TEXT = (
+BUSY_TEXT = gettext_noop(
     "The desk was busy with other editors' work and this request was not applied: please try again."
 )

@@ -7,6 +7,8 @@ from typing import Any
 import psycopg
 from django.db import connection, models
 from django.urls import reverse
+from django.utils.translation import gettext_lazy as _
+from django.utils.translation import pgettext_lazy
 
 from ingest.core import bodies
 from ingest.core.channels import names as channel_names
@@ -66,10 +68,10 @@ class DocTypeSource(models.TextChoices):
     """Who said what a document is (docs/page-kinds.md): the crawl's own field wins, then
     what the page declares, then the short-text rule, then the site's default."""
 
-    CRAWL = "crawl", "given by the crawl"
-    PAGE = "page", "declared by the page"
-    SHORT = "short", "short main text"
-    SITE = "site", "the site's default"
+    CRAWL = "crawl", _("given by the crawl")
+    PAGE = "page", _("declared by the page")
+    SHORT = "short", _("short main text")
+    SITE = "site", _("the site's default")
 
 
 class Site(models.Model):
@@ -301,21 +303,21 @@ WALL_STATUSES = ("blocked", "empty", "too_short")
 
 class Extraction(models.Model):
     class Status(models.TextChoices):
-        OK = "ok"
-        EMPTY = "empty"
-        TOO_SHORT = "too_short"
-        BLOCKED = "blocked"
-        ERROR = "error"
+        OK = "ok", pgettext_lazy("extraction status", "Ok")
+        EMPTY = "empty", pgettext_lazy("extraction status", "Empty")
+        TOO_SHORT = "too_short", pgettext_lazy("extraction status", "Too Short")
+        BLOCKED = "blocked", pgettext_lazy("extraction status", "Blocked")
+        ERROR = "error", pgettext_lazy("extraction status", "Error")
 
     class Quality(models.TextChoices):
         """What a blocked page is: a crawl problem, never content (docs/page-kinds.md)."""
 
-        LOGIN_WALL = "login_wall", "login wall"
-        PAYWALL = "paywall", "paywall"
-        BOT_CHALLENGE = "bot_challenge", "captcha or bot challenge"
-        ACCESS_DENIED = "access_denied", "access denied"
-        RATE_LIMITED = "rate_limited", "rate limited"
-        NAV_SHELL = "nav_shell", "navigation-only shell"
+        LOGIN_WALL = "login_wall", _("login wall")
+        PAYWALL = "paywall", _("paywall")
+        BOT_CHALLENGE = "bot_challenge", _("captcha or bot challenge")
+        ACCESS_DENIED = "access_denied", _("access denied")
+        RATE_LIMITED = "rate_limited", _("rate limited")
+        NAV_SHELL = "nav_shell", _("navigation-only shell")
 
     document = models.ForeignKey(Document, on_delete=models.PROTECT, related_name="extractions")
     extractor_version = models.CharField(max_length=64)

@@ -4,6 +4,7 @@ from dataclasses import dataclass
 from django.conf import settings
 from django.db.models import Prefetch, Q, QuerySet
 from django.shortcuts import get_object_or_404
+from django.utils.translation import gettext
 
 from ingest import embedder, vectors
 from ingest.candidates import active_method_key
@@ -98,21 +99,24 @@ class EmbeddingStatus:
 
 def _status_words(row: Embedding) -> str:
     if row.status == Embedding.Status.COVERED:
-        return "embedded"
+        return gettext("embedded")
     if row.status == Embedding.Status.NOT_COVERED:
         language = row.language or embeddings_core.UNKNOWN_LANGUAGE
-        return f"not covered by the model (language {language})"
+        return gettext("not covered by the model (language %(language)s)") % {"language": language}
     if row.status == Embedding.Status.EMPTY:
-        return "no main text"
-    return f"error: {row.message}" if row.message else "error"
+        return gettext("no main text")
+    if row.message:
+        return gettext("error: %(message)s") % {"message": row.message}
+    return gettext("error")
 
 
 def _tries_words(row: Embedding) -> str:
     """A failed try's number, and whether another will be made (EMBEDDING_ATTEMPTS)."""
     most = settings.EMBEDDING_ATTEMPTS
+    values = {"attempt": row.attempt, "most": most}
     if row.attempt >= most:
-        return f"try {row.attempt} of {most}: no more tries"
-    return f"try {row.attempt} of {most}: the next run tries again"
+        return gettext("try %(attempt)s of %(most)s: no more tries") % values
+    return gettext("try %(attempt)s of %(most)s: the next run tries again") % values
 
 
 def _latest(rows: list[Embedding]) -> tuple[Embedding, list[Embedding]]:
@@ -136,15 +140,25 @@ def _elsewhere(rows: list[Embedding], where: vectors.Space | None) -> str:
     for space, space_rows in spaces.items():
         row, _ = _latest(space_rows)
         if where is None or space.model != where.model:
-            whose = f"a row of another model exists: {space.model}"
+            text = gettext("only a row of another model exists: %(model)s (%(status)s)")
         elif space.text_rule != where.text_rule:
-            whose = f"a row under another text rule exists: {space.model}, {space.text_rule}"
-        else:
-            whose = (
-                f"a row under another extractor version exists: {space.model}, "
-                f"{space.extractor_version}"
+            text = gettext(
+                "only a row under another text rule exists: %(model)s, %(rule)s (%(status)s)"
             )
-        parts.append(f"only {whose} ({_status_words(row)})")
+        else:
+            text = gettext(
+                "only a row under another extractor version exists: %(model)s, %(version)s "
+                "(%(status)s)"
+            )
+        parts.append(
+            text
+            % {
+                "model": space.model,
+                "rule": space.text_rule,
+                "version": space.extractor_version,
+                "status": _status_words(row),
+            }
+        )
     return "; ".join(parts)
 
 
@@ -165,7 +179,10 @@ def embedding_statuses(*, document_ids: Iterable[int]) -> dict[int, EmbeddingSta
             row, earlier = _latest(ours)
             words = _status_words(row)
             if row.status == Embedding.Status.ERROR:
-                words = f"{words} ({_tries_words(row)})"
+                words = gettext("%(status)s (%(tries)s)") % {
+                    "status": words,
+                    "tries": _tries_words(row),
+                }
             out[d] = EmbeddingStatus(
                 row.status,
                 words,
@@ -175,11 +192,17 @@ def embedding_statuses(*, document_ids: Iterable[int]) -> dict[int, EmbeddingSta
                 earlier_errors=tuple(r.message or "error" for r in earlier),
             )
             continue
-        by = f" by {where.model}" if where is not None else ""
-        if state.on:
-            words = f"not embedded{by} yet: a worker will pick it up"
+        model = {"model": where.model if where is not None else "", "why": state.reason}
+        if state.on and where is not None:
+            words = gettext("not embedded by %(model)s yet: a worker will pick it up") % model
+        elif state.on:
+            words = gettext("not embedded yet: a worker will pick it up")
+        elif where is not None:
+            words = (
+                gettext("not embedded by %(model)s: the semantic channel is off (%(why)s)") % model
+            )
         else:
-            words = f"not embedded{by}: the semantic channel is off ({state.reason})"
+            words = gettext("not embedded: the semantic channel is off (%(why)s)") % model
         elsewhere = _elsewhere(rows.get(d, []), where)
         out[d] = EmbeddingStatus("missing", f"{words}; {elsewhere}" if elsewhere else words)
     return out

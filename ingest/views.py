@@ -4,7 +4,7 @@ from django.shortcuts import render
 from django.views.decorators.http import require_GET
 
 from dedup_site import roles
-from dedup_site.http import HtmxHttpRequest, role_required
+from dedup_site.http import HtmxHttpRequest, fragment, role_required, template_for
 from ingest import selectors
 from ingest.models import Extraction
 
@@ -28,9 +28,7 @@ def document_list(request: HtmxHttpRequest) -> HttpResponse:
         extractions = document.current_extractions  # type: ignore[attr-defined]
         document.extraction = extractions[0] if extractions else None  # type: ignore[attr-defined]
         document.fp = {f.branch: f for f in document.active_fingerprints}  # type: ignore[attr-defined]
-    template = "ingest/document_list.html"
-    if request.htmx:
-        template += "#document-table"
+    template = template_for("ingest/document_list.html", fragment(request, "document-table"))
     return render(
         request,
         template,

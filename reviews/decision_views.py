@@ -6,6 +6,7 @@ from django.core.exceptions import PermissionDenied
 from django.core.paginator import Paginator
 from django.http import HttpRequest, HttpResponse
 from django.shortcuts import redirect, render
+from django.utils.translation import gettext
 from django.views.decorators.http import require_GET, require_http_methods, require_POST
 
 from reviews import audit, decisions, pages, roles, selectors, services
@@ -42,7 +43,10 @@ def group_merge(request: DeskRequest, group_id: int) -> HttpResponse:
             expected_version=pages.expected_version(request),
         )
         moved = ", ".join(map(str, decision.document_ids))
-        return f"Merged {moved} into group {group.pk}."
+        return gettext("Merged %(documents)s into group %(group)s.") % {
+            "documents": moved,
+            "group": group.pk,
+        }
 
     return pages.group_form_answer(
         request,
@@ -74,11 +78,14 @@ def group_accept(request: DeskRequest, group_id: int) -> HttpResponse:
             request, e, "accept", selectors.group_member_ids(group=group), form
         )
     except services.ReviewError as e:
-        notice = f"Not accepted: {e}."
+        notice = gettext("Not accepted: %(error)s.") % {"error": e}
     else:
         if not request.htmx:
             return redirect("reviews:group-detail", group.pk)
-        notice = f"Accepted group {group.pk}: all {group.size} members, in one decision."
+        notice = gettext("Accepted group %(group)s: all %(size)s members, in one decision.") % {
+            "group": group.pk,
+            "size": group.size,
+        }
     group.refresh_from_db()
     return pages.group_render(
         request, group, notice=notice, partial=fragment(request, "group-review")
@@ -105,13 +112,12 @@ def decision_restore(request: DeskRequest, decision_id: int) -> HttpResponse:
         except services.ReviewError as e:
             error = str(e)
         else:
-            notice = (
-                f"Restored: decision {decision.pk} ({decision.action}) reverted by "
-                f"decision {restore.pk}."
-            )
+            notice = gettext(
+                "Restored: decision %(decision)s (%(action)s) reverted by decision %(restore)s."
+            ) % {"decision": decision.pk, "action": decision.action, "restore": restore.pk}
             return pages.group_done(request, group, notice)
     else:
-        error = "a reason is required"
+        error = gettext("a reason is required")
     return pages.group_render(
         request,
         group,
@@ -141,7 +147,9 @@ def approvals(request: DeskRequest) -> HttpResponse:
                 approve=form.cleaned_data["verdict"] == "approve",
                 reason=form.cleaned_data["reason"],
             )
-            notice = ", ".join(f"{v} {k}" for k, v in counts.items() if v) or "Nothing changed."
+            notice = ", ".join(f"{v} {k}" for k, v in counts.items() if v) or gettext(
+                "Nothing changed."
+            )
             form = ProposalsForm(proposal_ids=list(pending.values_list("pk", flat=True)))
     recent = audit.proposals_decided(limit=50)
     template = template_for(

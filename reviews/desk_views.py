@@ -10,11 +10,13 @@ from django.contrib.auth.decorators import login_required
 from django.core.exceptions import PermissionDenied
 from django.http import HttpRequest, HttpResponse
 from django.shortcuts import redirect, render
+from django.utils.translation import gettext
 from django.views.decorators.http import require_http_methods, require_POST
 
 from reviews import agreement, exports, pages, roles, selectors, services
 from reviews.forms import AdjudicationForm, LabelImportForm
 from reviews.http import DeskRequest, require_admin
+from reviews.models import Label
 
 
 @login_required
@@ -36,7 +38,10 @@ def pair_adjudicate(request: DeskRequest, pair_id: int) -> HttpResponse:
         except services.ReviewError as e:
             error = str(e)
         else:
-            notice = f"Adjudicated pair {pair.pk}: {form.cleaned_data['verdict']}."
+            notice = gettext("Adjudicated pair %(pair)s: %(verdict)s.") % {
+                "pair": pair.pk,
+                "verdict": Label.Verdict(form.cleaned_data["verdict"]).label,
+            }
             if not request.htmx:
                 messages.success(request, notice)
                 return redirect("reviews:pair-detail", pair.pk)
@@ -44,10 +49,13 @@ def pair_adjudicate(request: DeskRequest, pair_id: int) -> HttpResponse:
     else:
         error = "; ".join(str(e) for errs in form.errors.values() for e in errs)
     if not request.htmx:
-        messages.error(request, f"Not adjudicated: {error}")
+        messages.error(request, gettext("Not adjudicated: %(error)s") % {"error": error})
         return redirect("reviews:pair-detail", pair.pk)
     return pages.pair_render(
-        request, pair, partial="pair-review", notice=f"Not adjudicated: {error}"
+        request,
+        pair,
+        partial="pair-review",
+        notice=gettext("Not adjudicated: %(error)s") % {"error": error},
     )
 
 

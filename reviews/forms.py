@@ -2,9 +2,10 @@ from typing import Any
 
 from django import forms
 from django.utils.translation import gettext_lazy
+from django.utils.translation import gettext_lazy as _
 
 from dedup_site.http import BIGINT_MAX, bounded_int
-from reviews.models import Label
+from reviews.models import Label, preset_reason_text
 
 
 def _choices(form: forms.Form, name: str, document_ids: list[int]) -> None:
@@ -23,21 +24,21 @@ VERDICT_KEYS = {
 }
 
 SPLIT_REASONS = [
-    ("different_item", "different item or story"),
-    ("numbers_differ", "prices, numbers or ids differ"),
-    ("shared_template", "only the template is shared"),
-    ("chain", "chained group: the ends are not the same"),
-    ("distinct_label", "a distinct label separates them"),
-    ("other", "other (see text)"),
+    ("different_item", _("different item or story")),
+    ("numbers_differ", _("prices, numbers or ids differ")),
+    ("shared_template", _("only the template is shared")),
+    ("chain", _("chained group: the ends are not the same")),
+    ("distinct_label", _("a distinct label separates them")),
+    ("other", _("other (see text)")),
 ]
 
 REPRESENTATIVE_POLICIES = [
-    ("site_priority", "preferred site"),
-    ("extraction_complete", "most complete extraction"),
-    ("newest", "newest snapshot"),
-    ("oldest", "first published"),
-    ("canonical_url", "canonical URL"),
-    ("editorial", "editorial choice (see text)"),
+    ("site_priority", _("preferred site")),
+    ("extraction_complete", _("most complete extraction")),
+    ("newest", _("newest snapshot")),
+    ("oldest", _("first published")),
+    ("canonical_url", _("canonical URL")),
+    ("editorial", _("editorial choice (see text)")),
 ]
 
 
@@ -90,21 +91,23 @@ class LabelForm(forms.Form):
 
     verdict = forms.ChoiceField(choices=Label.Verdict.choices, widget=forms.RadioSelect)
     reason_code = forms.ChoiceField(
-        choices=[("", "the verdict's default"), *Label.ReasonCode.choices],
-        label="Reason",
+        choices=[("", _("the verdict's default")), *Label.ReasonCode.choices],
+        label=_("Reason"),
         required=False,
         widget=ReasonSelect,
     )
     reason = forms.CharField(
         max_length=2000,
-        label="Note",
+        label=_("Note"),
         required=False,
-        widget=forms.TextInput(attrs={"autocomplete": "off", "placeholder": "optional note"}),
+        widget=forms.TextInput(attrs={"autocomplete": "off", "placeholder": _("optional note")}),
     )
     region = forms.ChoiceField(
-        choices=Label.Region.choices, initial=Label.Region.BODY, label="Region that decided"
+        choices=Label.Region.choices, initial=Label.Region.BODY, label=_("Region that decided")
     )
-    purpose = forms.ChoiceField(choices=Label.Purpose.choices, initial=Label.Purpose.REVIEW)
+    purpose = forms.ChoiceField(
+        choices=Label.Purpose.choices, initial=Label.Purpose.REVIEW, label=_("Purpose")
+    )
 
     def clean(self) -> dict[str, object]:
         data = super().clean() or {}
@@ -115,24 +118,25 @@ class LabelForm(forms.Form):
         data["reason_code"] = str(code)
         note = (data.get("reason") or "").strip()
         if not note and code in PRESETS_NEEDING_A_NOTE:
-            self.add_error("reason", "The preset “other” needs a note saying why.")
-        data["reason"] = note or Label.ReasonCode(code).label
+            self.add_error("reason", _("The preset “other” needs a note saying why."))
+        data["reason"] = note or preset_reason_text(str(code))
         return data
 
 
 class QueueFilterForm(forms.Form):
     kind = forms.ChoiceField(
-        required=False, choices=[("", "pairs and groups"), ("pair", "pairs"), ("group", "groups")]
+        required=False,
+        choices=[("", _("pairs and groups")), ("pair", _("pairs")), ("group", _("groups"))],
     )
     status = forms.ChoiceField(
         required=False,
         choices=[
-            ("", "needs review"),
-            ("unlabeled", "unlabeled"),
-            ("disputed", "disputed"),
-            ("stale", "stale"),
-            ("labeled", "done"),
-            ("all", "all"),
+            ("", _("needs review")),
+            ("unlabeled", _("unlabeled")),
+            ("disputed", _("disputed")),
+            ("stale", _("stale")),
+            ("labeled", _("done")),
+            ("all", _("all")),
         ],
     )
     doc_type = forms.CharField(required=False)
@@ -141,21 +145,21 @@ class QueueFilterForm(forms.Form):
     guard = forms.ChoiceField(
         required=False,
         choices=[
-            ("", "any or none"),
-            ("any", "any guard"),
-            ("none", "no guard"),
-            ("numbers_differ", "numbers differ"),
-            ("ids_differ", "ids differ"),
-            ("title_differs", "title differs"),
+            ("", _("any or none")),
+            ("any", _("any guard")),
+            ("none", _("no guard")),
+            ("numbers_differ", _("numbers differ")),
+            ("ids_differ", _("ids differ")),
+            ("title_differs", _("title differs")),
         ],
     )
     channel = forms.ChoiceField(
         required=False,
         choices=[
-            ("", "any channel"),
-            ("exact", "exact"),
-            ("simhash", "SimHash"),
-            ("passages", "passages"),
+            ("", _("any channel")),
+            ("exact", _("exact")),
+            ("simhash", _("SimHash")),
+            ("passages", _("passages")),
         ],
     )
     # One label holds both ends of the range: each end names itself.
@@ -175,11 +179,11 @@ class QueueFilterForm(forms.Form):
 
 class SplitForm(forms.Form):
     document_ids = forms.TypedMultipleChoiceField(
-        coerce=int, widget=forms.CheckboxSelectMultiple, label="Members to move"
+        coerce=int, widget=forms.CheckboxSelectMultiple, label=_("Members to move")
     )
-    detach = forms.BooleanField(required=False, label="Detach as singletons (no new group)")
-    reason_code = forms.ChoiceField(choices=SPLIT_REASONS, label="Reason")
-    reason = forms.CharField(max_length=2000, label="Why (required)")
+    detach = forms.BooleanField(required=False, label=_("Detach as singletons (no new group)"))
+    reason_code = forms.ChoiceField(choices=SPLIT_REASONS, label=_("Reason"))
+    reason = forms.CharField(max_length=2000, label=_("Why (required)"))
 
     def __init__(self, *args: object, member_ids: list[int], **kwargs: object) -> None:
         super().__init__(*args, **kwargs)  # type: ignore[arg-type]
@@ -187,9 +191,9 @@ class SplitForm(forms.Form):
 
 
 class RepresentativeForm(forms.Form):
-    document_id = forms.TypedChoiceField(coerce=int, label="Representative")
-    reason_code = forms.ChoiceField(choices=REPRESENTATIVE_POLICIES, label="Policy")
-    reason = forms.CharField(max_length=2000, label="Why (required)")
+    document_id = forms.TypedChoiceField(coerce=int, label=_("Representative"))
+    reason_code = forms.ChoiceField(choices=REPRESENTATIVE_POLICIES, label=_("Policy"))
+    reason = forms.CharField(max_length=2000, label=_("Why (required)"))
 
     def __init__(self, *args: object, member_ids: list[int], **kwargs: object) -> None:
         super().__init__(*args, **kwargs)  # type: ignore[arg-type]
@@ -197,10 +201,10 @@ class RepresentativeForm(forms.Form):
 
 
 MERGE_REASONS = [
-    ("same_item", "same item or story"),
-    ("syndicated", "syndicated copy"),
-    ("missed_by_index", "the index missed them"),
-    ("other", "other (see text)"),
+    ("same_item", _("same item or story")),
+    ("syndicated", _("syndicated copy")),
+    ("missed_by_index", _("the index missed them")),
+    ("other", _("other (see text)")),
 ]
 
 
@@ -208,36 +212,36 @@ class MergeForm(forms.Form):
     """Merge another group, or documents, into this group (one of the two)."""
 
     other_group = forms.IntegerField(
-        required=False, min_value=1, max_value=BIGINT_MAX, label="Group to merge in"
+        required=False, min_value=1, max_value=BIGINT_MAX, label=_("Group to merge in")
     )
     document_ids = forms.CharField(
-        required=False, max_length=2000, label="or document ids", help_text="comma separated"
+        required=False, max_length=2000, label=_("or document ids"), help_text=_("comma separated")
     )
-    reason_code = forms.ChoiceField(choices=MERGE_REASONS, label="Reason")
-    reason = forms.CharField(max_length=2000, label="Why (required)")
+    reason_code = forms.ChoiceField(choices=MERGE_REASONS, label=_("Reason"))
+    reason = forms.CharField(max_length=2000, label=_("Why (required)"))
 
     def clean_document_ids(self) -> list[int]:
         raw = self.cleaned_data["document_ids"].replace(",", " ").split()
         ids = [bounded_int(x, lo=1) for x in raw]
         if None in ids:
-            raise forms.ValidationError("document ids are numbers, comma separated")
+            raise forms.ValidationError(_("document ids are numbers, comma separated"))
         return sorted({x for x in ids if x is not None})
 
     def clean(self) -> dict[str, object]:
         data = super().clean() or {}
         if not data.get("other_group") and not data.get("document_ids"):
-            raise forms.ValidationError("give a group or some document ids to merge in")
+            raise forms.ValidationError(_("give a group or some document ids to merge in"))
         return data
 
 
 class RestoreForm(forms.Form):
-    reason = forms.CharField(max_length=2000, label="Why restore (required)")
+    reason = forms.CharField(max_length=2000, label=_("Why restore (required)"))
 
 
 class ProposalsForm(forms.Form):
     proposal_ids = forms.TypedMultipleChoiceField(coerce=int, widget=forms.CheckboxSelectMultiple)
-    verdict = forms.ChoiceField(choices=[("approve", "approve"), ("reject", "reject")])
-    reason = forms.CharField(max_length=2000, label="Why (required)")
+    verdict = forms.ChoiceField(choices=[("approve", _("approve")), ("reject", _("reject"))])
+    reason = forms.CharField(max_length=2000, label=_("Why (required)"))
 
     def __init__(self, *args: object, proposal_ids: list[int], **kwargs: object) -> None:
         super().__init__(*args, **kwargs)  # type: ignore[arg-type]
@@ -245,14 +249,14 @@ class ProposalsForm(forms.Form):
 
 
 class AdjudicationForm(forms.Form):
-    verdict = forms.ChoiceField(choices=Label.Verdict.choices, label="Final verdict")
-    reason_code = forms.ChoiceField(choices=Label.ReasonCode.choices, label="Reason")
-    reason = forms.CharField(max_length=2000, label="Why (required)")
+    verdict = forms.ChoiceField(choices=Label.Verdict.choices, label=_("Final verdict"))
+    reason_code = forms.ChoiceField(choices=Label.ReasonCode.choices, label=_("Reason"))
+    reason = forms.CharField(max_length=2000, label=_("Why (required)"))
 
 
 class LabelImportForm(forms.Form):
-    file = forms.FileField(label="Label file (CSV or JSONL, as exported)")
+    file = forms.FileField(label=_("Label file (CSV or JSONL, as exported)"))
     format = forms.ChoiceField(
         required=False,
-        choices=[("", "from the file name"), ("csv", "CSV"), ("jsonl", "JSONL")],
+        choices=[("", _("from the file name")), ("csv", _("CSV")), ("jsonl", _("JSONL"))],
     )

@@ -7,13 +7,22 @@ checks (on dedup_site.http's decorator) and how a view picks the fragment to ren
   request (a deactivated user is refused at once).
 - `bounded_int(raw, lo=, hi=)`: a number read from the address or a form, within
   bounds, or None (every view parses numbers with it: no 500 on a huge one).
-- `fragment(request, name)`: the template fragment an htmx request swaps in, or None for
-  a whole page. Every view picks its fragment this way.
+- `fragment(request, name)` / `template_for(template, part)`: the fragment an htmx
+  request swaps in (the rule lives in dedup_site.http, shared with ingest's views).
 """
 
 from django.contrib.auth.models import User
+from django.http import HttpRequest
+from django.utils.translation import gettext_lazy as _
 
-from dedup_site.http import BIGINT_MAX, HtmxHttpRequest, bounded_int, role_required
+from dedup_site.http import (
+    BIGINT_MAX,
+    HtmxHttpRequest,
+    bounded_int,
+    fragment,
+    role_required,
+    template_for,
+)
 from reviews import roles
 
 __all__ = [
@@ -36,28 +45,19 @@ class DeskRequest(HtmxHttpRequest):
 
 
 require_viewer = role_required(
-    roles.can_view, "the review desk needs the editor, auditor or admin role"
+    roles.can_view, _("the review desk needs the editor, auditor or admin role")
 )
-require_editor = role_required(roles.can_edit, "this needs the editor role")
-require_admin = role_required(roles.can_admin, "this page needs the admin role")
+require_editor = role_required(roles.can_edit, _("this needs the editor role"))
+require_admin = role_required(roles.can_admin, _("this page needs the admin role"))
 require_label_export = role_required(
-    roles.can_export_labels, "the label export needs the auditor or admin role"
+    roles.can_export_labels, _("the label export needs the auditor or admin role")
 )
 
 
-def fragment(
-    request: HtmxHttpRequest, name: str, *, target: str | None = None, boosted: bool = True
-) -> str | None:
-    """The fragment `name` when this is an htmx request (aimed at `target` when one is
-    given; a boosted navigation counts only when `boosted`), else None (a whole page)."""
-    htmx = request.htmx
-    if not htmx or (htmx.boosted and not boosted):
-        return None
-    if target is not None and htmx.target != target:
-        return None
-    return name
+LOCALE_SESSION_KEY = "desk_locale"
 
 
-def template_for(template: str, part: str | None) -> str:
-    """`template#part` (a django-template-partials fragment), or the whole template."""
-    return f"{template}#{part}" if part else template
+def remember_locale(request: HttpRequest, language: str, time_zone: str) -> None:
+    """Keep the editor's language and time zone in the session: DeskLocaleMiddleware
+    reads them from there, so a page costs no query for them."""
+    request.session[LOCALE_SESSION_KEY] = [language, time_zone]

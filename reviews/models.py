@@ -7,6 +7,9 @@ from typing import Any, NamedTuple
 from django.conf import settings
 from django.db import connection, models
 from django.urls import reverse
+from django.utils import translation
+from django.utils.translation import gettext_lazy as _
+from django.utils.translation import pgettext_lazy
 
 
 class AppendOnlyError(Exception):
@@ -77,36 +80,37 @@ class DecisionQuerySet(models.QuerySet):
 
 
 class Label(models.Model):
+    # Stored as the code (the value); the label is what the desk shows, translated.
     class Verdict(models.TextChoices):
-        DUPLICATE = "duplicate", "duplicate"
-        NEAR_DUPLICATE = "near_duplicate", "near-duplicate"
-        REVISION = "revision", "revision"
-        DISTINCT = "distinct", "distinct"
-        UNSURE = "unsure", "unsure"
+        DUPLICATE = "duplicate", _("duplicate")
+        NEAR_DUPLICATE = "near_duplicate", _("near-duplicate")
+        REVISION = "revision", _("revision")
+        DISTINCT = "distinct", _("distinct")
+        UNSURE = "unsure", _("unsure")
 
     class Region(models.TextChoices):
-        TITLE = "title"
-        BODY = "body"
-        NUMBERS = "numbers"
-        BOILERPLATE = "boilerplate"
-        OTHER = "other"
+        TITLE = "title", pgettext_lazy("region of a page", "Title")
+        BODY = "body", pgettext_lazy("region of a page", "Body")
+        NUMBERS = "numbers", pgettext_lazy("region of a page", "Numbers")
+        BOILERPLATE = "boilerplate", pgettext_lazy("region of a page", "Boilerplate")
+        OTHER = "other", pgettext_lazy("region of a page", "Other")
 
     class Purpose(models.TextChoices):
-        REVIEW = "review"
-        CALIBRATION = "calibration"
-        HOLDOUT = "holdout"
+        REVIEW = "review", pgettext_lazy("purpose of a label", "Review")
+        CALIBRATION = "calibration", pgettext_lazy("purpose of a label", "Calibration")
+        HOLDOUT = "holdout", pgettext_lazy("purpose of a label", "Holdout")
 
     class ReasonCode(models.TextChoices):
-        SAME_TEXT = "same_text", "same text"
-        COSMETIC = "cosmetic", "cosmetic change only (markup, whitespace, timestamp)"
-        SYNDICATED = "syndicated", "syndicated copy (new headline or byline)"
-        UPDATED = "updated", "updated content (meaningful edit)"
-        NUMBERS_DIFFER = "numbers_differ", "prices, numbers or ids differ"
-        DIFFERENT_ITEM = "different_item", "different item or story"
-        SHARED_TEMPLATE = "shared_template", "only the template or boilerplate is shared"
-        LOGIN_WALL = "login_wall", "login wall or error page"
-        UNCLEAR = "unclear", "cannot tell"
-        OTHER = "other", "other (see text)"
+        SAME_TEXT = "same_text", _("same text")
+        COSMETIC = "cosmetic", _("cosmetic change only (markup, whitespace, timestamp)")
+        SYNDICATED = "syndicated", _("syndicated copy (new headline or byline)")
+        UPDATED = "updated", _("updated content (meaningful edit)")
+        NUMBERS_DIFFER = "numbers_differ", _("prices, numbers or ids differ")
+        DIFFERENT_ITEM = "different_item", _("different item or story")
+        SHARED_TEMPLATE = "shared_template", _("only the template or boilerplate is shared")
+        LOGIN_WALL = "login_wall", _("login wall or error page")
+        UNCLEAR = "unclear", _("cannot tell")
+        OTHER = "other", _("other (see text)")
 
     pair = models.ForeignKey(
         "ingest.CandidatePair", on_delete=models.PROTECT, related_name="labels"
@@ -171,11 +175,27 @@ class Label(models.Model):
 
     @property
     def verdict_label(self) -> str:
-        return self.Verdict(self.verdict).label
+        return str(self.Verdict(self.verdict).label)
+
+    @property
+    def note(self) -> str:
+        """The editor's own words: blank where the reason is only its preset's text."""
+        return "" if self.reason == preset_reason_text(self.reason_code) else self.reason
 
     @property
     def subject(self) -> LabelSubject:
         return LabelSubject(self.doc_low, self.doc_high)
+
+
+def preset_reason_text(code: str) -> str:
+    """The text stored as a label's reason when the editor wrote no note: the preset's
+    English label, whatever the desk's language, so stored labels do not depend on it."""
+    try:
+        choice = Label.ReasonCode(code)
+    except ValueError:
+        return ""
+    with translation.override("en"):
+        return str(choice.label)
 
 
 class Claim(models.Model):
@@ -329,6 +349,17 @@ class ReviewerPreference(models.Model):
     )
     blind_mode = models.BooleanField(
         default=False, help_text="Hide distances and scores while labeling."
+    )
+    language = models.CharField(
+        max_length=16,
+        blank=True,
+        help_text="The desk's language for this editor (a code of LANGUAGES); blank: the "
+        "browser's Accept-Language, else LANGUAGE_CODE.",
+    )
+    time_zone = models.CharField(
+        max_length=64,
+        blank=True,
+        help_text="The time zone the desk shows dates in (one of DESK_TIME_ZONES); blank: UTC.",
     )
 
     def __str__(self) -> str:
@@ -522,7 +553,12 @@ class Adjudication(models.Model):
 
     @property
     def verdict_label(self) -> str:
-        return Label.Verdict(self.verdict).label
+        return str(Label.Verdict(self.verdict).label)
+
+    @property
+    def note(self) -> str:
+        """The adjudicator's own words: blank where the reason is only its preset's text."""
+        return "" if self.reason == preset_reason_text(self.reason_code) else self.reason
 
 
 class PrelabelDistribution(models.Model):

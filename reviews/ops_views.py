@@ -15,6 +15,7 @@ from django.core.exceptions import PermissionDenied
 from django.http import HttpRequest, HttpResponse
 from django.shortcuts import redirect, render
 from django.utils import timezone
+from django.utils.translation import gettext
 from django.views.decorators.cache import never_cache
 from django.views.decorators.http import require_GET, require_POST
 from django.views.decorators.vary import vary_on_headers
@@ -74,14 +75,16 @@ def metrics_page(request: HttpRequest) -> HttpResponse:
             "site": site,
             "sites": metrics.sites_with_rollups(),
             "charts": [
-                charts.timeline(series["documents"], title="Documents fetched per day"),
+                charts.timeline(series["documents"], title=gettext("Documents fetched per day")),
                 charts.timeline(
                     series["share"],
-                    title="Empty + blocked extraction share per day",
+                    title=gettext("Empty + blocked extraction share per day"),
                     bars=False,
                     percent=True,
                 ),
-                charts.timeline(series["p50"], title="Median main-text tokens per day", bars=False),
+                charts.timeline(
+                    series["p50"], title=gettext("Median main-text tokens per day"), bars=False
+                ),
             ],
             "rows": [rows[d] for d in reversed(days) if d in rows],
             "alerts": metrics.alerts(today=today),

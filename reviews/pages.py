@@ -10,6 +10,7 @@ from typing import Any
 from django.http import HttpRequest, HttpResponse
 from django.shortcuts import redirect, render
 from django.utils.functional import SimpleLazyObject
+from django.utils.translation import gettext_lazy as _
 
 from ingest.models import CandidateGroup
 from reviews import audit, decisions, pair_panels, roles, selectors, services
@@ -24,13 +25,13 @@ from reviews.forms import (
 from reviews.http import DeskRequest, bounded_int, fragment, template_for
 
 DIFF_TABS = (
-    ("main", "main text diff"),
-    ("aligned", "aligned sentences"),
-    ("full", "full-page text diff"),
-    ("source", "source rendered"),
-    ("html", "HTML source diff"),
+    ("main", _("main text diff")),
+    ("aligned", _("aligned sentences")),
+    ("full", _("full-page text diff")),
+    ("source", _("source rendered")),
+    ("html", _("HTML source diff")),
 )
-DIFF_VIEWS = tuple(key for key, _ in DIFF_TABS)
+DIFF_VIEWS = tuple(key for key, _name in DIFF_TABS)
 
 
 def pair_context(

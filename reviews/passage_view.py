@@ -10,6 +10,8 @@ from collections.abc import Callable, Collection
 from dataclasses import dataclass, field
 from typing import TypeVar
 
+from django.utils.translation import gettext
+
 from ingest import passages, sites
 from ingest.core import channels
 from ingest.core import passages as core
@@ -141,10 +143,15 @@ class PassageView:
     @property
     def summary(self) -> str:
         """Containment in words, the larger direction first."""
-        a_part = f"B contains {self.a_in_b:.0%} of A"
-        b_part = f"A contains {self.b_in_a:.0%} of B"
-        first, second = (a_part, b_part) if self.a_in_b >= self.b_in_a else (b_part, a_part)
-        return f"{first}; {second} (by shared passages)."
+        if self.a_in_b >= self.b_in_a:
+            text = gettext(
+                "B contains %(a_in_b)s of A; A contains %(b_in_a)s of B (by shared passages)."
+            )
+        else:
+            text = gettext(
+                "A contains %(b_in_a)s of B; B contains %(a_in_b)s of A (by shared passages)."
+            )
+        return text % {"a_in_b": f"{self.a_in_b:.0%}", "b_in_a": f"{self.b_in_a:.0%}"}
 
 
 def _kinds(

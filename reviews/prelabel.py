@@ -37,6 +37,7 @@ from reviews.core.prelabel import (
     suggest,
 )
 from reviews.core.scores import SIMHASH_DISTANCE, TOKEN_SET_RATIO, Score
+from reviews.core.words import Said, gettext_noop
 from reviews.models import PrelabelDistribution
 
 Pair = tuple[int, int]
@@ -278,11 +279,16 @@ def prelabel_views(dists: Sequence[Distribution], reports: Sequence[Report]) -> 
         )
         guide = None
         if d.suggestion.valley_bin is not None:
-            guide = (d.suggestion.valley_bin, f"unlabelled suggestion: {d.suggestion.reason}")
+            guide = (
+                d.suggestion.valley_bin,
+                Said(gettext_noop("unlabelled suggestion: %(reason)s"), reason=d.suggestion.reason),
+            )
         chart = charts.shares(
             {"random": d.sample_counts, "candidates": d.candidate_counts},
             bin_labels=[d.score.bin_label(i) for i in range(d.score.bins)],
-            title=f"{d.score.label}: random pairs and candidate pairs",
+            title=Said(
+                gettext_noop("%(score)s: random pairs and candidate pairs"), score=d.score.label
+            ),
             guide=guide,
         )
         out.append(PrelabelView(d, starting, chart))

@@ -998,6 +998,12 @@ def blind_mode_for(*, user: User) -> bool:
     return bool(pref and pref.blind_mode)
 
 
+def locale_for(*, user: User) -> tuple[str, str]:
+    """The editor's stored (language, time zone); blank where none is chosen."""
+    row = ReviewerPreference.objects.filter(user=user).values_list("language", "time_zone").first()
+    return (row[0], row[1]) if row else ("", "")
+
+
 _DIGITS_HEAD = re.compile(r"\d+(?:[.,]\d+)*")
 
 

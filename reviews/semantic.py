@@ -15,6 +15,7 @@ import hashlib
 from dataclasses import dataclass, field
 
 from django.core.cache import cache
+from django.utils.translation import gettext
 
 from ingest import embedder
 from ingest.channels import thresholds
@@ -73,26 +74,34 @@ class SemanticView:
     def summary(self) -> str:
         """The cosine in plain words."""
         if self.cosine is None:
-            return f"No cosine: {self.missing_reason}."
+            return gettext("No cosine: %(why)s.") % {"why": self.missing_reason}
         if self.same_meaning:
             if self.other_channels:
-                return (
-                    f"same meaning (cosine {self.cosine:.2f}); the words are shared too: "
-                    f"also nominated by {', '.join(self.other_channels)}"
+                text = gettext(
+                    "same meaning (cosine %(cosine)s); the words are shared too: "
+                    "also nominated by %(channels)s"
                 )
-            return f"same meaning, different words (cosine {self.cosine:.2f})"
+                return text % {
+                    "cosine": f"{self.cosine:.2f}",
+                    "channels": ", ".join(self.other_channels),
+                }
+            text = gettext("same meaning, different words (cosine %(cosine)s)")
+            return text % {"cosine": f"{self.cosine:.2f}"}
         # Three decimals: 0.7951 must not read as the threshold 0.8 itself.
-        return (
-            f"cosine {self.cosine:.3f}, under the semantic threshold {self.threshold:g}: "
+        text = gettext(
+            "cosine %(cosine)s, under the semantic threshold %(threshold)s: "
             "the embeddings do not say these texts mean the same"
         )
+        return text % {"cosine": f"{self.cosine:.3f}", "threshold": f"{self.threshold:g}"}
 
     @property
     def missing_reason(self) -> str:
         """Why the pair has no cosine: each side without a vector, and why."""
         sides = [(name, side) for name, side in (("A", self.a), ("B", self.b))]
         missing = [f"{name}: {side.words}" for name, side in sides if not side.embedded]
-        return "; ".join(missing) or "both sides are embedded; the cosine is not computed yet"
+        return "; ".join(missing) or gettext(
+            "both sides are embedded; the cosine is not computed yet"
+        )
 
 
 def _cut(sentence: str) -> str:
@@ -143,15 +152,19 @@ def pair_semantic(*, pair: CandidatePair, text_a: str, text_b: str) -> SemanticV
         )
         return view
     if not state.on:
-        view.sentences_note = (
-            f"The sentences closest in meaning need the semantic channel on ({state.reason})."
-        )
+        view.sentences_note = gettext(
+            "The sentences closest in meaning need the semantic channel on (%(why)s)."
+        ) % {"why": state.reason}
         return view
     try:
         view.sentences, cut = closest_sentences(text_a, text_b, model=state.model)
     except (embedder.ChannelOff, OSError, RuntimeError, ValueError) as e:
-        view.sentences_note = f"The sentences closest in meaning could not be computed: {e}"
+        view.sentences_note = gettext(
+            "The sentences closest in meaning could not be computed: %(error)s"
+        ) % {"error": e}
         return view
     if cut:
-        view.sentences_note = f"Long texts: the first {SENTENCES_MAX} sentences of each side."
+        view.sentences_note = gettext("Long texts: the first %(n)s sentences of each side.") % {
+            "n": SENTENCES_MAX
+        }
     return view

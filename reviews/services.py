@@ -320,6 +320,19 @@ def preference_set(*, user: User, blind_mode: bool) -> ReviewerPreference:
     return pref
 
 
+def preference_locale_set(*, user: User, language: str, time_zone: str) -> ReviewerPreference:
+    """The editor's language and time zone for the desk; blank keeps the default (the
+    browser's language, UTC). Values outside LANGUAGES / DESK_TIME_ZONES are refused."""
+    if language and language not in {code for code, _ in settings.LANGUAGES}:
+        raise ValueError(f"unknown language {language!r}")
+    if time_zone and time_zone not in settings.DESK_TIME_ZONES:
+        raise ValueError(f"unknown time zone {time_zone!r}")
+    pref, _ = ReviewerPreference.objects.update_or_create(
+        user=user, defaults={"language": language, "time_zone": time_zone}
+    )
+    return pref
+
+
 # --- groups -------------------------------------------------------------------------
 
 

@@ -24,6 +24,7 @@ urlpatterns = [
         name="group-representative",
     ),
     path("preferences/blind", views.preference_blind, name="preference-blind"),
+    path("preferences/locale", views.preference_locale, name="preference-locale"),
     # labels out
     path("calibration/", views.calibration, name="calibration"),
     path("search", views.search, name="search"),

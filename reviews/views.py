@@ -8,6 +8,7 @@ from typing import Any, cast
 from django.conf import settings
 from django.contrib import messages
 from django.contrib.auth.decorators import login_required
+from django.contrib.auth.models import User
 from django.core.cache import cache
 from django.core.exceptions import PermissionDenied
 from django.core.paginator import Paginator
@@ -54,6 +55,7 @@ from reviews.http import (
     DeskRequest,
     bounded_int,
     fragment,
+    remember_locale,
     require_editor,
     require_label_export,
     require_viewer,
@@ -196,7 +198,12 @@ def _busy_page(request: DeskRequest) -> HttpResponse:
     return render(
         request,
         "reviews/pair_detail.html" + ("#pair-review" if request.htmx else ""),
-        {"view": None, "busy": True, "notice": BUSY_TEXT, "can_edit": roles.can_edit(request.user)},
+        {
+            "view": None,
+            "busy": True,
+            "notice": gettext(BUSY_TEXT),
+            "can_edit": roles.can_edit(request.user),
+        },
     )
 
 
@@ -272,10 +279,18 @@ def pair_label(request: DeskRequest, pair_id: int) -> HttpResponse:
     except DatabaseBusy:
         # Nothing was stored: the same panel, the form as filled, and why.
         response = pages.pair_render(
-            request, pair, partial=fragment(request, "pair-review"), form=form, notice=BUSY_TEXT
+            request,
+            pair,
+            partial=fragment(request, "pair-review"),
+            form=form,
+            notice=gettext(BUSY_TEXT),
         )
         return _busy_status(request, response)
-    notice = f"Saved “{label.verdict_label}” ({label.get_reason_code_display()}) on pair {pair.pk}."
+    notice = gettext("Saved “%(verdict)s” (%(reason)s) on pair %(pair)s.") % {
+        "verdict": label.verdict_label,
+        "reason": label.get_reason_code_display(),
+        "pair": pair.pk,
+    }
     if not request.htmx:
         # Without JavaScript the next page is a redirect: the notice rides along.
         messages.success(request, notice)
@@ -290,7 +305,9 @@ def pair_label(request: DeskRequest, pair_id: int) -> HttpResponse:
         # The label is stored: say so; only the next pair could not be handed out.
         if not request.htmx:
             return redirect("reviews:pair-detail", pair.pk)
-        notice += " The next pair could not be fetched (the desk is busy): press Next."
+        notice += " " + gettext(
+            "The next pair could not be fetched (the desk is busy): press Next."
+        )
         return pages.pair_render(request, pair, partial="pair-review", notice=notice)
     return _goto(request, claim, notice=notice)
 
@@ -307,13 +324,16 @@ def label_undo(request: DeskRequest) -> HttpResponse:
             return (
                 redirect("reviews:queue")
                 if not request.htmx
-                else _goto(request, None, notice="Nothing to undo.")
+                else _goto(request, None, notice=gettext("Nothing to undo."))
             )
         target = pair
-        notice = "Nothing to undo."
+        notice = gettext("Nothing to undo.")
     else:
         target = undone.pair
-        notice = f"Withdrew your “{undone.verdict_label}” label on pair {target.pk}."
+        notice = gettext("Withdrew your “%(verdict)s” label on pair %(pair)s.") % {
+            "verdict": undone.verdict_label,
+            "pair": target.pk,
+        }
     if not request.htmx:
         return redirect("reviews:pair-detail", target.pk)
     response = pages.pair_render(request, target, partial="pair-review", notice=notice)
@@ -361,6 +381,39 @@ def preference_blind(request: DeskRequest) -> HttpResponse:
     return redirect(back)
 
 
+@require_POST
+def preference_locale(request: HttpRequest) -> HttpResponse:
+    """The header's switcher: the language (and, signed in, the time zone) of the desk.
+    Stored per editor when signed in; the language cookie carries it otherwise (the login
+    page), as Django's own set_language does."""
+    languages = {code for code, _ in settings.LANGUAGES}
+    language = request.POST.get("language", "")
+    language = language if language in languages else ""
+    back = request.POST.get("next", "")
+    if not url_has_allowed_host_and_scheme(
+        back, allowed_hosts={request.get_host()}, require_https=request.is_secure()
+    ):
+        back = "/"
+    response = redirect(back)
+    if request.user.is_authenticated:
+        time_zone = request.POST.get("time_zone", "")
+        time_zone = time_zone if time_zone in settings.DESK_TIME_ZONES else ""
+        user = cast(User, request.user)
+        services.preference_locale_set(user=user, language=language, time_zone=time_zone)
+        remember_locale(request, language, time_zone)
+    if language:
+        response.set_cookie(
+            settings.LANGUAGE_COOKIE_NAME,
+            language,
+            max_age=settings.LANGUAGE_COOKIE_AGE,
+            samesite="Lax",
+            secure=request.is_secure(),
+        )
+    else:
+        response.delete_cookie(settings.LANGUAGE_COOKIE_NAME)
+    return response
+
+
 # --- group view ----------------------------------------------------------------------
 
 
@@ -387,9 +440,12 @@ def group_split(request: DeskRequest, group_id: int) -> HttpResponse:
             expected_version=pages.expected_version(request),
         )
         moved = ", ".join(map(str, decision.document_ids))
-        return f"Split: {moved} moved" + (
-            f" to group {decision.new_group_id}." if decision.new_group_id else " out."
-        )
+        if decision.new_group_id:
+            return gettext("Split: %(documents)s moved to group %(group)s.") % {
+                "documents": moved,
+                "group": decision.new_group_id,
+            }
+        return gettext("Split: %(documents)s moved out.") % {"documents": moved}
 
     return pages.group_form_answer(
         request,
@@ -415,7 +471,9 @@ def group_representative(request: DeskRequest, group_id: int) -> HttpResponse:
             expected_version=pages.expected_version(request),
             **form.cleaned_data,
         )
-        return f"Representative set to {form.cleaned_data['document_id']}."
+        return gettext("Representative set to %(document)s.") % {
+            "document": form.cleaned_data["document_id"]
+        }
 
     return pages.group_form_answer(
         request,

@@ -15,6 +15,13 @@ from __future__ import annotations
 import math
 from dataclasses import dataclass
 
+
+def gettext_noop(message: str) -> str:
+    """Mark a score's words for the desk's catalogues (makemessages finds the name); the
+    desk translates them where it shows them (the desk_words template filter)."""
+    return message
+
+
 LOWER = "lower"  # lower is closer: a distance
 HIGHER = "higher"  # higher is closer: a similarity
 DIRECTIONS = (LOWER, HIGHER)
@@ -76,12 +83,12 @@ class Score:
         return value if self.closer == LOWER else -value
 
     def rule_text(self) -> str:
-        return "score ≤ t" if self.closer == LOWER else "score ≥ t"
+        return gettext_noop("score ≤ t") if self.closer == LOWER else gettext_noop("score ≥ t")
 
 
 SIMHASH_DISTANCE = Score(
     name="simhash_distance",
-    label="SimHash distance, main text (bits)",
+    label=gettext_noop("SimHash distance, main text (bits)"),
     closer=LOWER,
     lo=0,
     hi=64,
@@ -90,7 +97,7 @@ SIMHASH_DISTANCE = Score(
 )
 TOKEN_SET_RATIO = Score(
     name="token_set_ratio",
-    label="token-set ratio, main text (0–100)",
+    label=gettext_noop("token-set ratio, main text (0–100)"),
     closer=HIGHER,
     lo=0,
     hi=100,
@@ -98,7 +105,7 @@ TOKEN_SET_RATIO = Score(
 )
 PASSAGE_CONTAINMENT = Score(
     name="passage_containment",
-    label="passage containment, the larger direction (0–1)",
+    label=gettext_noop("passage containment, the larger direction (0–1)"),
     closer=HIGHER,
     lo=0,
     hi=1,
@@ -109,7 +116,7 @@ PASSAGE_CONTAINMENT = Score(
 # topic), so the bins cover the top half finely; lower values fall in the first bin.
 COSINE = Score(
     name="cosine",
-    label="embedding cosine, main text (semantic channel)",
+    label=gettext_noop("embedding cosine, main text (semantic channel)"),
     closer=HIGHER,
     lo=0.5,
     hi=1,

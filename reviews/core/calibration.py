@@ -37,12 +37,32 @@ from dataclasses import dataclass
 from typing import Any
 
 from reviews.core.scores import HIGHER, PASSAGE_CONTAINMENT, SIMHASH_DISTANCE, Score
+from reviews.core.words import Said, gettext_noop
 
 VERDICTS = ("duplicate", "near_duplicate", "revision", "distinct", "unsure")
 
 CALIBRATION = "calibration"
 HOLDOUT = "holdout"
 SPLITS = (CALIBRATION, HOLDOUT)
+# A report's warning when a class has too few labels on a split: one whole sentence each.
+_FEWER = {
+    ("positive", CALIBRATION): gettext_noop(
+        "fewer than %(min_per_class)s positive labels on the calibration split: "
+        "these figures show the mechanism, not a rate for this corpus"
+    ),
+    ("negative", CALIBRATION): gettext_noop(
+        "fewer than %(min_per_class)s negative labels on the calibration split: "
+        "these figures show the mechanism, not a rate for this corpus"
+    ),
+    ("positive", HOLDOUT): gettext_noop(
+        "fewer than %(min_per_class)s positive labels on the holdout split: "
+        "these figures show the mechanism, not a rate for this corpus"
+    ),
+    ("negative", HOLDOUT): gettext_noop(
+        "fewer than %(min_per_class)s negative labels on the holdout split: "
+        "these figures show the mechanism, not a rate for this corpus"
+    ),
+}
 
 SEND_TO_REVIEW = "send_to_review"
 MERGE_AUTOMATICALLY = "merge_automatically"
@@ -218,10 +238,14 @@ def recommend(
         review = Recommendation(
             SEND_TO_REVIEW,
             best.threshold,
-            f"smallest threshold with recall ≥ {min_recall:g} ({best.recall:.3f})",
+            Said(
+                gettext_noop("smallest threshold with recall ≥ %(recall)s (%(best)s)"),
+                recall=f"{min_recall:g}",
+                best=f"{best.recall:.3f}",
+            ),
         )
     elif not any(r.recall is not None for r in rows):
-        review = Recommendation(SEND_TO_REVIEW, None, "no positive labels")
+        review = Recommendation(SEND_TO_REVIEW, None, Said(gettext_noop("no positive labels")))
     else:
         top = max(
             (r for r in rows if r.recall is not None),
@@ -230,8 +254,14 @@ def recommend(
         review = Recommendation(
             SEND_TO_REVIEW,
             None,
-            f"no threshold reaches recall ≥ {min_recall:g} "
-            f"(best {top.recall:.3f} at {top.threshold})",
+            Said(
+                gettext_noop(
+                    "no threshold reaches recall ≥ %(recall)s (best %(best)s at %(threshold)s)"
+                ),
+                recall=f"{min_recall:g}",
+                best=f"{top.recall:.3f}",
+                threshold=top.threshold,
+            ),
         )
 
     merge_ok = [
@@ -244,13 +274,24 @@ def recommend(
         merge = Recommendation(
             MERGE_AUTOMATICALLY,
             best.threshold,
-            f"largest threshold with precision ≥ {min_precision:g} ({best.precision:.3f})",
+            Said(
+                gettext_noop("largest threshold with precision ≥ %(precision)s (%(best)s)"),
+                precision=f"{min_precision:g}",
+                best=f"{best.precision:.3f}",
+            ),
         )
     elif not any(r.precision is not None for r in rows):
-        merge = Recommendation(MERGE_AUTOMATICALLY, None, "no pair is predicted a duplicate")
+        merge = Recommendation(
+            MERGE_AUTOMATICALLY, None, Said(gettext_noop("no pair is predicted a duplicate"))
+        )
     else:
         merge = Recommendation(
-            MERGE_AUTOMATICALLY, None, f"no threshold reaches precision ≥ {min_precision:g}"
+            MERGE_AUTOMATICALLY,
+            None,
+            Said(
+                gettext_noop("no threshold reaches precision ≥ %(precision)s"),
+                precision=f"{min_precision:g}",
+            ),
         )
     return [review, merge]
 
@@ -304,9 +345,11 @@ def calibrate(
             }
             for split in SPLITS
         }
-        warnings = [
-            f"fewer than {min_per_class} {cls} labels on the {split} split: "
-            "these figures show the mechanism, not a rate for this corpus"
+        warnings: list[str] = [
+            Said(
+                _FEWER[cls, split],
+                min_per_class=min_per_class,
+            )
             for split in SPLITS
             for cls in ("positive", "negative")
             if counts[split][cls] < min_per_class

@@ -15,6 +15,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 
 from reviews.core.calibration import Row
+from reviews.core.words import Said, gettext_noop
 
 DECIMALS = 2
 
@@ -97,7 +98,7 @@ def histogram(
     if max_distance < 0:
         raise ValueError(f"max_distance must be >= 0, got {max_distance}")
     left, top, right, bottom = _plot_area(width, height)
-    title = "Distance by label"
+    title = gettext_noop("Distance by label")
     counts: dict[str, dict[int, int]] = {}
     dropped = 0
     for label, distances in distances_by_label.items():
@@ -108,7 +109,15 @@ def histogram(
             else:
                 dropped += 1
         counts[label] = per
-    note = f"{dropped} outside distance 0–{max_distance}, not shown" if dropped else ""
+    note = (
+        Said(
+            gettext_noop("%(dropped)s outside distance 0–%(max)s, not shown"),
+            dropped=dropped,
+            max=max_distance,
+        )
+        if dropped
+        else ""
+    )
     peak = max((c for per in counts.values() for c in per.values()), default=0)
     if peak == 0:
         return Chart(width, height, [], "", [], [], list(counts), title, note=note)
@@ -147,7 +156,7 @@ def pr_curve(rows: Sequence[Row], *, width: int = 320, height: int = 240) -> Cha
     """Polyline of (recall, precision) in threshold order; x = recall, y = precision, both
     0..1. Rows whose precision or recall is None are skipped."""
     left, top, right, bottom = _plot_area(width, height)
-    title = "Precision against recall, by threshold"
+    title = gettext_noop("Precision against recall, by threshold")
     points = [
         r
         for r in sorted(rows, key=lambda r: r.threshold)

@@ -36,6 +36,7 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 
 from reviews.core.scores import Score
+from reviews.core.words import Said, gettext_noop
 
 METHOD_NAME = "minimum of the smoothed histogram between the two largest peaks"
 UNLABELLED = "unlabelled"
@@ -124,11 +125,18 @@ def suggest(
             None,
             None,
             (),
-            f"{documents} documents: fewer than {min_documents}, too few to tell modes from noise",
+            Said(
+                gettext_noop(
+                    "%(documents)s documents: fewer than %(min_documents)s, "
+                    "too few to tell modes from noise"
+                ),
+                documents=documents,
+                min_documents=min_documents,
+            ),
         )
     parts = [_normalised(h) for h in (sample, candidates) if sum(h) > 0]
     if not parts:
-        return Suggestion(None, None, (), "no scores yet")
+        return Suggestion(None, None, (), Said(gettext_noop("no scores yet")))
     pooled = [sum(p[i] for p in parts) for i in range(score.bins)]
     s = smooth(pooled)
     n = len(s)
@@ -139,7 +147,7 @@ def suggest(
     ]
     ordered = sorted(peaks, key=lambda i: (-s[i], i))
     if not ordered:
-        return Suggestion(None, None, (), "no scores yet")
+        return Suggestion(None, None, (), Said(gettext_noop("no scores yet")))
     first = ordered[0]
 
     def deep(other: int) -> bool:
@@ -153,9 +161,12 @@ def suggest(
     second = next((i for i in ordered[1:] if deep(i)), None)
     if second is None:
         reason = (
-            "one mode only: no valley to split at"
+            Said(gettext_noop("one mode only: no valley to split at"))
             if len(ordered) == 1
-            else f"no valley deeper than {max_valley_ratio:g} × the smaller peak"
+            else Said(
+                gettext_noop("no valley deeper than %(ratio)s × the smaller peak"),
+                ratio=f"{max_valley_ratio:g}",
+            )
         )
         return Suggestion(None, None, (first,), reason)
     lo, hi = sorted((first, second))
@@ -173,8 +184,12 @@ def suggest(
         threshold,
         valley,
         modes,
-        f"valley at {score.bin_label(valley)} between the modes at "
-        f"{score.bin_label(modes[0])} and {score.bin_label(modes[1])}",
+        Said(
+            gettext_noop("valley at %(valley)s between the modes at %(first)s and %(second)s"),
+            valley=score.bin_label(valley),
+            first=score.bin_label(modes[0]),
+            second=score.bin_label(modes[1]),
+        ),
     )
 
 
@@ -206,14 +221,35 @@ def starting_threshold(
     enough = positives >= min_per_class and negatives >= min_per_class
     if label_sweep and enough and label_threshold is not None:
         return Starting(
-            LABELLED, label_threshold, f"from {positives + negatives} labels: {label_reason}"
+            LABELLED,
+            label_threshold,
+            Said(
+                gettext_noop("from %(labels)s labels: %(reason)s"),
+                labels=positives + negatives,
+                reason=label_reason,
+            ),
         )
     counts = (
-        f"{positives} positive and {negatives} negative labels so far; "
-        f"{min_per_class} of each replace it with a label-based threshold"
+        Said(
+            gettext_noop(
+                "%(positives)s positive and %(negatives)s negative labels so far; "
+                "%(min_per_class)s of each replace it with a label-based threshold"
+            ),
+            positives=positives,
+            negatives=negatives,
+            min_per_class=min_per_class,
+        )
         if label_sweep
-        else "no label-based sweep for this score yet"
+        else Said(gettext_noop("no label-based sweep for this score yet"))
     )
     if suggestion.threshold is not None:
-        return Starting(UNLABELLED, suggestion.threshold, f"{suggestion.reason} ({counts})")
-    return Starting(NONE, None, f"{suggestion.reason} ({counts})")
+        return Starting(
+            UNLABELLED,
+            suggestion.threshold,
+            Said(gettext_noop("%(reason)s (%(counts)s)"), reason=suggestion.reason, counts=counts),
+        )
+    return Starting(
+        NONE,
+        None,
+        Said(gettext_noop("%(reason)s (%(counts)s)"), reason=suggestion.reason, counts=counts),
+    )

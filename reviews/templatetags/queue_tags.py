@@ -18,6 +18,7 @@ from django import template
 from django.urls import reverse
 from django.utils.html import format_html, format_html_join
 from django.utils.safestring import SafeString
+from django.utils.translation import gettext, pgettext
 
 register = template.Library()
 
@@ -25,39 +26,42 @@ register = template.Library()
 _ID = 987654321
 _PAIR_ROW = (
     '<tr data-pair="{pk}">'
-    '<td><a href="{url}">pair {pk}</a></td>'
-    "<td>{doc_type}</td>"
-    '<td class="url"><span class="clip" title="{a_url}">{a_url}</span></td>'
-    '<td class="url"><span class="clip" title="{b_url}">{b_url}</span></td>'
+    '<td><a href="{url}">{name}</a></td>'
+    "<td data-value>{doc_type}</td>"
+    '<td class="url" data-crawl><span class="clip" title="{a_url}">{a_url}</span></td>'
+    '<td class="url" data-crawl><span class="clip" title="{b_url}">{b_url}</span></td>'
     "{scores}"
-    "<td>{guards}</td>"
-    '<td class="channels">{channels}</td>'
+    "<td data-value>{guards}</td>"
+    '<td class="channels" data-value>{channels}</td>'
     "<td>{status}</td>"
-    "<td>{claim}</td>"
+    "<td data-value>{claim}</td>"
     "</tr>\n"
 )
 _SCORES = '<td>{} <small class="dim">/ {}</small></td><td>{}</td><td>{}</td>'
 _GROUP_ROW = (
     "<tr>"
-    '<td><a href="{url}">group {pk}</a></td>'
+    '<td><a href="{url}">{name}</a></td>'
     "<td>{size}</td>"
     "<td>{diameter}</td>"
     "<td>{flags}</td>"
-    "<td>{rule}</td>"
-    '<td class="url"><span class="clip" title="{rep_title}">{rep}</span></td>'
-    '<td><span class="clip" title="{note}">{note}</span></td>'
-    "<td>{claim}</td>"
+    "<td data-value>{rule}</td>"
+    '<td class="url" data-crawl><span class="clip" title="{rep_title}">{rep}</span></td>'
+    '<td data-value><span class="clip" title="{note}">{note}</span></td>'
+    "<td data-value>{claim}</td>"
     "</tr>\n"
 )
 _FLAG = '<span class="flag">{}</span>'
-_RANKED_LAST = (
-    "nominated by the semantic channel alone: ranked below every other pair",
-    "(ranked last)",
-)
+
+
+def _ranked_last() -> tuple[str, str]:
+    return (
+        gettext("nominated by the semantic channel alone: ranked below every other pair"),
+        gettext("(ranked last)"),
+    )
 
 
 def _disputed() -> SafeString:
-    return format_html('<span class="flag {}">{}</span>', "disputed", "disputed")
+    return format_html('<span class="flag {}">{}</span>', "disputed", gettext("disputed"))
 
 
 def _id_url(name: str) -> tuple[str, str]:
@@ -85,15 +89,18 @@ def queue_pair_rows(pairs: Iterable[Any], blind: bool) -> SafeString:
     """The pair rows (selectors.QueueRow, each with its `claim`); without the distance,
     full distance and similarity cells in blind mode."""
     base, placeholder = _id_url("reviews:pair-detail")
+    name, stale = gettext("pair %(pk)s"), gettext("stale")
+    labeled, unlabeled = gettext("labeled"), gettext("unlabeled")
+    ranked_last = _ranked_last()
     out = []
     for p in pairs:
         status: str
         if p.is_disputed:
             status = _disputed()
         elif p.is_stale:
-            status = format_html(_FLAG, "stale")
+            status = format_html(_FLAG, stale)
         else:
-            status = "labeled" if p.is_labeled else "unlabeled"
+            status = labeled if p.is_labeled else unlabeled
         scores = (
             ""
             if blind
@@ -109,6 +116,7 @@ def queue_pair_rows(pairs: Iterable[Any], blind: bool) -> SafeString:
             format_html(
                 _PAIR_ROW,
                 pk=p.pk,
+                name=name % {"pk": p.pk},
                 url=base.replace(placeholder, str(p.pk)),
                 doc_type=p.doc_type,
                 a_url=p.a_url,
@@ -118,7 +126,7 @@ def queue_pair_rows(pairs: Iterable[Any], blind: bool) -> SafeString:
                 channels=format_html(
                     "{}{}",
                     " · ".join(p.channel_names),
-                    format_html(' <small class="dim" title="{}">{}</small>', *_RANKED_LAST)
+                    format_html(' <small class="dim" title="{}">{}</small>', *ranked_last)
                     if p.semantic_only
                     else "",
                 ),
@@ -133,14 +141,19 @@ def queue_pair_rows(pairs: Iterable[Any], blind: bool) -> SafeString:
 def queue_group_rows(groups: Iterable[Any]) -> SafeString:
     """The group rows (selectors.queue_groups with_urls, each with its `claim`)."""
     base, placeholder = _id_url("reviews:group-detail")
+    name = gettext("group %(pk)s")
+    chained = pgettext("group flag", "chained")
+    oversized = pgettext("group flag", "oversized")
+    needs_review = pgettext("group flag", "needs review")
+    stale = gettext("stale")
     out = []
     for g in groups:
         flags = [
             name
             for name, held in (
-                ("chained", g.chained),
-                ("oversized", g.oversized),
-                ("needs review", g.needs_review),
+                (chained, g.chained),
+                (oversized, g.oversized),
+                (needs_review, g.needs_review),
             )
             if held
         ]
@@ -148,12 +161,12 @@ def queue_group_rows(groups: Iterable[Any]) -> SafeString:
         if g.is_disputed:
             markup.append(_disputed())
         if g.ever_decided and not g.is_decided:
-            markup.append(format_html(_FLAG, "stale"))
+            markup.append(format_html(_FLAG, stale))
         rep = g.representative_url
         out.append(
             format_html(
                 _GROUP_ROW,
-                pk=g.pk,
+                name=name % {"pk": g.pk},
                 url=base.replace(placeholder, str(g.pk)),
                 size=g.size,
                 diameter="—" if g.diameter is None else g.diameter,

@@ -48,7 +48,7 @@ def test_a_pair_row_escapes_urls_and_shows_every_cell() -> None:
     assert f'<a href="{reverse("reviews:pair-detail", args=[7])}">pair 7</a>' in html
     assert '<td>2 <small class="dim">/ 3</small></td><td>—</td><td>91</td>' in html
     assert '<span class="flag">numbers_differ</span><span class="flag">title_differs</span>' in html
-    assert '<td class="channels">simhash · passages</td>' in html
+    assert '<td class="channels" data-value>simhash · passages</td>' in html
     assert "<td>unlabeled</td>" in html
 
 
@@ -74,7 +74,9 @@ def test_rows_show_the_claiming_editor_escaped() -> None:
     claim = SimpleNamespace(editor=SimpleNamespace(username="<b>ed</b>"))
     row = _row()
     row.claim = claim  # type: ignore[assignment]
-    assert "<td>&lt;b&gt;ed&lt;/b&gt;</td></tr>" in str(queue_pair_rows([row], blind=False))
+    assert "<td data-value>&lt;b&gt;ed&lt;/b&gt;</td></tr>" in str(
+        queue_pair_rows([row], blind=False)
+    )
 
 
 def _group(**kw: object) -> SimpleNamespace:

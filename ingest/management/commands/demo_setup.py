@@ -93,4 +93,9 @@ class Command(BaseCommand):
             lines.append(
                 f"  Prometheus metrics: METRICS_TOKEN is not set: {metrics} answers no one"
             )
+        names = ", ".join(f"{name} ({code})" for code, name in settings.LANGUAGES)
+        lines.append(
+            f"  Languages: {names}. Pick one (and a time zone) in the desk's header; it is "
+            "kept per editor. Signed out, the browser's language decides."
+        )
         self.stdout.write("\n".join(lines))
