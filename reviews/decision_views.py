@@ -6,7 +6,7 @@ from django.core.exceptions import PermissionDenied
 from django.core.paginator import Paginator
 from django.http import HttpRequest, HttpResponse
 from django.shortcuts import redirect, render
-from django.utils.translation import gettext
+from django.utils.translation import gettext, ngettext
 from django.views.decorators.http import require_GET, require_http_methods, require_POST
 
 from reviews import audit, decisions, pages, roles, selectors, services
@@ -147,9 +147,18 @@ def approvals(request: DeskRequest) -> HttpResponse:
                 approve=form.cleaned_data["verdict"] == "approve",
                 reason=form.cleaned_data["reason"],
             )
-            notice = ", ".join(f"{v} {k}" for k, v in counts.items() if v) or gettext(
-                "Nothing changed."
-            )
+            shown = {
+                "approved": ngettext("%(n)s approved", "%(n)s approved", counts["approved"]),
+                "rejected": ngettext("%(n)s rejected", "%(n)s rejected", counts["rejected"]),
+                "stale": ngettext(
+                    "%(n)s stale (the group changed)",
+                    "%(n)s stale (the group changed)",
+                    counts["stale"],
+                ),
+            }
+            notice = ", ".join(
+                shown[k] % {"n": v} for k, v in counts.items() if v and k in shown
+            ) or gettext("Nothing changed.")
             form = ProposalsForm(proposal_ids=list(pending.values_list("pk", flat=True)))
     recent = audit.proposals_decided(limit=50)
     template = template_for(

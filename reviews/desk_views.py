@@ -86,7 +86,9 @@ def labels_import(request: HttpRequest) -> HttpResponse:
             text = upload.read().decode("utf-8-sig")
             result = exports.labels_import(stream=io.StringIO(text, newline=""), fmt=fmt)
         except UnicodeDecodeError:
-            problems = [f"{upload.name} is not UTF-8 text; nothing imported"]
+            problems = [
+                gettext("%(file)s is not UTF-8 text; nothing imported") % {"file": upload.name}
+            ]
         except exports.LabelImportError as e:
             problems = [f"{e}:", *e.problems]
         except ValueError as e:

@@ -258,5 +258,6 @@ class LabelImportForm(forms.Form):
     file = forms.FileField(label=_("Label file (CSV or JSONL, as exported)"))
     format = forms.ChoiceField(
         required=False,
+        label=_("Format"),
         choices=[("", _("from the file name")), ("csv", _("CSV")), ("jsonl", _("JSONL"))],
     )

@@ -158,7 +158,8 @@ def methods_page(request: DeskRequest) -> HttpResponse:
     comparisons = upgrades.methods_compare(keys=chosen, doc_type=doc_type)
     for c in comparisons:
         chart = charts.histogram(c.distances, max_distance=settings.CALIBRATION_MAX_THRESHOLD)
-        c.histogram = replace(chart, title=f"Distance by label · {c.key}")  # type: ignore[attr-defined]
+        title = gettext("Distance by label · %(method)s") % {"method": c.key}
+        c.histogram = replace(chart, title=title)  # type: ignore[attr-defined]
     context = _methods_context(request)
     context.update(
         {
@@ -191,7 +192,11 @@ def _method_action(request: HttpRequest, act: Callable[[str, str, str], str]) ->
 def method_compute(request: HttpRequest) -> HttpResponse:
     def compute(key: str, actor: str, reason: str) -> str:
         run = upgrades.run_start(key=key, actor=actor)
-        return f"Computing {run.method.key}: {run.done} of {run.total} done."
+        return gettext("Computing %(method)s: %(done)s of %(total)s done.") % {
+            "method": run.method.key,
+            "done": run.done,
+            "total": run.total,
+        }
 
     return _method_action(request, compute)
 
@@ -201,7 +206,9 @@ def method_compute(request: HttpRequest) -> HttpResponse:
 def method_switch(request: HttpRequest) -> HttpResponse:
     def switch(key: str, actor: str, reason: str) -> str:
         record = upgrades.method_switch(key=key, actor=actor, reason=reason)
-        return f"{record.to_method.key} is the active method; candidates are being searched."
+        return gettext("%(method)s is the active method; candidates are being searched.") % {
+            "method": record.to_method.key
+        }
 
     return _method_action(request, switch)
 
@@ -211,6 +218,8 @@ def method_switch(request: HttpRequest) -> HttpResponse:
 def method_retire(request: HttpRequest) -> HttpResponse:
     def retire(key: str, actor: str, reason: str) -> str:
         record = upgrades.method_retire(key=key, actor=actor, reason=reason)
-        return f"{record.to_method.key} is retired; nothing was deleted."
+        return gettext("%(method)s is retired; nothing was deleted.") % {
+            "method": record.to_method.key
+        }
 
     return _method_action(request, retire)

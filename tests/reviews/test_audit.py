@@ -83,7 +83,8 @@ def test_the_audit_page_counts_per_day_and_actor_and_lists_restores(
     html = r.content.decode()
     assert 'data-actor="person:editor"' in html
     assert "false merge: two stories" in html
-    assert f"#{merged.pk} merge" in html
+    # The reverted decision's action is a stored value, shown as it is (data-value).
+    assert f"#{merged.pk} <span data-value>merge</span>" in html
 
 
 def test_merge_and_restore_from_the_group_page(client, editor, two_groups) -> None:
