@@ -1,4 +1,4 @@
-"""Doc type of a page from what the page declares, rules ``doctype-rules-v1``.
+"""Doc type of a page from what the page declares, rules ``doctype-rules-v2``.
 
 A crawl rarely says what a page is; per-doc-type thresholds need real types. This module
 reads the page's own declarations and returns the type together with the rule and the
@@ -18,22 +18,31 @@ and a wrong one corrected at its source. The rules, strongest first:
 5. Forum software: a ``<meta name="generator">`` naming forum software (phpBB, Discourse,
    Discuz!, vBulletin, XenForo, …) → forum.
 6. List structure: five or more ``<article>`` elements, or eight or more headings whose
-   text is a link → listing; twenty or more elements whose class names a price (a
-   product grid) → listing.
+   text is a link → listing, unless the page has an article body (a run of 300 words
+   or more in one element's own paragraphs that no linked heading interrupts: the
+   linked headings beside it are related stories) and no thread of four or more post
+   blocks follows it (a story and its discussion stay a listing); twenty or more
+   elements whose class names a price (a product grid) → listing.
 
 Nothing declared: ``other`` under the rule ``none``. Changing a rule means a new
 ``RULES_VERSION``. Pure: no Django, no I/O; never raises for any page.
+
+``thread_markup`` is not a declaration and not one of the rules: it reads the page's
+markup for a discussion thread (forum software's generator, schema.org forum post or
+answer items, repeated post blocks at a thread URL), so that the extractor can keep the replies
+of a thread that declares itself an article or nothing.
 """
 
 import json
 import re
+from collections import Counter
 from collections.abc import Iterator
 from dataclasses import dataclass
 from typing import Any
 
 from lxml import etree
 
-RULES_VERSION = "doctype-rules-v1"
+RULES_VERSION = "doctype-rules-v2"
 
 ARTICLE, PRODUCT, LISTING, FORUM, OTHER = "article", "product", "listing", "forum", "other"
 DOC_TYPES = (ARTICLE, PRODUCT, LISTING, FORUM, OTHER)
@@ -87,9 +96,15 @@ _FORUM_GENERATORS = re.compile(
 _ARTICLES_FOR_LIST = 5
 _LINKED_HEADINGS_FOR_LIST = 8
 _PRICE_CLASSES_FOR_LIST = 20
+# Words in the paragraphs of one element that make it an article body (a listing's
+# teasers are a few dozen words each, under their own headings).
+_ARTICLE_BODY_WORDS = 300
 # Headings whose whole text is a link (a list of items, each a link to its page).
 _LINKED_HEADINGS = (
     "count(//*[self::h2 or self::h3 or self::h4][a and normalize-space(.)=normalize-space(a)])"
+)
+_IS_LINKED_HEADING = (
+    "self::*[self::h2 or self::h3 or self::h4][a and normalize-space(.)=normalize-space(a)]"
 )
 _JSON_MAX = 200_000
 
@@ -253,9 +268,97 @@ def _list_structure(root: Any) -> DocTypeGuess | None:
     if articles >= _ARTICLES_FOR_LIST:
         return DocTypeGuess(LISTING, "list-structure", f"{articles} <article> elements")
     linked = int(root.xpath(_LINKED_HEADINGS))
-    if linked >= _LINKED_HEADINGS_FOR_LIST:
+    if linked >= _LINKED_HEADINGS_FOR_LIST and not _article_with_related_links(root):
         return DocTypeGuess(LISTING, "list-structure", f"{linked} headings that are links")
     priced = int(root.xpath("count(//*[contains(@class,'price')])"))
     if priced >= _PRICE_CLASSES_FOR_LIST:
         return DocTypeGuess(LISTING, "list-structure", f"{priced} elements of a price class")
     return None
+
+
+def _article_with_related_links(root: Any) -> bool:
+    """An article body and no thread of posts under it: the linked headings are related
+    stories. (A story followed by its discussion, in post blocks, is read as a listing
+    of posts, its comments kept.)"""
+    return _has_article_body(root) and _post_blocks(root)[1] < _POSTS_FOR_THREAD
+
+
+def _has_article_body(root: Any) -> bool:
+    """Whether one element has a run of ``<p>`` children holding ``_ARTICLE_BODY_WORDS``
+    words that no linked heading interrupts (teasers each under their own linked
+    heading are a listing, not a body)."""
+    for parent in root.xpath("//*[p]"):
+        words = 0
+        for child in parent:
+            if child.tag == "p":
+                words += len(child.xpath("string()").split())
+                if words >= _ARTICLE_BODY_WORDS:
+                    return True
+            elif child.xpath(_IS_LINKED_HEADING):
+                words = 0
+    return False
+
+
+# A discussion thread in the page's markup (thread_markup). A URL of forum software's
+# form (a path part or host label naming a forum, a thread, a topic, a board, a
+# discussion, or showthread / viewtopic / showtopic).
+_THREAD_URL = re.compile(
+    r"(?:^|[/.])(?:forums?|threads?|topics?|t|showthread|viewtopic|showtopic|"
+    r"discussions?|comments|boards?)(?:[/.?=&]|-\d|$)",
+    re.I,
+)
+# A class token names a post when its first or its only word does (post-box, postbit,
+# message, reply, comment-body, answer...).
+_POST_WORD = re.compile(r"^(?:posts?|postbit|message|reply|replies|comment|answer)$", re.I)
+_CLASS_WORDS = re.compile(r"[A-Z]?[a-z]+|[A-Z]+(?![a-z])")
+_BLOCK_TAGS = "self::div or self::article or self::li or self::section or self::table or self::tr"
+# A question and at least three replies; fewer make a thread whose replies hardly weigh.
+_POSTS_FOR_THREAD = 4
+# schema.org items that are the posts of a thread (anywhere on the page, nested too);
+# not ``Comment``: blog software marks readers' comments under an article with it.
+_POST_ITEM_TYPES = frozenset({"discussionforumposting", "answer"})
+_POST_ITEMS_FOR_THREAD = 2
+
+
+def thread_markup(root: Any, url: str = "") -> str:
+    """What in the page's markup makes it a discussion thread, or "" (a blog post with
+    a few readers' comments, a listing of blog posts: ""). Never raises."""
+    if root is None:
+        return ""
+    try:
+        return _thread_markup(root, url)
+    except Exception:  # a hostile page must not stop the extraction
+        return ""
+
+
+def _thread_markup(root: Any, url: str) -> str:
+    generator = _forum_generator(root)
+    if generator is not None:
+        return generator.evidence
+    items = 0
+    for item in root.xpath("//*[@itemtype]"):
+        for declared in (item.get("itemtype") or "").split():
+            if declared.rstrip("/").rsplit("/", 1)[-1].casefold() in _POST_ITEM_TYPES:
+                items += 1
+    if items >= _POST_ITEMS_FOR_THREAD:
+        return f"{items} schema.org post or answer items"
+    host_path = re.sub(r"^[a-z][a-z0-9+.-]*://", "", url, flags=re.I).split("#", 1)[0]
+    if not _THREAD_URL.search(host_path):
+        return ""
+    token, blocks = _post_blocks(root)
+    if blocks >= _POSTS_FOR_THREAD:
+        return f"{blocks} post blocks (class {token[:40]}) at a thread URL"
+    return ""
+
+
+def _post_blocks(root: Any) -> tuple[str, int]:
+    """The class token naming a post that most block elements carry, and how many."""
+    counts: Counter[str] = Counter()
+    for element in root.xpath(f"//*[{_BLOCK_TAGS}][@class]"):
+        for token in set((element.get("class") or "").split()):
+            words = _CLASS_WORDS.findall(token)
+            if words and _POST_WORD.match(words[0]):
+                counts[token] += 1
+    if not counts:
+        return "", 0
+    return counts.most_common(1)[0]

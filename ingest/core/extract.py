@@ -6,8 +6,9 @@ Guarantees: ``extract`` never raises; it always returns an ``Extracted`` whose
 - ``main_text``: trafilatura, paragraphs one per line. ``trafilatura-2-doctype-v3``
   (current) runs it as ``trafilatura-2-v2`` did, with one difference by the doc type the
   page declares (``ingest.core.doctype``): a forum thread or a listing keeps its
-  comments — on a forum thread the replies are the content — while every other page
-  drops them.
+  comments — on a forum thread the replies are the content —, and so does a page
+  declaring itself an article or nothing whose markup is a discussion thread
+  (``ingest.core.doctype.thread_markup``), while every other page drops them.
   ``trafilatura-2-v2`` runs it with its fallback extractors (not ``fast``), tables kept,
   comments dropped, only ``<nav>`` elements without paragraphs pruned;
   ``trafilatura-2-fast-v1`` ran it in fast mode with ``<nav>`` pruned, which kept a menu,
@@ -51,8 +52,8 @@ from typing import Any
 import trafilatura
 from lxml import etree
 
+from ingest.core.doctype import ARTICLE, FORUM, OTHER, DocTypeGuess, infer_doc_type, thread_markup
 from ingest.core.doctype import NONE as NO_DOC_TYPE
-from ingest.core.doctype import DocTypeGuess, infer_doc_type
 from ingest.core.methods import EXTRACTOR, EXTRACTOR_V1, EXTRACTOR_V2
 from ingest.core.normalize import fold_spaces, nfc_words, tokens_words
 
@@ -79,6 +80,17 @@ _MAIN_OPTIONS: dict[str, dict[str, dict[str, Any]]] = {
     EXTRACTOR: {"*": _V2_OPTIONS, "forum": _THREAD_OPTIONS, "listing": _THREAD_OPTIONS},
 }
 EXTRACTORS = frozenset(_MAIN_OPTIONS)
+
+
+def options_doc_type(version: str, guess: DocTypeGuess, root: Any, url: str) -> str:
+    """The doc type whose options ``version``'s main-text branch uses for a page: the
+    declared one, except that under ``trafilatura-2-doctype-v3`` a page declaring itself
+    an article or nothing whose markup is a discussion thread (``thread_markup``: forum
+    software, schema.org posts, repeated post blocks at a thread URL) is extracted as a
+    forum thread, its replies kept."""
+    if version == EXTRACTOR and guess.doc_type in (ARTICLE, OTHER) and thread_markup(root, url):
+        return FORUM
+    return guess.doc_type
 
 
 def main_options(version: str, doc_type: str) -> dict[str, Any]:
@@ -351,7 +363,11 @@ def _extract(
     has_password = root is not None and bool(root.xpath("//input[@type='password']"))
     html_lang = _html_lang(root) if root is not None else None
     full_text = _visible_text(root) if root is not None else ""
-    main_text = _main_text(html, url, version, doc_type.doc_type) if root is not None else ""
+    main_text = (
+        _main_text(html, url, version, options_doc_type(version, doc_type, root, url))
+        if root is not None
+        else ""
+    )
 
     main_tokens = count_tokens(main_text)
     full_tokens = count_tokens(full_text)
@@ -479,8 +495,11 @@ def extractor_main_text(html: str, url: str = "", version: str = EXTRACTOR_VERSI
     """The main-text branch alone (what the extraction benchmark compares)."""
     html = _clean_input(html)
     root, _ = _parse(html)
-    doc_type = infer_doc_type(root).doc_type if root is not None else NO_DOC_TYPE.doc_type
-    return _main_text(html, url, version, doc_type)
+    if root is None:
+        return _main_text(html, url, version, NO_DOC_TYPE.doc_type)
+    return _main_text(
+        html, url, version, options_doc_type(version, infer_doc_type(root), root, url)
+    )
 
 
 def _main_text(html: str, url: str, version: str, doc_type: str) -> str:

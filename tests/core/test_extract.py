@@ -559,6 +559,48 @@ def test_an_article_or_an_undeclared_page_still_drops_its_comments(
     assert not any(reply.split(":")[0] in result.main_text for reply in REPLIES)
 
 
+FOURTH_REPLY = (
+    "Rent both for a weekend before buying: the gym lights where you shoot matter more "
+    "than any chart, and one evening of real games will settle the question."
+)
+
+
+def _thread_of_posts(head: str) -> str:
+    """A thread whose question is followed by four reply blocks, as forum software
+    lays them out (trafilatura takes them for comments)."""
+    replies = "".join(
+        f"<div class='comment' id='comment-{i}'><div class='comment-author'>user{i}</div>"
+        f"<p>{text}</p></div>"
+        for i, text in enumerate([*REPLIES, FOURTH_REPLY])
+    )
+    return (
+        f"<!DOCTYPE html><html lang='en'><head><meta charset='utf-8'>{head}"
+        "<title>Which lens for indoor sports?</title></head>"
+        f"<body>{MENU}<main><article><h1>Which lens for indoor sports?</h1>"
+        + "".join(f"<p>{p}</p>" for p in EN_PARAGRAPHS[:2])
+        + f"</article><section id='comments' class='comments'>{replies}</section></main>"
+        f"{FOOTER}</body></html>"
+    )
+
+
+def test_a_thread_declared_an_article_keeps_its_replies_at_a_thread_url() -> None:
+    html = _thread_of_posts(ARTICLE_HEAD)
+    result = extract(html, url="https://forum.example.org/threads/which-lens.4711/")
+    # The declaration is kept; the extraction follows the thread markup.
+    assert result.doc_type.doc_type == "article"
+    assert EN_PARAGRAPHS[0] in result.main_text
+    for reply in [*REPLIES, FOURTH_REPLY]:
+        assert reply.split(":")[0] in result.main_text
+    # The same page elsewhere than at a thread URL is an article with its comments dropped.
+    elsewhere = extract(html, url="https://example.com/blog/which-lens")
+    assert not any(reply.split(":")[0] in elsewhere.main_text for reply in REPLIES)
+    # trafilatura-2-v2 is unchanged.
+    old = extract(
+        html, url="https://forum.example.org/threads/which-lens.4711/", version="trafilatura-2-v2"
+    )
+    assert old.main_text == extract(html, version="trafilatura-2-v2").main_text
+
+
 def test_two_threads_that_differ_only_in_their_replies_differ_in_main_text() -> None:
     a = _thread(FORUM_HEAD)
     b = a.replace(REPLIES[1], "Completely different advice about a telephoto zoom and a monopod.")
