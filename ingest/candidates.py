@@ -33,7 +33,7 @@ from ingest.channels.thresholds import (
     query_k,
     threshold_for,
 )
-from ingest.core import channels, grouping, provenance
+from ingest.core import channels, grouping, provenance, shortcopy
 from ingest.core import passages as passages_core
 from ingest.core.bands import nominating_band
 from ingest.core.extract import EXTRACTOR_VERSION, guess_language
@@ -323,6 +323,13 @@ def _below_floor(
 _NONE: tuple[None, str] = (None, "")  # no fingerprint of this branch
 
 
+def _short_shingles(sim: Similarity, text_a: str, text_b: str) -> float:
+    """The word 3-shingle containment the short-copy rule reads, or 0 when the shorter
+    text is mostly in a script written without spaces (shortcopy.reads_as_words)."""
+    shorter = text_a if len(text_a) <= len(text_b) else text_b
+    return sim.containment if shortcopy.reads_as_words(shorter) else 0.0
+
+
 def _pairs_build(
     method: FingerprintMethod,
     todo: Iterable[tuple[int, int]],
@@ -417,6 +424,7 @@ def _pairs_build(
         ta, tb = texts.get(a, {}), texts.get(b, {})
         text_a, text_b = normalized[a], normalized[b]
         sim = similarity(text_a, text_b, max_chars=settings.SIMILARITY_MAX_CHARS)
+        short_shingles = _short_shingles(sim, text_a, text_b)
         guards = guards_check(text_a, text_b, ta.get("title", ""), tb.get("title", ""))
         type_a, type_b = doc_types[a], doc_types[b]
         doc_type = type_a if type_a == type_b else "other"
@@ -432,7 +440,7 @@ def _pairs_build(
             cosine=cosine,
             cosine_threshold=cosine_pair_threshold(type_a, type_b),
             more={name: score(a, b) for name, score in scorers.items()},
-            shingles=sim.containment,
+            shingles=short_shingles,
             distance_read=distance_read,
         )
         nominated, evidence = registry.evidence(scores)
@@ -478,7 +486,7 @@ def _pairs_build(
                     doc_type=doc_type,
                     passage_containment=ov.containment,
                     semantic=bool(nominated & channels.SEMANTIC),
-                    short=short_copy(ov, sim.containment),
+                    short=short_copy(ov, short_shingles),
                 ),
             )
         )
@@ -1142,6 +1150,7 @@ def check(
     for d in nearest:
         other = normalize_for(key, texts.get(d, {}).get("main_text", ""))
         sim = similarity(normalized, other, max_chars=settings.SIMILARITY_MAX_CHARS)
+        short_shingles = _short_shingles(sim, normalized, other)
         guards = guards_check(normalized, other, title, texts.get(d, {}).get("title", ""))
         exact = d in exact_ids
         if d in hits:
@@ -1158,7 +1167,7 @@ def check(
                 cosine=cosines.get(d),
                 cosine_threshold=cosine_cut,
                 more={name: scores.get(d) for name, scores in more.items()},
-                shingles=sim.containment,
+                shingles=short_shingles,
             )
         )
         if not nominated:
@@ -1179,7 +1188,7 @@ def check(
                     doc_type=doc_type,
                     passage_containment=ov.containment,
                     semantic=bool(nominated & channels.SEMANTIC),
-                    short=short_copy(ov, sim.containment),
+                    short=short_copy(ov, short_shingles),
                 ),
                 channels=channels.names(nominated),
                 checked_in_match=round(ov.a_in_b, 4),

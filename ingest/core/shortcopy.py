@@ -14,9 +14,24 @@ Pure: no Django. The thresholds are settings (``PASSAGE_SHORT_*``); the figures 
 chose them are in ``bench/short_copies_bench.py``.
 """
 
+import re
 from dataclasses import dataclass
 
 from ingest.core.passages import Overlap
+
+# Han and kana: scripts written without spaces between words.
+_UNSPACED_RE = re.compile("[\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff]")
+_WORD_CHAR_RE = re.compile(r"\w")
+
+
+def reads_as_words(text: str) -> bool:
+    """Whether the word 3-shingle containment says something of this text: not when most
+    of its word characters are in scripts written without spaces (Chinese, Japanese),
+    where a `\\w+` word is a whole clause and two pages of one template share their
+    template's clauses whatever their articles. Such a pair is left to the passage
+    channel's own rule, which reads those scripts by characters."""
+    words = len(_WORD_CHAR_RE.findall(text))
+    return words == 0 or 2 * len(_UNSPACED_RE.findall(text)) < words
 
 
 @dataclass(frozen=True)

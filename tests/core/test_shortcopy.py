@@ -7,7 +7,7 @@ from hypothesis import strategies as st
 
 from ingest.core import passages as P
 from ingest.core.guards import similarity
-from ingest.core.shortcopy import ShortRule, short_copy, shorter_passages
+from ingest.core.shortcopy import ShortRule, reads_as_words, short_copy, shorter_passages
 
 RULE = ShortRule()
 VOCAB = [f"w{i}" for i in range(2000)]
@@ -116,3 +116,15 @@ def test_symmetric_in_the_pair(words: list[str], cut: int) -> None:
     assert short_copy(ab, shingle_containment=shingles, rule=RULE) == short_copy(
         ba, shingle_containment=similarity(b, a).containment, rule=RULE
     )
+
+
+def test_the_word_shingle_reading_is_for_texts_written_with_spaces() -> None:
+    """A Chinese clause is one `\\w+` word, so two pages of one template share their
+    template's "words" whatever their articles: the short-copy rule does not read them."""
+    assert reads_as_words("A press statement reprinted with a word changed.")
+    assert reads_as_words("Bộ Y tế công bố thêm ca nhiễm mới tại Hà Nội.")
+    assert reads_as_words("")
+    assert not reads_as_words("城南医院老年人免费体检，记者徐静报道。")
+    assert not reads_as_words("東京都は新しい計画を発表しました。")
+    # Mostly English with a Chinese name in it still reads as words.
+    assert reads_as_words("The report by 徐静 was reprinted by three sites today.")
