@@ -14,6 +14,7 @@ from reviews.forms import MergeForm, ProposalsForm, RestoreForm
 from reviews.http import (
     DeskRequest,
     bounded_int,
+    error_text,
     fragment,
     require_editor,
     require_viewer,
@@ -78,7 +79,7 @@ def group_accept(request: DeskRequest, group_id: int) -> HttpResponse:
             request, e, "accept", selectors.group_member_ids(group=group), form
         )
     except services.ReviewError as e:
-        notice = gettext("Not accepted: %(error)s.") % {"error": e}
+        notice = gettext("Not accepted: %(error)s.") % {"error": error_text(e)}
     else:
         if not request.htmx:
             return redirect("reviews:group-detail", group.pk)
@@ -110,7 +111,7 @@ def decision_restore(request: DeskRequest, decision_id: int) -> HttpResponse:
         except services.GroupConflict as e:
             return pages.group_conflict(request, e, "restore", decision.document_ids, form)
         except services.ReviewError as e:
-            error = str(e)
+            error = error_text(e)
         else:
             notice = gettext(
                 "Restored: decision %(decision)s (%(action)s) reverted by decision %(restore)s."

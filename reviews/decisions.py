@@ -42,6 +42,7 @@ from ingest.models import (
     GroupMember,
 )
 from reviews import selectors
+from reviews.core.words import Said, gettext_noop
 from reviews.models import Decision, Label, MergeProposal
 from reviews.services import (
     GroupConflict,
@@ -155,28 +156,30 @@ def group_merge(
 ) -> Decision:
     """A person merges another group, or single documents, into `group`."""
     if not reason.strip():
-        raise ReviewError("a reason is required")
+        raise ReviewError(Said(gettext_noop("a reason is required")))
     group = CandidateGroup.objects.select_for_update().get(pk=group.pk)
     check_version(group, expected_version)
     if group.dissolved:
-        raise ReviewError("the group is dissolved: merge into a live group")
+        raise ReviewError(Said(gettext_noop("the group is dissolved: merge into a live group")))
     method_id = group.method_id
     docs = set(document_ids)
     if other_group is not None:
         other_group = CandidateGroup.objects.select_for_update().get(pk=other_group.pk)
         if other_group.pk == group.pk:
-            raise ReviewError("a group cannot be merged into itself")
+            raise ReviewError(Said(gettext_noop("a group cannot be merged into itself")))
         if other_group.method_id != method_id:
-            raise ReviewError("groups of different methods cannot be merged")
+            raise ReviewError(Said(gettext_noop("groups of different methods cannot be merged")))
         docs |= set(
             GroupMember.objects.filter(group=other_group).values_list("document_id", flat=True)
         )
     if len(Document.objects.filter(pk__in=docs)) != len(docs):
-        raise ReviewError("unknown document id")
+        raise ReviewError(Said(gettext_noop("unknown document id")))
     members = set(GroupMember.objects.filter(group=group).values_list("document_id", flat=True))
     docs -= members
     if not docs:
-        raise ReviewError("nothing to merge: give another group or documents outside this one")
+        raise ReviewError(
+            Said(gettext_noop("nothing to merge: give another group or documents outside this one"))
+        )
     actor = actor_for(editor)
     origin = dict(
         GroupMember.objects.filter(method_id=method_id, document_id__in=docs).values_list(
@@ -243,13 +246,17 @@ def decision_restore(
     """Revert a decision with a new one: membership and representative go back to the
     reverted decision's membership_before; outputs are recomputed."""
     if not reason.strip():
-        raise ReviewError("a reason is required")
+        raise ReviewError(Said(gettext_noop("a reason is required")))
     if not restorable(decision):
-        raise ReviewError(f"a {decision.action} decision cannot be restored")
+        raise ReviewError(
+            Said(gettext_noop("a %(action)s decision cannot be restored"), action=decision.action)
+        )
     group = CandidateGroup.objects.select_for_update().get(pk=decision.group_id)
     check_version(group, expected_version)
     if Decision.objects.filter(reverts=decision).exists():
-        raise ReviewError(f"decision {decision.pk} is already restored")
+        raise ReviewError(
+            Said(gettext_noop("decision %(decision)s is already restored"), decision=decision.pk)
+        )
     actor = actor_for(editor)
     method_id = group.method_id
     before = group_state(group)
@@ -302,7 +309,12 @@ def decision_restore(
         decision.action == A.SET_REPRESENTATIVE
         and not GroupMember.objects.filter(group=group, document_id=prior_rep).exists()
     ):
-        raise ReviewError(f"document {prior_rep} is no longer a member of the group")
+        raise ReviewError(
+            Said(
+                gettext_noop("document %(document)s is no longer a member of the group"),
+                document=prior_rep,
+            )
+        )
     # auto_merge / accept: nothing moved; the restore withdraws the acceptance.
 
     for g in CandidateGroup.objects.filter(pk__in=touched - {group.pk}).order_by("pk"):
@@ -535,13 +547,13 @@ def group_accept(
     once, instead of labelling its pairs one by one: an accepting decision on the
     record, restorable like any other."""
     if not reason.strip():
-        raise ReviewError("a reason is required")
+        raise ReviewError(Said(gettext_noop("a reason is required")))
     group = CandidateGroup.objects.select_for_update().select_related("method").get(pk=group.pk)
     check_version(group, expected_version)
     if group.dissolved:
-        raise ReviewError("the group is dissolved")
+        raise ReviewError(Said(gettext_noop("the group is dissolved")))
     if deciding(group) is not None:
-        raise ReviewError("the group is already decided at this version")
+        raise ReviewError(Said(gettext_noop("the group is already decided at this version")))
     ids = selectors.group_member_ids(group=group)
     why: dict[str, object] = {"ids": ids}
     return _auto_decision(
@@ -642,7 +654,7 @@ def proposals_decide(
     qualifies) is marked stale, with the reason on the proposal. The AUTO_MERGE mode of
     now does not matter: the person decides."""
     if not reason.strip():
-        raise ReviewError("a reason is required")
+        raise ReviewError(Said(gettext_noop("a reason is required")))
     actor = actor_for(editor)
     counts = {"approved": 0, "rejected": 0, "stale": 0}
     proposals = MergeProposal.objects.select_for_update().filter(

@@ -15,7 +15,7 @@ from django.views.decorators.http import require_http_methods, require_POST
 
 from reviews import agreement, exports, pages, roles, selectors, services
 from reviews.forms import AdjudicationForm, LabelImportForm
-from reviews.http import DeskRequest, require_admin
+from reviews.http import DeskRequest, error_text, require_admin
 from reviews.models import Label
 
 
@@ -36,7 +36,7 @@ def pair_adjudicate(request: DeskRequest, pair_id: int) -> HttpResponse:
                 **form.cleaned_data,
             )
         except services.ReviewError as e:
-            error = str(e)
+            error = error_text(e)
         else:
             notice = gettext("Adjudicated pair %(pair)s: %(verdict)s.") % {
                 "pair": pair.pk,

@@ -13,6 +13,7 @@ checks (on dedup_site.http's decorator) and how a view picks the fragment to ren
 
 from django.contrib.auth.models import User
 from django.http import HttpRequest
+from django.utils.translation import gettext
 from django.utils.translation import gettext_lazy as _
 
 from dedup_site.http import (
@@ -24,11 +25,13 @@ from dedup_site.http import (
     template_for,
 )
 from reviews import roles
+from reviews.core.words import Said
 
 __all__ = [
     "BIGINT_MAX",
     "DeskRequest",
     "bounded_int",
+    "error_text",
     "fragment",
     "require_admin",
     "require_editor",
@@ -61,3 +64,13 @@ def remember_locale(request: HttpRequest, language: str, time_zone: str) -> None
     """Keep the editor's language and time zone in the session: DeskLocaleMiddleware
     reads them from there, so a page costs no query for them."""
     request.session[LOCALE_SESSION_KEY] = [language, time_zone]
+
+
+def error_text(error: Exception) -> str:
+    """A service's refusal in the reader's language: the sentence it was raised with when
+    that is a `Said` (its English `str` is what the API and the commands show), else the
+    error as it is."""
+    said = error.args[0] if error.args else None
+    if isinstance(said, Said):
+        return gettext(said.template) % said.params if said.params else gettext(said.template)
+    return str(error)

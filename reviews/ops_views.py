@@ -23,7 +23,7 @@ from django.views.decorators.vary import vary_on_headers
 from ingest.models import DailyRollup
 from reviews import metrics, roles, upgrades
 from reviews.core import charts
-from reviews.http import DeskRequest, fragment, require_viewer, template_for
+from reviews.http import DeskRequest, error_text, fragment, require_viewer, template_for
 
 METRICS_DAYS = 30
 
@@ -181,7 +181,7 @@ def _method_action(request: HttpRequest, act: Callable[[str, str, str], str]) ->
     try:
         done = act(request.POST.get("method", ""), _actor(request), request.POST.get("reason", ""))
     except upgrades.UpgradeError as e:
-        messages.error(request, str(e))
+        messages.error(request, error_text(e))
     else:
         messages.info(request, done)
     return redirect("reviews:methods")

@@ -14,6 +14,7 @@ from django.utils.translation import gettext_lazy as _
 
 from ingest.models import CandidateGroup
 from reviews import audit, decisions, pair_panels, roles, selectors, services
+from reviews.core.words import Said, gettext_noop
 from reviews.forms import (
     VERDICT_KEYS,
     AdjudicationForm,
@@ -22,7 +23,7 @@ from reviews.forms import (
     RepresentativeForm,
     SplitForm,
 )
-from reviews.http import DeskRequest, bounded_int, fragment, template_for
+from reviews.http import DeskRequest, bounded_int, error_text, fragment, template_for
 
 DIFF_TABS = (
     ("main", _("main text diff")),
@@ -159,8 +160,12 @@ def expected_version(request: HttpRequest) -> int:
     version = bounded_int(request.POST.get("version", ""))
     if version is None:
         raise services.ReviewError(
-            "This form lacks the group's version, so a concurrent change could not be "
-            "detected: nothing was applied. Reload the page and try again."
+            Said(
+                gettext_noop(
+                    "This form lacks the group's version, so a concurrent change could not "
+                    "be detected: nothing was applied. Reload the page and try again."
+                )
+            )
         )
     return version
 
@@ -224,7 +229,7 @@ def group_form_answer(
         except services.GroupConflict as e:
             return group_conflict(request, e, action, document_ids(), form)
         except services.ReviewError as e:
-            form.add_error(None, str(e))
+            form.add_error(None, error_text(e))
         else:
             return group_done(request, group, notice)
     return group_render(request, group, partial=fragment(request, "group-review"), **shown_with)

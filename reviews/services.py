@@ -29,6 +29,7 @@ from ingest.models import (
     GroupMember,
 )
 from reviews import selectors
+from reviews.core.words import Said, gettext_noop
 from reviews.models import (
     Adjudication,
     Claim,
@@ -101,7 +102,7 @@ def label_record(
     superseded, never edited. A "distinct" label also records a do-not-match
     constraint, so workers never group the two again."""
     if not reason.strip():
-        raise ReviewError("a reason is required")
+        raise ReviewError(Said(gettext_noop("a reason is required")))
     label_subject_lock(label_subject(pair.a_id, pair.b_id))
     label = Label.objects.create(
         pair=pair,
@@ -201,12 +202,12 @@ def pair_adjudicate(
     """Give a disputed pair its final label. The editors' labels stay (the history keeps
     every one); the pair leaves the disputed queue and calibration counts this verdict."""
     if not reason.strip():
-        raise ReviewError("a reason is required")
+        raise ReviewError(Said(gettext_noop("a reason is required")))
     # The labels of the two documents, whichever method's pair they were given on.
     subject = label_subject(pair.a_id, pair.b_id)
     current = list(selectors.current_labels().filter(subject.q()).values_list("id", "verdict"))
     if len({v for _, v in current}) < 2 and not selectors.subject_adjudications(pair).exists():
-        raise ReviewError("only a disputed pair is adjudicated")
+        raise ReviewError(Said(gettext_noop("only a disputed pair is adjudicated")))
     adjudication = Adjudication.objects.create(
         pair=pair,
         adjudicator=adjudicator,
@@ -423,19 +424,19 @@ def group_split(
     between every moved and every remaining member (and between detached singletons),
     so workers never regroup them."""
     if not reason.strip():
-        raise ReviewError("a reason is required")
+        raise ReviewError(Said(gettext_noop("a reason is required")))
     group = CandidateGroup.objects.select_for_update().get(pk=group.pk)
     check_version(group, expected_version)
     if group.dissolved:
-        raise ReviewError("the group is dissolved")
+        raise ReviewError(Said(gettext_noop("the group is dissolved")))
     before = group_membership(group)
     members: set[int] = set(before["members"])
     moved = set(document_ids) & members
     if set(document_ids) - members:
-        raise ReviewError("only members of the group can be split off")
+        raise ReviewError(Said(gettext_noop("only members of the group can be split off")))
     remaining = members - moved
     if not moved or not remaining:
-        raise ReviewError("select some members, but not all of them")
+        raise ReviewError(Said(gettext_noop("select some members, but not all of them")))
     actor = actor_for(editor)
     detach = detach or len(moved) == 1
 
@@ -514,11 +515,11 @@ def group_representative_set(
     """A person chooses the representative: locked (workers never change it), on the
     record with the policy preset and the free-text reason."""
     if not reason.strip():
-        raise ReviewError("a reason is required")
+        raise ReviewError(Said(gettext_noop("a reason is required")))
     group = CandidateGroup.objects.select_for_update().get(pk=group.pk)
     check_version(group, expected_version)
     if not GroupMember.objects.filter(group=group, document_id=document_id).exists():
-        raise ReviewError("the representative must be a member of the group")
+        raise ReviewError(Said(gettext_noop("the representative must be a member of the group")))
     before = group_membership(group)
     old = group.representative_id
     group.representative_id = document_id

@@ -49,6 +49,7 @@ from ingest.models import (
 )
 from reviews import calibration as cal
 from reviews.core.calibration import LabeledPair
+from reviews.core.words import Said, gettext_noop
 
 MAIN = Fingerprint.Branch.MAIN
 Kind = RefingerprintRun.Kind
@@ -66,11 +67,17 @@ def method_register(*, key: str) -> FingerprintMethod:
         raise UpgradeError(str(e.args[0])) from None
     if spec.extractor_version not in EXTRACTORS:
         raise UpgradeError(
-            f"{key} needs extractor {spec.extractor_version}, which this code does not have"
+            Said(
+                gettext_noop(
+                    "%(key)s needs extractor %(extractor)s, which this code does not have"
+                ),
+                key=key,
+                extractor=spec.extractor_version,
+            )
         )
     method = services.methods_ensure()[key]
     if method.retired_at is not None:
-        raise UpgradeError(f"{key} is retired")
+        raise UpgradeError(Said(gettext_noop("%(key)s is retired"), key=key))
     return method
 
 
@@ -206,17 +213,24 @@ def runs_active() -> list[RefingerprintRun]:
 def method_switch(*, key: str, actor: str, reason: str) -> MethodSwitch:
     """Make ``key`` the active method, on the record, and search it for candidates."""
     if not reason.strip():
-        raise UpgradeError("say why the method changes")
+        raise UpgradeError(Said(gettext_noop("say why the method changes")))
     method = method_register(key=key)
     with transaction.atomic():
         rows = list(FingerprintMethod.objects.select_for_update().order_by("pk"))
         current = next((m for m in rows if m.is_active), None)
         if current is not None and current.pk == method.pk:
-            raise UpgradeError(f"{key} is already the active method")
+            raise UpgradeError(Said(gettext_noop("%(key)s is already the active method"), key=key))
         missing = coverage(method=method)["missing"]
         if missing:
             raise UpgradeError(
-                f"{missing} documents have no {key} fingerprint yet: compute the method first"
+                Said(
+                    gettext_noop(
+                        "%(missing)s documents have no %(key)s fingerprint yet: compute the "
+                        "method first"
+                    ),
+                    missing=missing,
+                    key=key,
+                )
             )
         FingerprintMethod.objects.filter(is_active=True).exclude(pk=method.pk).update(
             is_active=False
@@ -236,15 +250,20 @@ def method_switch(*, key: str, actor: str, reason: str) -> MethodSwitch:
 def method_retire(*, key: str, actor: str, reason: str) -> MethodSwitch:
     """Stop computing and searching a method. Its rows all stay."""
     if not reason.strip():
-        raise UpgradeError("say why the method is retired")
+        raise UpgradeError(Said(gettext_noop("say why the method is retired")))
     with transaction.atomic():
         method = FingerprintMethod.objects.select_for_update().filter(key=key).first()
         if method is None:
-            raise UpgradeError(f"unknown method {key!r}")
+            raise UpgradeError(Said(gettext_noop("unknown method %(key)s"), key=repr(key)))
         if method.is_active:
-            raise UpgradeError(f"{key} is the active method: switch to another one first")
+            raise UpgradeError(
+                Said(
+                    gettext_noop("%(key)s is the active method: switch to another one first"),
+                    key=key,
+                )
+            )
         if method.retired_at is not None:
-            raise UpgradeError(f"{key} is already retired")
+            raise UpgradeError(Said(gettext_noop("%(key)s is already retired"), key=key))
         method.retired_at = timezone.now()
         method.save(update_fields=["retired_at"])
         RefingerprintRun.objects.filter(method=method, status=Status.RUNNING).update(

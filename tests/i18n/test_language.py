@@ -143,3 +143,31 @@ def test_the_demo_prints_how_to_switch_language() -> None:
     said = out.getvalue()
     assert "Tiếng Việt (vi)" in said and "简体中文 (zh-hans)" in said and "繁體中文" in said
     assert "header" in said
+
+
+def test_a_services_refusal_is_shown_in_the_readers_language_and_stays_english_elsewhere() -> None:
+    """A service raises its refusal as the core's kind of sentence: the desk shows it
+    translated (reviews.http.error_text), the API and the commands its English str."""
+    from django.utils import translation
+
+    from reviews.core.words import Said, gettext_noop
+    from reviews.http import error_text
+    from reviews.services import ReviewError
+
+    error = ReviewError(
+        Said(gettext_noop("decision %(decision)s is already restored"), decision=12)
+    )
+    assert str(error) == "decision 12 is already restored"
+    with translation.override("vi"):
+        assert error_text(error) == "quyết định 12 đã được khôi phục"
+    with translation.override("zh-hans"):
+        assert error_text(error) == "决定 12 已经恢复"
+    assert error_text(ValueError("plain")) == "plain"
+
+
+def test_counted_notices_use_the_catalogues_plural_entries() -> None:
+    from django.utils import translation
+    from django.utils.translation import ngettext
+
+    with translation.override("zh-hant"):
+        assert ngettext("%(n)s rejected", "%(n)s rejected", 2) % {"n": 2} == "已拒絕 2 項"
