@@ -1,10 +1,9 @@
 from django.contrib import admin
 from django.contrib.auth import views as auth_views
 from django.db import connection
-from django.http import HttpRequest, HttpResponse
+from django.http import HttpRequest, HttpResponse, HttpResponsePermanentRedirect
 from django.templatetags.static import static
 from django.urls import include, path
-from django.views.generic import RedirectView
 
 from ingest.api import api
 from reviews import api as reviews_api  # noqa: F401  (mounts the desk's endpoints)
@@ -18,10 +17,17 @@ def healthz(request: HttpRequest) -> HttpResponse:
     return HttpResponse("ok", content_type="text/plain")
 
 
+def favicon(request: HttpRequest) -> HttpResponsePermanentRedirect:
+    """The desk's icon, for a page that names none (a browser's default request). The
+    address is resolved per request: the manifest storage of a deployment knows it only
+    once `collectstatic` has run, after the URLs are imported (`check --deploy`)."""
+    return HttpResponsePermanentRedirect(static("img/favicon.svg"))
+
+
 urlpatterns = [
     path("healthz", healthz, name="healthz"),
     # A page that names no icon (a browser's default request, a crawler) gets the desk's.
-    path("favicon.ico", RedirectView.as_view(url=static("img/favicon.svg"), permanent=True)),
+    path("favicon.ico", favicon),
     path("metrics", prometheus_metrics, name="prometheus-metrics"),
     path("", include("ingest.urls")),
     path("review/", include("reviews.urls")),

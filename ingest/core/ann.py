@@ -115,8 +115,12 @@ def new_index(dims: int) -> Any:
     )
 
 
-def add(index: Any, keys: Sequence[int], vectors: npt.NDArray[np.float32]) -> None:
-    """Add vectors; a key already in the index is skipped (one vector per document)."""
+def add(
+    index: Any, keys: Sequence[int], vectors: npt.NDArray[np.float32], *, threads: int = 0
+) -> None:
+    """Add vectors; a key already in the index is skipped (one vector per document).
+    `threads`: usearch's (0: every core; the graph then depends on how the threads
+    interleave, 1: the same graph every time)."""
     if not len(keys):
         return
     key_array = np.asarray(keys, dtype=np.uint64)
@@ -127,7 +131,9 @@ def add(index: Any, keys: Sequence[int], vectors: npt.NDArray[np.float32]) -> No
     once[first] = True
     keep = fresh & once
     if keep.any():
-        index.add(key_array[keep], np.ascontiguousarray(vectors[keep], dtype=np.float16))
+        index.add(
+            key_array[keep], np.ascontiguousarray(vectors[keep], dtype=np.float16), threads=threads
+        )
 
 
 def search(index: Any, vector: npt.NDArray[np.float32], count: int) -> list[Neighbour]:
