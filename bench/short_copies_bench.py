@@ -54,7 +54,17 @@ for _path in (BENCH, ROOT):
     if str(_path) not in sys.path:
         sys.path.insert(0, str(_path))
 
-from passages_bench import paragraphs, roc_auc, site_template  # noqa: E402
+from passages_bench import (  # noqa: E402
+    CONTAINMENT_MIN,
+    DATA,
+    KEY,
+    SHARED_MIN,
+    SIMHASH_K,
+    TEMPLATE_DF,
+    paragraphs,
+    roc_auc,
+    site_template,
+)
 
 from ingest.core import passages as P  # noqa: E402
 from ingest.core.extract import guess_language  # noqa: E402
@@ -63,13 +73,7 @@ from ingest.core.methods import fingerprint_text, normalize_for  # noqa: E402
 from ingest.core.shortcopy import ShortRule, short_copy  # noqa: E402
 from ingest.core.simhash import hamming  # noqa: E402
 
-DATA = ROOT.parent / "shared" / "data"
-KEY = "simhash64-words-sha256-v1"
-# Shipped defaults (dedup_site/settings.py).
-SIMHASH_K = 3  # CANDIDATE_THRESHOLDS["article"]
-CONTAINMENT_MIN = 0.5  # PASSAGE_CONTAINMENT_MIN
-SHARED_MIN = 3  # PASSAGE_SHARED_MIN
-TEMPLATE_DF = 10  # PASSAGE_TEMPLATE_DF
+# The data, method and shipped passage defaults are passages_bench's.
 SHIPPED = ShortRule()  # PASSAGE_SHORT_* defaults
 # Rules shown beside the shipped one: (passages_max, shingle_min, containment_min).
 SWEEP = [

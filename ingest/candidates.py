@@ -323,11 +323,14 @@ def _below_floor(
 _NONE: tuple[None, str] = (None, "")  # no fingerprint of this branch
 
 
-def _short_shingles(sim: Similarity, text_a: str, text_b: str) -> float:
+def _short_shingles(sim: Similarity, text_a: str, text_b: str, read: dict[str, bool]) -> float:
     """The word 3-shingle containment the short-copy rule reads, or 0 when the shorter
-    text is mostly in a script written without spaces (shortcopy.reads_as_words)."""
+    text is mostly in a script written without spaces (shortcopy.reads_as_words; `read`
+    keeps each text's answer for the caller's other pairs)."""
     shorter = text_a if len(text_a) <= len(text_b) else text_b
-    return sim.containment if shortcopy.reads_as_words(shorter) else 0.0
+    if shorter not in read:
+        read[shorter] = shortcopy.reads_as_words(shorter)
+    return sim.containment if read[shorter] else 0.0
 
 
 def _pairs_build(
@@ -400,6 +403,7 @@ def _pairs_build(
             by_raw[raw] = normalize_for(method.key, raw)
         normalized[d] = by_raw[raw]
     out = []
+    as_words: dict[str, bool] = {}
     for a, b in todo:
         (sa, sha_a), (sb, sha_b) = prints.get((a, MAIN), _NONE), prints.get((b, MAIN), _NONE)
         if sa is None or sb is None:
@@ -424,7 +428,7 @@ def _pairs_build(
         ta, tb = texts.get(a, {}), texts.get(b, {})
         text_a, text_b = normalized[a], normalized[b]
         sim = similarity(text_a, text_b, max_chars=settings.SIMILARITY_MAX_CHARS)
-        short_shingles = _short_shingles(sim, text_a, text_b)
+        short_shingles = _short_shingles(sim, text_a, text_b, as_words)
         guards = guards_check(text_a, text_b, ta.get("title", ""), tb.get("title", ""))
         type_a, type_b = doc_types[a], doc_types[b]
         doc_type = type_a if type_a == type_b else "other"
@@ -1147,10 +1151,11 @@ def check(
     cosine_cut = cosine_threshold(doc_type)
     normalized = normalize_for(key, text)
     matches = []
+    as_words: dict[str, bool] = {}
     for d in nearest:
         other = normalize_for(key, texts.get(d, {}).get("main_text", ""))
         sim = similarity(normalized, other, max_chars=settings.SIMILARITY_MAX_CHARS)
-        short_shingles = _short_shingles(sim, normalized, other)
+        short_shingles = _short_shingles(sim, normalized, other, as_words)
         guards = guards_check(normalized, other, title, texts.get(d, {}).get("title", ""))
         exact = d in exact_ids
         if d in hits:
