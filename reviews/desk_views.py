@@ -10,12 +10,12 @@ from django.contrib.auth.decorators import login_required
 from django.core.exceptions import PermissionDenied
 from django.http import HttpRequest, HttpResponse
 from django.shortcuts import redirect, render
-from django.utils.translation import gettext
+from django.utils.translation import gettext, ngettext
 from django.views.decorators.http import require_http_methods, require_POST
 
 from reviews import agreement, exports, pages, roles, selectors, services
 from reviews.forms import AdjudicationForm, LabelImportForm
-from reviews.http import DeskRequest, error_text, require_admin
+from reviews.http import DeskRequest, error_text, require_admin, said_text
 from reviews.models import Label
 
 
@@ -90,9 +90,15 @@ def labels_import(request: HttpRequest) -> HttpResponse:
                 gettext("%(file)s is not UTF-8 text; nothing imported") % {"file": upload.name}
             ]
         except exports.LabelImportError as e:
-            problems = [f"{e}:", *e.problems]
+            count = e.bad_rows
+            heading = ngettext(
+                "%(count)s row is bad:",
+                "%(count)s rows are bad:",
+                count,
+            ) % {"count": count}
+            problems = [heading, *(said_text(p) for p in e.problems)]
         except ValueError as e:
-            problems = [str(e)]
+            problems = [error_text(e)]
     return render(
         request,
         "reviews/labels_import.html",

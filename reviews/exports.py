@@ -46,6 +46,7 @@ from ingest.models import CandidatePair, DoNotMatch
 from reviews.calibration import band_of, latest_weight_subquery, pair_split, sample_weights
 from reviews.core import csvstream
 from reviews.core.calibration import SPLITS
+from reviews.core.words import Said, gettext_noop
 from reviews.models import CalibrationSample, Label, label_subject, label_subject_lock
 from reviews.pair_states import pair_states_refresh
 from reviews.services import supersede_previous
@@ -256,9 +257,10 @@ def export_lines(
 class LabelImportError(ValueError):
     """The file has bad rows; nothing was imported."""
 
-    def __init__(self, problems: list[str]) -> None:
+    def __init__(self, problems: list[Said]) -> None:
         self.problems = problems
-        super().__init__(f"{len(problems)} bad row(s); nothing imported")
+        self.bad_rows = len({p.params.get("line") for p in problems})
+        super().__init__(f"{self.bad_rows} bad row(s); nothing imported")
 
 
 @dataclass
@@ -289,18 +291,24 @@ def _uncsv(value: str) -> str:
     return csvstream.cell_text(value)
 
 
-def read_rows(stream: TextIO, fmt: str) -> Iterator[tuple[int, dict[str, Any] | str]]:
+def read_rows(stream: TextIO, fmt: str) -> Iterator[tuple[int, dict[str, Any] | Said]]:
     """(line number, row) per record; a row that cannot be read at all is a message."""
     if fmt == "csv":
         reader = csv.DictReader(stream)
         missing = {"verdict", "annotator"} - set(reader.fieldnames or ())
         if missing:
-            yield 1, f"header lacks column(s) {', '.join(sorted(missing))}"
+            yield (
+                1,
+                Said(
+                    gettext_noop("header lacks column(s) %(columns)s"),
+                    columns=", ".join(sorted(missing)),
+                ),
+            )
             return
         start = reader.line_num + 1
         for raw in reader:
             if None in raw:
-                yield start, "more cells than columns"
+                yield start, Said(gettext_noop("more cells than columns"))
             else:
                 yield start, {k: _uncsv(v or "") for k, v in raw.items()}
             start = reader.line_num + 1
@@ -311,10 +319,10 @@ def read_rows(stream: TextIO, fmt: str) -> Iterator[tuple[int, dict[str, Any] | 
         try:
             data = json.loads(line)
         except json.JSONDecodeError as e:
-            yield n, f"not JSON: {e.msg}"
+            yield n, Said(gettext_noop("not JSON: %(error)s"), error=e.msg)
             continue
         if not isinstance(data, dict):
-            yield n, "not a JSON object"
+            yield n, Said(gettext_noop("not a JSON object"))
             continue
         yield n, data
 
@@ -331,7 +339,11 @@ def _int(row: dict[str, Any], key: str) -> int | None:
     try:
         return int(value)
     except ValueError:
-        raise ValueError(f"{key} is not a whole number: {value!r}") from None
+        raise ValueError(
+            Said(
+                gettext_noop("%(key)s is not a whole number: %(value)s"), key=key, value=repr(value)
+            )
+        ) from None
 
 
 def _bool(row: dict[str, Any], key: str) -> bool:
@@ -343,7 +355,9 @@ def _bool(row: dict[str, Any], key: str) -> bool:
         return False
     if text in ("true", "1", "yes"):
         return True
-    raise ValueError(f"{key} is not true or false: {value!r}")
+    raise ValueError(
+        Said(gettext_noop("%(key)s is not true or false: %(value)s"), key=key, value=repr(value))
+    )
 
 
 def _find_pair(row: dict[str, Any]) -> CandidatePair:
@@ -353,7 +367,7 @@ def _find_pair(row: dict[str, Any]) -> CandidatePair:
     qs = CandidatePair.objects.select_related("method")
     if a_url and b_url:
         if not method:
-            raise ValueError("method is required with URLs")
+            raise ValueError(Said(gettext_noop("method is required with URLs")))
         found = list(
             qs.filter(method__key=method).filter(
                 Q(a__url=a_url, b__url=b_url) | Q(a__url=b_url, b__url=a_url)
@@ -367,33 +381,64 @@ def _find_pair(row: dict[str, Any]) -> CandidatePair:
         if len(found) == 1:
             return found[0]
         if not found:
-            raise ValueError(f"no {method} pair of {a_url} and {b_url}")
-        raise ValueError(f"{len(found)} pairs of these URLs; pair_id or a_id/b_id must choose")
+            raise ValueError(
+                Said(
+                    gettext_noop("no %(method)s pair of %(a_url)s and %(b_url)s"),
+                    method=method,
+                    a_url=a_url,
+                    b_url=b_url,
+                )
+            )
+        raise ValueError(
+            Said(
+                gettext_noop("%(count)s pairs of these URLs; pair_id or a_id/b_id must choose"),
+                count=len(found),
+            )
+        )
     if pair_id is None:
-        raise ValueError("no pair: give method, a_url and b_url, or pair_id")
+        raise ValueError(Said(gettext_noop("no pair: give method, a_url and b_url, or pair_id")))
     pair = qs.filter(pk=pair_id).first()
     if pair is None:
-        raise ValueError(f"no pair {pair_id}")
+        raise ValueError(Said(gettext_noop("no pair %(pair_id)s"), pair_id=pair_id))
     if method and pair.method.key != method:
-        raise ValueError(f"pair {pair_id} is of method {pair.method.key}, not {method}")
+        raise ValueError(
+            Said(
+                gettext_noop("pair %(pair_id)s is of method %(method)s, not %(expected)s"),
+                pair_id=pair_id,
+                method=pair.method.key,
+                expected=method,
+            )
+        )
     return pair
 
 
 def _choice(row: dict[str, Any], key: str, choices: Any, default: str = "") -> str:
     value = _text(row, key) or default
     if value not in choices.values:
-        raise ValueError(f"{key} {value!r} is not one of {', '.join(choices.values)}")
+        raise ValueError(
+            Said(
+                gettext_noop("%(key)s %(value)s is not one of %(choices)s"),
+                key=key,
+                value=repr(value),
+                choices=", ".join(choices.values),
+            )
+        )
     return value
 
 
-def _validate(line: int, row: dict[str, Any]) -> tuple[_Row | None, list[str]]:
-    problems: list[str] = []
+def _at_line(line: int, problem: Said) -> Said:
+    return Said(gettext_noop("line %(line)s: %(problem)s"), line=line, problem=problem)
+
+
+def _validate(line: int, row: dict[str, Any]) -> tuple[_Row | None, list[Said]]:
+    problems: list[Said] = []
 
     def check(fn: Any, *args: Any) -> Any:
         try:
             return fn(*args)
         except ValueError as e:
-            problems.append(f"line {line}: {e}")
+            said = e.args[0] if e.args and isinstance(e.args[0], Said) else Said(str(e))
+            problems.append(_at_line(line, said))
             return None
 
     pair = check(_find_pair, row)
@@ -404,23 +449,39 @@ def _validate(line: int, row: dict[str, Any]) -> tuple[_Row | None, list[str]]:
     retraction = check(_bool, row, "retraction")
     reason = _text(row, "reason")
     if not reason:
-        problems.append(f"line {line}: a reason is required")
+        problems.append(_at_line(line, Said(gettext_noop("a reason is required"))))
     annotator = _text(row, "annotator")
     if not annotator:
-        problems.append(f"line {line}: an annotator is required")
+        problems.append(_at_line(line, Said(gettext_noop("an annotator is required"))))
     elif len(annotator) > 150 - len(IMPORTED_PREFIX):
-        problems.append(f"line {line}: annotator name longer than 141 characters")
+        limit = 150 - len(IMPORTED_PREFIX)
+        problems.append(
+            _at_line(
+                line,
+                Said(gettext_noop("annotator name longer than %(limit)s characters"), limit=limit),
+            )
+        )
     labeled_at = None
     text = _text(row, "labeled_at")
     try:
         labeled_at = datetime.fromisoformat(text) if text else None
     except ValueError:
-        problems.append(f"line {line}: labeled_at is not an ISO 8601 time: {text!r}")
+        problems.append(
+            _at_line(
+                line,
+                Said(
+                    gettext_noop("labeled_at is not an ISO 8601 time: %(value)s"),
+                    value=repr(text),
+                ),
+            )
+        )
     else:
         if labeled_at is None:
-            problems.append(f"line {line}: labeled_at is required")
+            problems.append(_at_line(line, Said(gettext_noop("labeled_at is required"))))
         elif labeled_at.tzinfo is None:
-            problems.append(f"line {line}: labeled_at needs a time zone (Z for UTC)")
+            problems.append(
+                _at_line(line, Said(gettext_noop("labeled_at needs a time zone (Z for UTC)")))
+            )
     label_id = check(_int, row, "label_id") or 0
     weight = 1.0
     if _text(row, "sampling_weight"):
@@ -429,7 +490,9 @@ def _validate(line: int, row: dict[str, Any]) -> tuple[_Row | None, list[str]]:
         except ValueError:
             weight = float("nan")
         if not (weight > 0 and weight < float("inf")):
-            problems.append(f"line {line}: sampling_weight must be a positive number")
+            problems.append(
+                _at_line(line, Said(gettext_noop("sampling_weight must be a positive number")))
+            )
     if problems:
         return None, problems
     return (
@@ -489,12 +552,12 @@ def labels_import(*, stream: TextIO, fmt: str) -> ImportResult:
     """Validate every row, then append them all in one transaction (see module rules).
     Raises LabelImportError listing every bad row, having written nothing."""
     if fmt not in FORMATS:
-        raise ValueError(f"unknown format {fmt!r}")
+        raise ValueError(Said(gettext_noop("unknown format %(format)s"), format=repr(fmt)))
     rows: list[_Row] = []
-    problems: list[str] = []
+    problems: list[Said] = []
     for line, raw in read_rows(stream, fmt):
-        if isinstance(raw, str):
-            problems.append(f"line {line}: {raw}")
+        if isinstance(raw, Said):
+            problems.append(_at_line(line, raw))
             continue
         row, bad = _validate(line, raw)
         problems.extend(bad)
@@ -564,7 +627,12 @@ def format_for(path: str, fmt: str = "") -> str:
         return "jsonl"
     if lower.endswith(".csv"):
         return "csv"
-    raise ValueError(f"cannot tell the format of {path!r}: pass --format csv|jsonl")
+    raise ValueError(
+        Said(
+            gettext_noop("cannot tell the format of %(file)s: pass --format csv|jsonl"),
+            file=repr(path),
+        )
+    )
 
 
 def labels_import_text(text: str, fmt: str) -> ImportResult:

@@ -37,6 +37,7 @@ __all__ = [
     "require_editor",
     "require_label_export",
     "require_viewer",
+    "said_text",
     "template_for",
 ]
 
@@ -71,6 +72,11 @@ def error_text(error: Exception) -> str:
     that is a `Said` (its English `str` is what the API and the commands show), else the
     error as it is."""
     said = error.args[0] if error.args else None
-    if isinstance(said, Said):
-        return gettext(said.template) % said.params if said.params else gettext(said.template)
-    return str(error)
+    return said_text(said) if isinstance(said, Said) else str(error)
+
+
+def said_text(said: Said) -> str:
+    """A `Said` in the reader's language; a value that is itself a `Said` is translated too,
+    any other value (a column name, a URL, a number) is shown as it is."""
+    params = {k: said_text(v) if isinstance(v, Said) else v for k, v in said.params.items()}
+    return gettext(said.template) % params if params else gettext(said.template)

@@ -171,3 +171,40 @@ def test_counted_notices_use_the_catalogues_plural_entries() -> None:
 
     with translation.override("zh-hant"):
         assert ngettext("%(n)s rejected", "%(n)s rejected", 2) % {"n": 2} == "已拒絕 2 項"
+
+
+def test_a_rejected_label_files_rows_are_told_in_the_readers_language(client, pair) -> None:
+    """The import page lists every bad row in the desk's language; the column names, the
+    values and the command's English stay as they are."""
+    from django.contrib.auth.models import User
+    from django.core.files.uploadedfile import SimpleUploadedFile
+
+    admin = User.objects.create_superuser("root", password="pw")
+    client.force_login(admin)
+    rows = [
+        '{"pair_id": 999999, "verdict": "duplicate", "annotator": "x", "reason": "r",'
+        ' "labeled_at": "yesterday"}',
+        '{"pair_id": %d, "verdict": "maybe", "annotator": "", "reason": "r",'
+        ' "labeled_at": "2026-01-02T03:04:05"}' % pair.pk,
+        "[1, 2]",
+    ]
+    body = ("\n".join(rows) + "\n").encode()
+    pages = {}
+    for language in ("en", "vi", "zh-hans"):
+        client.post(reverse("reviews:preference-locale"), {"language": language, "next": "/"})
+        upload = SimpleUploadedFile("labels.jsonl", body, content_type="application/x-ndjson")
+        r = client.post(reverse("reviews:labels-import"), {"file": upload, "format": ""})
+        assert r.status_code == 200
+        pages[language] = r.content.decode()
+    assert "line 1: no pair 999999" in pages["en"]
+    assert "line 2: verdict &#x27;maybe&#x27; is not one of" in pages["en"]
+    assert "line 3: not a JSON object" in pages["en"]
+    assert "3 rows are bad:" in pages["en"] and "3 dòng bị lỗi:" in pages["vi"]
+    vi, zh = pages["vi"], pages["zh-hans"]
+    assert "dòng 1: không có cặp 999999" in vi and "line 1:" not in vi
+    assert "dòng 2: cần có người gắn nhãn (annotator)" in vi
+    assert "dòng 3: không phải một đối tượng JSON" in vi
+    assert "第 1 行：没有文档对 999999" in zh and "line 1:" not in zh
+    assert "第 2 行：labeled_at 需要时区（UTC 用 Z）" in zh
+    assert "verdict &#x27;maybe&#x27; 不在" in zh  # the column and the value stay as written
+    assert Label.objects.count() == 0
