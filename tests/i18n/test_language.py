@@ -2,6 +2,7 @@
 fallback, an editor's stored choice above both; and what stays language-neutral (stored
 reason codes, exports)."""
 
+import json
 from datetime import UTC, datetime
 
 import pytest
@@ -184,8 +185,15 @@ def test_a_rejected_label_files_rows_are_told_in_the_readers_language(client, pa
     rows = [
         '{"pair_id": 999999, "verdict": "duplicate", "annotator": "x", "reason": "r",'
         ' "labeled_at": "yesterday"}',
-        '{"pair_id": %d, "verdict": "maybe", "annotator": "", "reason": "r",'
-        ' "labeled_at": "2026-01-02T03:04:05"}' % pair.pk,
+        json.dumps(
+            {
+                "pair_id": pair.pk,
+                "verdict": "maybe",
+                "annotator": "",
+                "reason": "r",
+                "labeled_at": "2026-01-02T03:04:05",
+            }
+        ),
         "[1, 2]",
     ]
     body = ("\n".join(rows) + "\n").encode()
