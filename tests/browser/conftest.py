@@ -1,9 +1,11 @@
 """A real headless Chromium (Debian's package) driven by Playwright against live_server."""
 
 import os
+import time
 from collections.abc import Iterator
 
 import pytest
+from django.db import connection
 
 LAUNCH_ARGS = [
     "--no-sandbox",
@@ -37,6 +39,29 @@ def page(browser, live_server) -> Iterator[object]:
     page.set_default_timeout(10_000)
     yield page
     context.close()
+    _server_requests_settle()
+
+
+def _server_requests_settle(timeout: float = 15.0) -> None:
+    """Wait until no other session of the test database is running a statement or holds
+    an open transaction. Closing the browser does not stop a request the live server is
+    still answering (the page that Save and next opens, say): the transactional test's
+    flush would TRUNCATE beside that request's transaction and the two deadlock."""
+    if connection.vendor != "postgresql":
+        return
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        with connection.cursor() as cursor:
+            cursor.execute(
+                "SELECT count(*) FROM pg_stat_activity"
+                " WHERE datname = current_database() AND pid <> pg_backend_pid()"
+                " AND state IN ('active', 'idle in transaction',"
+                " 'idle in transaction (aborted)')"
+            )
+            (busy,) = cursor.fetchone()
+        if not busy:
+            return
+        time.sleep(0.05)
 
 
 @pytest.fixture
