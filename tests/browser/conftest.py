@@ -1,11 +1,12 @@
 """A real headless Chromium (Debian's package) driven by Playwright against live_server."""
 
 import os
-import time
 from collections.abc import Iterator
 
 import pytest
 from django.db import connection
+
+from tests.factories import wait_until
 
 LAUNCH_ARGS = [
     "--no-sandbox",
@@ -49,19 +50,19 @@ def _server_requests_settle(timeout: float = 15.0) -> None:
     flush would TRUNCATE beside that request's transaction and the two deadlock."""
     if connection.vendor != "postgresql":
         return
-    deadline = time.monotonic() + timeout
-    while time.monotonic() < deadline:
-        with connection.cursor() as cursor:
-            cursor.execute(
-                "SELECT count(*) FROM pg_stat_activity"
-                " WHERE datname = current_database() AND pid <> pg_backend_pid()"
-                " AND state IN ('active', 'idle in transaction',"
-                " 'idle in transaction (aborted)')"
-            )
-            (busy,) = cursor.fetchone()
-        if not busy:
-            return
-        time.sleep(0.05)
+    wait_until(_no_other_session_busy, timeout, "the live server's requests to end")
+
+
+def _no_other_session_busy() -> bool:
+    with connection.cursor() as cursor:
+        cursor.execute(
+            "SELECT count(*) FROM pg_stat_activity"
+            " WHERE datname = current_database() AND pid <> pg_backend_pid()"
+            " AND state IN ('active', 'idle in transaction',"
+            " 'idle in transaction (aborted)')"
+        )
+        (busy,) = cursor.fetchone()
+    return not busy
 
 
 @pytest.fixture
