@@ -52,7 +52,7 @@ def test_the_recall_check_finds_every_pair_brute_force_finds(k: int) -> None:
 VOCABULARY = [f"word{i}" for i in range(3000)]
 
 
-def _minhash_corpus(settings) -> None:  # type: ignore[no-untyped-def]
+def _minhash_corpus(settings) -> None:
     """Families of near copies (a few words edited), with the MinHash channel on; SimHash
     values far apart so that only the MinHash channel's index matters here."""
     settings.MINHASH_CHANNEL = True
@@ -108,15 +108,14 @@ def test_the_recall_check_says_when_the_minhash_index_is_empty() -> None:
 
 def test_check_api_answers_exact_near_new_and_insufficient(client, api_token) -> None:
     from ingest.core.extract import extract
-    from ingest.core.methods import fingerprint_text
     from ingest.core.simhash import to_signed64
 
     html = factories.article_html("T", TEXT)
     main = extract(html).main_text
     doc = factories.indexed_document(url="https://c.example.com/1", text=main, simhash=0)
     # Give the stored document its real fingerprint, then index it.
-    real = fingerprint_text("simhash64-words-sha256-v1", main)
-    doc.fingerprints.filter(branch="main").update(simhash=to_signed64(real.simhash))
+    real = factories.simhash_of(main, "simhash64-words-sha256-v1")
+    doc.fingerprints.filter(branch="main").update(simhash=to_signed64(real))
     candidates.candidates_find(document_ids=[doc.pk])
     auth = {"Authorization": f"Bearer {api_token}"}
 
@@ -128,7 +127,7 @@ def test_check_api_answers_exact_near_new_and_insufficient(client, api_token) ->
     exact = ask(text=main)
     assert exact["verdict"] == "exact"
     assert exact["matches"][0]["document_id"] == doc.pk
-    assert exact["simhash"] == f"{real.simhash:016x}"
+    assert exact["simhash"] == f"{real:016x}"
 
     near = ask(text=main.replace(".", ". Extra words here.", 1))
     assert near["verdict"] in {"near", "new"}
