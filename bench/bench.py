@@ -53,6 +53,12 @@ def main(argv: list[str] | None = None) -> int:
         default=0,
         help="ingest section on N records of real pages instead of generated ones",
     )
+    parser.add_argument(
+        "--data",
+        type=Path,
+        help="the extraction-dev data set (default ../shared/data/extraction-dev): the"
+        " extraction section and --real-pages",
+    )
     parser.add_argument("--pages", type=int, default=10_000, help="pages in the ingest WARC")
     parser.add_argument("--docs", type=int, default=300, help="300-1,500-word fingerprint docs")
     parser.add_argument(
@@ -72,6 +78,7 @@ def main(argv: list[str] | None = None) -> int:
     import fingerprint_bench
     import ingest_bench
 
+    data: Path = args.data or extraction_bench.DEFAULT_DATA
     result: dict = {"machine": info}
     print("Dedup Desk benchmark")
     print(
@@ -102,7 +109,7 @@ def main(argv: list[str] | None = None) -> int:
             flush=True,
         )
         if args.real_pages:
-            res = ingest_bench.run(args.real_pages, real=True)
+            res = ingest_bench.run(args.real_pages, real=True, data=data)
         else:
             res = ingest_bench.run(args.pages)
         result["ingest"] = res
@@ -120,11 +127,11 @@ def main(argv: list[str] | None = None) -> int:
 
     if args.extraction_only or not chosen:
         print("\n== 4. Extraction and decoding on real pages (extraction-dev) ==", flush=True)
-        if (extraction_bench.DEFAULT_DATA / "manifest.jsonl").exists():
-            pages = extraction_bench.load(extraction_bench.DEFAULT_DATA, None)
+        if (data / "manifest.jsonl").exists():
+            pages = extraction_bench.load(data, None)
             result["extraction"] = extraction_bench.report(extraction_bench.run_main(pages))
         else:
-            print(f"  skipped: no data at {extraction_bench.DEFAULT_DATA}")
+            print(f"  skipped: no data at {data}")
 
     result["bench_s"] = time.perf_counter() - started
     stamp = datetime.now().strftime("%Y-%m-%d-%H%M%S")

@@ -6,26 +6,31 @@ articles and lists) and prints, per dataset and label, the extraction statuses, 
 blocked pages with their reason (each one is a false "blocked": these pages are all
 content), and how zh-vi-dev's client-rendered shells (no article in the HTML) come out.
 
-    .venv/bin/python bench/crawl_quality_bench.py
+    .venv/bin/python bench/crawl_quality_bench.py [--data DIR]
 
 No Django, no database: only ``ingest.core``. About a minute per 1,000 pages on one core.
 """
 
 from __future__ import annotations
 
+import argparse
 from collections import Counter, defaultdict
+from pathlib import Path
 
-from page_data import pages  # type: ignore[import-not-found]
+from page_data import DATA, pages  # type: ignore[import-not-found]
 
 from ingest.core.extract import extract
 
 
 def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    parser.add_argument("--data", type=Path, default=DATA, help="development data directory")
+    args = parser.parse_args()
     statuses: dict[tuple[str, str], Counter[str]] = defaultdict(Counter)
     false_blocked: list[str] = []
     shells: list[str] = []
     content = 0
-    for page in pages():
+    for page in pages(args.data):
         result = extract(page.html, url=page.url)
         statuses[(page.dataset, page.label)][result.status] += 1
         line = (

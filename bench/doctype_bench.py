@@ -5,7 +5,7 @@ page types, zh-vi-dev page kinds) and prints, per dataset, a confusion table (ro
 dataset's label, columns: the inferred doc type), the accuracy where the label names a doc
 type, the rules that decided, and milliseconds per page of the inference (parse included).
 
-    .venv/bin/python bench/doctype_bench.py
+    .venv/bin/python bench/doctype_bench.py [--data DIR]
     .venv/bin/python bench/doctype_bench.py --wrong 20   # list some wrong pages
 
 No Django, no database: only ``ingest.core``.
@@ -17,14 +17,16 @@ import argparse
 import statistics
 import time
 from collections import Counter, defaultdict
+from pathlib import Path
 
-from page_data import pages  # type: ignore[import-not-found]
+from page_data import DATA, pages  # type: ignore[import-not-found]
 
 from ingest.core.doctype import DOC_TYPES, infer_doc_type_html
 
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    parser.add_argument("--data", type=Path, default=DATA, help="development data directory")
     parser.add_argument("--wrong", type=int, default=0, help="list this many wrong pages")
     args = parser.parse_args()
 
@@ -34,7 +36,7 @@ def main() -> None:
     total: Counter[str] = Counter()
     wrong: list[str] = []
     ms: list[float] = []
-    for page in pages():
+    for page in pages(args.data):
         if not page.is_content:
             continue
         start = time.perf_counter()

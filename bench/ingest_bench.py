@@ -22,7 +22,8 @@ throughput of extraction alone (decode + extract, the product's own functions) o
 same records with two processes (once right before the end-to-end run and once right
 after, taken together: the machine's speed drifts), and the product's overhead over it.
 
-Run alone: .venv/bin/python bench/ingest_bench.py [--pages 10000 | --real-pages 2000] [--json OUT]
+Run alone: .venv/bin/python bench/ingest_bench.py [--pages 10000 | --real-pages 2000]
+    [--data DIR] [--json OUT]
 """
 
 from __future__ import annotations
@@ -429,13 +430,18 @@ def _real_pages(data: Path = REAL_DATA) -> list[tuple[str, str, bytes]]:
     return pages
 
 
-def write_real_warc(path: Path, n_records: int) -> WarcInfo:
+def _real_generator(data: Path) -> str:
+    """The cache key of a real-page WARC: the generator's version and the data it read."""
+    return f"{REAL_GENERATOR_VERSION}:{data.resolve()}"
+
+
+def write_real_warc(path: Path, n_records: int, data: Path = REAL_DATA) -> WarcInfo:
     """The real pages repeated under distinct URLs (``?copy=k``) to n_records records."""
     from warcio.statusandheaders import StatusAndHeaders
     from warcio.warcwriter import WARCWriter
 
     started = time.perf_counter()
-    pages = _real_pages()
+    pages = _real_pages(data)
     sizes: list[int] = []
     base = datetime(2026, 4, 1, tzinfo=UTC)
     tmp = path.with_suffix(".part")
@@ -465,14 +471,15 @@ def write_real_warc(path: Path, n_records: int) -> WarcInfo:
     repeats = Counter({"repeats of a page": max(0, n_records - len(pages))})
     charsets = Counter({"as the pages declare (no header charset)": n_records})
     info = WarcInfo(path, n_records, sizes, repeats, charsets, time.perf_counter() - started)
-    _meta_save(info, REAL_GENERATOR_VERSION)
+    _meta_save(info, _real_generator(data))
     return info
 
 
-def real_warc_for(n_records: int) -> WarcInfo:
+def real_warc_for(n_records: int, data: Path = REAL_DATA) -> WarcInfo:
     OUT.mkdir(parents=True, exist_ok=True)
     path = OUT / f"ingest-real-{n_records}.warc.gz"
-    return _cached(path, n_records, REAL_GENERATOR_VERSION) or write_real_warc(path, n_records)
+    cached = _cached(path, n_records, _real_generator(data))
+    return cached or write_real_warc(path, n_records, data)
 
 
 def _extract_one(item: tuple[bytes, str, str]) -> float:
@@ -1211,9 +1218,15 @@ def run_profile_subprocess(warc: WarcInfo, sample: int, warm_docs: int) -> dict:
 # --- report --------------------------------------------------------------------------
 
 
-def run(pages: int = 10_000, sample: int = 300, warm_docs: int = 1000, real: bool = False) -> dict:
+def run(
+    pages: int = 10_000,
+    sample: int = 300,
+    warm_docs: int = 1000,
+    real: bool = False,
+    data: Path = REAL_DATA,
+) -> dict:
     started = time.perf_counter()
-    warc = real_warc_for(pages) if real else warc_for(pages)
+    warc = real_warc_for(pages, data) if real else warc_for(pages)
     sizes = sorted(warc.sizes)
     generated = {
         "path": str(warc.path.relative_to(ROOT)),
@@ -1426,6 +1439,12 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument(
         "--real-pages", type=int, default=0, help="real-page mode: N records of real pages"
     )
+    parser.add_argument(
+        "--data",
+        type=Path,
+        default=REAL_DATA,
+        help="real-page mode: the extraction-dev data set (manifest.jsonl and its pages)",
+    )
     parser.add_argument("--sample", type=int, default=300)
     parser.add_argument("--warm-docs", type=int, default=1000)
     parser.add_argument("--json", type=Path)
@@ -1443,7 +1462,7 @@ def main(argv: list[str] | None = None) -> int:
         print(json.dumps(worker_profile(args.warc, args.sample, args.warm_docs)))
         return 0
     if args.real_pages:
-        res = run(args.real_pages, args.sample, args.warm_docs, real=True)
+        res = run(args.real_pages, args.sample, args.warm_docs, real=True, data=args.data)
     else:
         res = run(args.pages, args.sample, args.warm_docs)
     print("\n".join(report(res)))

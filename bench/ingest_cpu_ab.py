@@ -330,6 +330,11 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--rounds", type=int, default=3)
     parser.add_argument("--records", type=int, default=1000)
     parser.add_argument("--no-alone", action="store_true", help="skip extraction alone")
+    parser.add_argument(
+        "--data",
+        type=Path,
+        help="the extraction-dev data set the real-page WARC is made of (ingest_bench's default)",
+    )
     parser.add_argument("--json", type=Path)
     parser.add_argument("--replica", help=argparse.SUPPRESS)
     parser.add_argument("--alone", type=Path, help=argparse.SUPPRESS)
@@ -345,7 +350,9 @@ def main(argv: list[str] | None = None) -> int:
 
     db = os.environ.get("BENCH_DB_NAME", "dedup_bench_ingest_ab")
     redis_url = os.environ.get("BENCH_REDIS_URL", "redis://127.0.0.1:6379/13")
-    warc = real_warc_for(args.records).path
+    warc = (
+        real_warc_for(args.records, args.data) if args.data else real_warc_for(args.records)
+    ).path
     versions = [_project_for(rev) for rev in (args.rev or ["."])]
     runs: dict[str, list[dict[str, Any]]] = defaultdict(list)
     for r in range(args.rounds):

@@ -26,7 +26,7 @@ after 50 warm-ups (half stored documents' own sets, half new partial copies of s
 documents), 10 batches of 200 new documents through entries_add (then removed).
 
     .venv/bin/python bench/passage_index_bench.py [--max 1000000] [--json OUT]
-        [--db NAME] [--reuse] [--only N]
+        [--db NAME] [--reuse] [--only N] [--data DIR]
 
 Uses (drops and recreates) the database dedup_passages_bench, or the one named by --db
 (or BENCH_DB). --reuse keeps a database that already holds the sets of an earlier run
@@ -90,20 +90,22 @@ def database_recreate(reuse: bool) -> bool:
     return False
 
 
-def real_counts() -> np.ndarray:
+DATA = ROOT.parent / "shared" / "data"
+
+
+def real_counts(data: Path = DATA) -> np.ndarray:
     from ingest.core import passages as P
 
-    path = ROOT.parent / "shared" / "data" / "extraction-dev" / "manifest.jsonl"
-    with open(path) as f:
+    with open(data / "extraction-dev" / "manifest.jsonl") as f:
         texts = [json.loads(line)["gold_text"] for line in f]
     counts = [min(len(P.hash_set(P.passages(t))), P.STORED_MAX) for t in texts]
     return np.array([c for c in counts if c > 0])
 
 
 class Corpus:
-    def __init__(self, seed: int = 1) -> None:
+    def __init__(self, seed: int = 1, data: Path = DATA) -> None:
         self.rng = np.random.default_rng(seed)
-        self.counts = real_counts()
+        self.counts = real_counts(data)
         self.templates = self.rng.integers(
             -(2**63), 2**63 - 1, size=(SITES, TEMPLATES_PER_SITE), dtype=np.int64
         )
@@ -349,6 +351,7 @@ def inserts(corpus: Corpus, n_docs: int, site_ids: list[int]) -> dict[str, float
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--data", type=Path, default=DATA, help="development data directory")
     parser.add_argument("--max", type=int, default=100_000)
     parser.add_argument("--json", type=Path)
     parser.add_argument("--db", help="database name (default BENCH_DB or dedup_passages_bench)")
@@ -374,7 +377,7 @@ def main() -> None:
         made = Site.objects.bulk_create([Site(host=f"s{i}.bench.example") for i in range(SITES)])
         site_ids = [s.pk for s in made]
     stored = sql("SELECT count(*) FROM ingest_passageset")[0][0] if kept else 0
-    corpus = Corpus()
+    corpus = Corpus(data=args.data)
     out: dict[str, Any] = {
         "machine": {"cpus": os.cpu_count(), "load_avg": os.getloadavg()},
         "passages_per_doc_real_mean": float(corpus.counts.mean()),

@@ -18,7 +18,7 @@ prompt and related-links list leaked into the main text (what extraction leaves 
 real pages). Negatives: every pair of documents of different articles under the same
 template. Template passages: per site, passages on at least PASSAGE_TEMPLATE_DF pages.
 
-    .venv/bin/python bench/passages_bench.py [--json OUT]
+    .venv/bin/python bench/passages_bench.py [--data DIR] [--json OUT]
 """
 
 from __future__ import annotations
@@ -126,9 +126,9 @@ class Doc:
     kept: float  # share of the article's words the copy keeps
 
 
-def build_corpus(seed: int = 7) -> list[Doc]:
+def build_corpus(seed: int = 7, data: Path = DATA) -> list[Doc]:
     rng = random.Random(seed)
-    with open(DATA / "extraction-dev" / "manifest.jsonl") as f:
+    with open(data / "extraction-dev" / "manifest.jsonl") as f:
         rows = [json.loads(line) for line in f]
     golds = [r["gold_text"] for r in rows if len(r["gold_text"].split()) >= 120]
     vocab = sorted({w for g in golds[:40] for w in re.findall(r"[a-z]{4,9}", g)})
@@ -284,8 +284,8 @@ def partial_copy(docs: list[Doc]) -> dict[str, object]:
     }
 
 
-def copycat() -> dict[str, object]:
-    with gzip.open(DATA / "copycat-judgments" / "judgments.jsonl.gz", "rt") as f:
+def copycat(data: Path = DATA) -> dict[str, object]:
+    with gzip.open(data / "copycat-judgments" / "judgments.jsonl.gz", "rt") as f:
         rows = [json.loads(line) for line in f]
     pos_labels, neg_labels = {"2", "3"}, {"0.5"}
     scores: dict[str, dict[str, list[float]]] = {
@@ -320,9 +320,10 @@ def copycat() -> dict[str, object]:
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--data", type=Path, default=DATA, help="development data directory")
     parser.add_argument("--json", type=Path)
     args = parser.parse_args()
-    docs = build_corpus()
+    docs = build_corpus(data=args.data)
     out = {
         "method": P.METHOD,
         "shipped": {
@@ -332,7 +333,7 @@ def main() -> None:
             "passage_template_df": TEMPLATE_DF,
         },
         "partial_copy": partial_copy(docs),
-        "copycat": copycat(),
+        "copycat": copycat(args.data),
         "corpus_sha": hashlib.sha256("".join(d.text for d in docs).encode()).hexdigest()[:12],
     }
     text = json.dumps(out, indent=2)

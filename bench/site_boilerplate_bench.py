@@ -28,7 +28,7 @@ bench/language_bench.py), the real pages first, then the cases. A pair is *group
 the two documents are members of one candidate group; *nominated* when a candidate
 pair links them above the similarity floor.
 
-    .venv/bin/python bench/site_boilerplate_bench.py [--out FILE] [--json FILE]
+    .venv/bin/python bench/site_boilerplate_bench.py [--data DIR] [--out FILE] [--json FILE]
 """
 
 from __future__ import annotations
@@ -53,15 +53,15 @@ if str(ROOT) not in sys.path:
     sys.path.insert(0, str(ROOT))
 
 
-def _shared(name: str) -> Path:
-    for base in (ROOT.parent, ROOT.parent.parent, Path("/work")):
-        if (base / "shared" / "data" / name).exists():
-            return base / "shared" / "data" / name
-    return ROOT.parent / "shared" / "data" / name
+def _shared_data() -> Path:
+    """../shared/data beside the checkout (or beside its parent: a worktree)."""
+    for base in (ROOT.parent, ROOT.parent.parent):
+        if (base / "shared" / "data").exists():
+            return base / "shared" / "data"
+    return ROOT.parent / "shared" / "data"
 
 
-EXTRACTION_DEV = _shared("extraction-dev")
-WCXB_DEV = _shared("wcxb-dev")
+DATA = _shared_data()
 METHOD = "simhash64-mixedscript-sha256-v1@trafilatura-2-v2"
 MIN_REAL_PAGES = 4
 TEMPLATE_MIN_PAGES = 3
@@ -80,9 +80,9 @@ def _host(url: str) -> str:
     return (urlsplit(url).hostname or "").lower()
 
 
-def real_pages() -> list[dict[str, Any]]:
+def real_pages(data: Path = DATA) -> list[dict[str, Any]]:
     out = []
-    for base in (EXTRACTION_DEV, WCXB_DEV):
+    for base in (data / "extraction-dev", data / "wcxb-dev"):
         manifest = base / "manifest.jsonl"
         if not manifest.exists():
             continue
@@ -96,10 +96,10 @@ def real_pages() -> list[dict[str, Any]]:
     return out
 
 
-def short_articles(seed: int) -> list[tuple[str, list[str]]]:
+def short_articles(seed: int, data: Path = DATA) -> list[tuple[str, list[str]]]:
     """(title, paragraphs) of 90–200 words from the aeb set's human-checked texts."""
     out = []
-    for line in (EXTRACTION_DEV / "manifest.jsonl").open(encoding="utf-8"):
+    for line in (data / "extraction-dev" / "manifest.jsonl").open(encoding="utf-8"):
         r = json.loads(line)
         if r.get("set") != "aeb":
             continue
@@ -135,14 +135,14 @@ def page_html(title: str, paras: list[str], inside: list[str], menu: list[str]) 
     return html.encode("utf-8")
 
 
-def build(seed: int) -> dict[str, Any]:
+def build(seed: int, data: Path = DATA) -> dict[str, Any]:
     """The records to ingest (real pages first) and the case pairs."""
     from ingest.core import boilerplate
     from ingest.core.domains import registrable_domain
     from ingest.core.encoding import decode_html
     from ingest.core.extract import extract
 
-    pages = real_pages()
+    pages = real_pages(data)
     by_domain: dict[str, list[dict[str, Any]]] = defaultdict(list)
     for p in pages:
         by_domain[registrable_domain(_host(p["url"]))].append(p)
@@ -154,7 +154,7 @@ def build(seed: int) -> dict[str, Any]:
         ),
         key=lambda d: (-len(by_domain[d]), d),
     )[:DOMAINS_MAX]
-    articles = short_articles(seed)
+    articles = short_articles(seed, data)
     records: list[dict[str, Any]] = []
     cases: list[dict[str, Any]] = []
     domains: dict[str, Any] = {}
@@ -408,6 +408,7 @@ def report(res: dict[str, Any]) -> str:
 
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--data", type=Path, default=DATA, help="development data directory")
     parser.add_argument("--seed", type=int, default=31)
     parser.add_argument("--out", type=Path)
     parser.add_argument("--json", type=Path)
@@ -419,7 +420,7 @@ def main(argv: list[str] | None = None) -> int:
         return 0
     os.environ.setdefault("DJANGO_SETTINGS_MODULE", "dedup_site.settings")
     os.environ.setdefault("DEBUG", "1")
-    corpus = build(args.seed)
+    corpus = build(args.seed, args.data)
     res: dict[str, Any] = {
         "date": datetime.now(UTC).strftime("%Y-%m-%d %H:%M UTC"),
         "command": " ".join(

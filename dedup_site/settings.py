@@ -534,9 +534,9 @@ SEMANTIC_LOOKBACK_MAX_FETCH = env_int("SEMANTIC_LOOKBACK_MAX_FETCH", 10_000)
 # pair, per doc type. Pairs nominated by this channel alone rank below the others in
 # the queue, join no group and are never merged automatically unless SEMANTIC_AUTO_MERGE
 # names the type. The defaults are the configured model's (its cosines are its own):
-# multilingual-e5-small-q4 (docs/semantic.md, bench/semantic_models_bench.py): article and
-# other 0.97, from the zh/vi development pairs (rewritten and reposted copies at 0.967 and
-# up, median 0.99; same-template other articles at most 0.951 in Chinese, 0.968 in
+# multilingual-e5-small-q4 (docs/semantic.md, bench/experiments/semantic_models_bench.py):
+# article and other 0.97, from the zh/vi development pairs (rewritten and reposted copies
+# at 0.967 and up, median 0.99; same-template other articles at most 0.951 in Chinese, 0.968 in
 # Vietnamese); the other types, unmeasured, stricter. all-MiniLM-L6-v2 (and any other
 # sentence-transformers model): article 0.8 (the demo crawl's rewritten story 0.815, other
 # stories on the same topic 0.55-0.69, docs/semantic.md), the others 0.95, other 0.9.

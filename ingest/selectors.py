@@ -32,7 +32,8 @@ def documents_search(*, q: str) -> QuerySet[Document]:
 def documents_list(*, status: str = "", quality: str = "", q: str = "") -> QuerySet[Document]:
     """Newest first; `status` and `quality` (what a blocked page is: login wall, captcha,
     navigation shell, …) narrow to the current extraction's, `q` to documents whose URL,
-    title or text contains it (`documents_search`)."""
+    title or text contains it (`documents_search`). Each document's current extraction
+    and active-method fingerprints come prefetched (``document_rows`` reads them)."""
     qs = (
         Document.objects.select_related("site")
         .prefetch_related(
@@ -41,12 +42,10 @@ def documents_list(*, status: str = "", quality: str = "", q: str = "") -> Query
                 queryset=Extraction.objects.filter(extractor_version=EXTRACTOR_VERSION).defer(
                     "main_text", "full_text"
                 ),
-                to_attr="current_extractions",
             ),
             Prefetch(
                 "fingerprints",
                 queryset=Fingerprint.objects.filter(method__key=active_method_key()),
-                to_attr="active_fingerprints",
             ),
         )
         .order_by("-id")
@@ -61,6 +60,36 @@ def documents_list(*, status: str = "", quality: str = "", q: str = "") -> Query
     if q:
         qs = qs.filter(pk__in=documents_search(q=q).values("pk"))
     return qs
+
+
+@dataclass(frozen=True)
+class DocumentRow:
+    """A line of the documents list: the document, its extraction by the current
+    extractor (None: not extracted yet) and its fingerprints under the active method,
+    main and full-page branch (None: not computed yet)."""
+
+    document: Document
+    extraction: Extraction | None
+    main: Fingerprint | None
+    full: Fingerprint | None
+
+
+def document_rows(documents: Iterable[Document]) -> list[DocumentRow]:
+    """The list's rows of documents from ``documents_list`` (read from its prefetches:
+    no query per document)."""
+    rows = []
+    for document in documents:
+        extractions = list(document.extractions.all())
+        by_branch = {f.branch: f for f in document.fingerprints.all()}
+        rows.append(
+            DocumentRow(
+                document=document,
+                extraction=extractions[0] if extractions else None,
+                main=by_branch.get("main"),
+                full=by_branch.get("full"),
+            )
+        )
+    return rows
 
 
 def document_get(*, document_id: int) -> Document:

@@ -24,16 +24,13 @@ def document_list(request: HtmxHttpRequest) -> HttpResponse:
     q = request.GET.get("q", "").strip()[:200]
     documents = selectors.documents_list(status=status, quality=quality, q=q)
     page = Paginator(documents, 50).get_page(request.GET.get("page"))
-    for document in page:
-        extractions = document.current_extractions  # type: ignore[attr-defined]
-        document.extraction = extractions[0] if extractions else None  # type: ignore[attr-defined]
-        document.fp = {f.branch: f for f in document.active_fingerprints}  # type: ignore[attr-defined]
     template = template_for("ingest/document_list.html", fragment(request, "document-table"))
     return render(
         request,
         template,
         {
             "page": page,
+            "rows": selectors.document_rows(page),
             "status": status,
             "quality": quality,
             "q": q,

@@ -147,7 +147,7 @@ def _flush_past_append_only_triggers() -> Iterator[None]:
 
     original = DatabaseOperations.sql_flush
 
-    def sql_flush(self, style, tables, *, reset_sequences=False, allow_cascade=False):  # type: ignore[no-untyped-def]
+    def sql_flush(self, style, tables, *, reset_sequences=False, allow_cascade=False):
         sql = original(
             self, style, tables, reset_sequences=reset_sequences, allow_cascade=allow_cascade
         )

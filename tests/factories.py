@@ -6,6 +6,7 @@ import secrets
 import time
 from collections.abc import Callable, Iterable
 from datetime import UTC, datetime
+from typing import Any
 
 from django.conf import settings
 from django.contrib.auth.models import Group, User
@@ -160,7 +161,7 @@ def indexed_document(
     fetched_at: datetime | None = None,
     title: str = "",
     full_text: str | None = None,
-):  # type: ignore[no-untyped-def]
+) -> Document:
     """A document with an ok extraction and a main/full fingerprint of the active method,
     the SimHash given rather than computed (to set distances exactly); the full-page
     branch is the main text unless given."""
@@ -202,7 +203,7 @@ def indexed_document(
 GOLD_METHODS = [method_key(k) for k in (democrawl.REFERENCE, democrawl.SHINGLE, democrawl.CJK)]
 
 
-def gold_crawl_ingest(seed: int = 7):  # type: ignore[no-untyped-def]
+def gold_crawl_ingest(seed: int = 7):
     """Ingest the demo gold crawl (demo/crawl.py) as a WARC, with the fingerprint recipes
     its cases name (GOLD_METHODS) computed at ingest. Returns (page id → document id, case
     name → DemoCase, page id → DemoPage)."""
@@ -222,9 +223,15 @@ TEXT = article_text(7, words=150)
 BASE = 0x0123456789ABCDEF
 
 
-def reviewed_document(  # type: ignore[no-untyped-def]
-    *, url: str, text: str, flips: int = 0, html: str | None = None, base: int = BASE, **kw
-):
+def reviewed_document(
+    *,
+    url: str,
+    text: str,
+    flips: int = 0,
+    html: str | None = None,
+    base: int = BASE,
+    **kw: Any,
+) -> Document:
     """A document whose SimHash is `base` with the `flips` low bits flipped, with a body."""
     doc = indexed_document(url=url, text=text, simhash=base ^ ((1 << flips) - 1), **kw)
     body = html if html is not None else article_html("Lamp", text)
@@ -232,16 +239,32 @@ def reviewed_document(  # type: ignore[no-untyped-def]
     return doc
 
 
-def find(*docs) -> None:  # type: ignore[no-untyped-def]
+def simhash_of(text: str, key: str | None = None) -> int:
+    """The text's SimHash under the method (default the active one); the test fails here
+    when the text is too short to have one."""
+    value = fingerprint_text(key or settings.ACTIVE_METHOD, text).simhash
+    assert value is not None, f"no SimHash for {text[:40]!r}"
+    return value
+
+
+def find(*docs: Document) -> None:
     candidates.candidates_find(document_ids=[d.pk for d in docs])
 
 
-def pair_of(a, b) -> CandidatePair:  # type: ignore[no-untyped-def]
+def pair_of(a: Document, b: Document) -> CandidatePair:
     x, y = sorted((a.pk, b.pk))
     return CandidatePair.objects.get(a_id=x, b_id=y)
 
 
-def group_of(doc) -> CandidateGroup | None:  # type: ignore[no-untyped-def]
+def group_of(doc: Document) -> CandidateGroup:
+    """The document's candidate group; the test fails here when it is in none (a test
+    that expects none asks group_or_none)."""
+    group = group_or_none(doc)
+    assert group is not None, f"document {doc.pk} is in no candidate group"
+    return group
+
+
+def group_or_none(doc: Document) -> CandidateGroup | None:
     m = GroupMember.objects.filter(document=doc).first()
     return m.group if m else None
 
@@ -256,8 +279,8 @@ def wait_until(check: Callable[[], bool], timeout: float, what: str) -> None:
     raise AssertionError(f"timed out after {timeout}s waiting for {what}")
 
 
-def embedding_row(  # type: ignore[no-untyped-def]
-    document,
+def embedding_row(
+    document: Document,
     *,
     status: str = "covered",
     language: str = "en",

@@ -76,6 +76,21 @@ class CheckProbe:
     status: Any = None  # what the channel reports of the check beside its matches
 
 
+@dataclass(frozen=True)
+class RecallCheck:
+    """A channel's stored index against brute force on the stored documents
+    (``manage.py candidates --recall-check``): what the command prints, the index's recall
+    and the least recall the check accepts."""
+
+    lines: list[str]
+    recall: float
+    minimum: float
+
+    @property
+    def ok(self) -> bool:
+        return self.recall >= self.minimum
+
+
 Scorer = Callable[[int, int], float | None]
 
 
@@ -118,6 +133,15 @@ class Channel:
     def check_probe(self, q: CheckQuery) -> CheckProbe | None:
         """The channel's part of a check, for a channel whose probe is not built into the
         check (exact, SimHash and passages read the checked text's fingerprint there)."""
+        return None
+
+    def recall_check(
+        self, method: FingerprintMethod, *, sample: int = 0, seed: int = 1
+    ) -> RecallCheck | None:
+        """The channel's own index against brute force on what it stored under the
+        method, for ``sample`` stored documents as queries (0: every one). None: the
+        channel has no such check (the SimHash band index, the passage index and the
+        semantic index are checked by the command itself)."""
         return None
 
     def panel_context(self, pair: CandidatePair) -> object:

@@ -12,6 +12,7 @@ nominates at MINHASH_THRESHOLD (as NeMo Curator verifies its LSH buckets). Recal
 against brute-force Jaccard: ``recall_check`` (tests/ingest/test_minhash_channel.py,
 bench/minhash_bench.py)."""
 
+import random
 from collections.abc import Sequence
 from dataclasses import dataclass
 from datetime import datetime, timedelta
@@ -21,7 +22,16 @@ from django.conf import settings
 from django.db import connection
 
 from ingest import index
-from ingest.channels.base import Channel, CheckProbe, CheckQuery, Doc, PairScores, Scorer, Search
+from ingest.channels.base import (
+    Channel,
+    CheckProbe,
+    CheckQuery,
+    Doc,
+    PairScores,
+    RecallCheck,
+    Scorer,
+    Search,
+)
 from ingest.core import channels as bits
 from ingest.core import minhash as core
 from ingest.core.methods import method_get
@@ -43,6 +53,10 @@ HIT_RANK = 65
 CHECK_MAX = 10
 # How far under the threshold a signature estimate may be and still be verified.
 MARGIN = 0.15
+# The least recall of the stored index against brute force that the recall check accepts:
+# LSH is probabilistic (a pair at the threshold shares no band with probability 2e-4 and
+# its estimate falls under the margin with about 1e-4).
+RECALL_MIN = 0.99
 
 _PG_QUERY = """
 SELECT document_id, signature FROM ingest_minhashset
@@ -235,6 +249,32 @@ class MinHashChannel(Channel):
 
         return CheckProbe([f.document_id for f in found][:CHECK_MAX], scores)
 
+    def recall_check(
+        self, method: FingerprintMethod, *, sample: int = 0, seed: int = 1
+    ) -> RecallCheck | None:
+        ids = sorted(
+            MinHashSet.objects.filter(method=method.pk).values_list("document_id", flat=True)
+        )
+        if not ids:
+            state = "on" if self.on() else "off"
+            return RecallCheck(
+                [f"minhash: the MinHash index is empty (MINHASH_CHANNEL {state})"], 1.0, 0.0
+            )
+        queries = (
+            ids if not sample or sample >= len(ids) else random.Random(seed).sample(ids, sample)
+        )
+        found = index_recall(method, queries)
+        cut = settings.MINHASH_THRESHOLD
+        lines = [
+            f"minhash: {len(ids)} indexed, {len(queries)} queries, Jaccard >= {cut}",
+            f"pairs found by brute force:        {found.pairs}",
+            f"of them sharing a band (index):    {found.found_by_bands}",
+            f"of them returned by a lookup:      {found.found}  "
+            f"({found.candidates} returned in all)",
+            f"minhash recall: {found.recall:.3f}",
+        ]
+        return RecallCheck(lines, found.recall, RECALL_MIN)
+
     def panel_context(self, pair: CandidatePair) -> object:
         entry = (pair.evidence or {}).get(self.name) or {}
         return {
@@ -254,3 +294,39 @@ def recall_check(texts: dict[int, str], threshold: float | None = None) -> core.
     threshold, and how many of them share a band and pass the lookup's estimate."""
     cut = settings.MINHASH_THRESHOLD if threshold is None else threshold
     return core.recall({d: core.shingles(t) for d, t in texts.items()}, cut, MARGIN)
+
+
+def index_recall(method: FingerprintMethod, queries: Sequence[int]) -> core.Recall:
+    """The stored index (``query``) against brute force on the stored documents' texts:
+    for each query document, every stored document whose exact shingle Jaccard similarity
+    with it reaches MINHASH_THRESHOLD (the truth), the stored documents sharing a band
+    with it, and those a lookup returns; a pair counts once."""
+    ids = list(MinHashSet.objects.filter(method=method.pk).values_list("document_id", flat=True))
+    texts = _texts(method, ids)
+    by_text: dict[str, set[str]] = {}
+    for text in texts.values():
+        if text not in by_text:
+            by_text[text] = core.shingles(text)
+    shingled = {d: by_text[t] for d, t in texts.items()}
+    sigs = stored(method.pk, list(queries))
+    cut = settings.MINHASH_THRESHOLD
+    truth: set[tuple[int, int]] = set()
+    banded: set[tuple[int, int]] = set()
+    returned: set[tuple[int, int]] = set()
+    for q in queries:
+        mine = shingled.get(q)
+        if q not in sigs or not mine:
+            continue
+        truth |= {
+            _pair(q, o)
+            for o, theirs in shingled.items()
+            if o != q and theirs and core.jaccard(mine, theirs) >= cut
+        }
+        found = query(method_id=method.pk, sig=sigs[q], exclude=[q], threshold=0.0)
+        banded |= {_pair(q, f.document_id) for f in found}
+        returned |= {_pair(q, f.document_id) for f in found if f.jaccard >= cut - MARGIN}
+    return core.Recall(len(truth), len(truth & banded), len(truth & returned), len(returned))
+
+
+def _pair(a: int, b: int) -> tuple[int, int]:
+    return (a, b) if a < b else (b, a)

@@ -33,8 +33,8 @@ index each on (method, half). The stored keys do not depend on k, so one pair of
 indexes serves every threshold in settings. k <= 3 probes radii (1, 1), 66 keys; k = 6
 probes radii (2, 3), 6,018 keys; k = 7 (the most it accepts) radii (3, 3), 10,978.
 
-Measured by bench/index_experiment.py (1,000,000 fingerprints of the default corpus,
-500 queries, 2 cores, PostgreSQL 15 with default settings, generic plans; recall 1.000
+Measured by bench/experiments/index_experiment.py (1,000,000 fingerprints of the default
+corpus, 500 queries, 2 cores, PostgreSQL 15 with default settings, generic plans; recall 1.000
 everywhere; bytes per fingerprint are table + all indexes, with the primary key
 (method, document_id) and without it):
 

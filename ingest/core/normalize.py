@@ -302,8 +302,8 @@ def _grams(run: str, n: int, unigrams: bool, out: list[str]) -> None:
 
 def tokens_mixed_unibigrams(text: str) -> list[str]:
     """Tokenizer ``mixed-cjk-unibigram-words-v1``: each character of a CJK run and each
-    of its character bigrams (chosen on labelled Chinese pairs: bench/cjk_ngram_choice.py),
-    other scripts as the reference's words."""
+    of its character bigrams (chosen on labelled Chinese pairs:
+    bench/experiments/cjk_ngram_choice.py), other scripts as the reference's words."""
     return mixed_tokens(text, 2, unigrams=True)
 
 

@@ -5,7 +5,7 @@ import pytest
 pytestmark = [pytest.mark.django_db(transaction=True)]
 
 
-def test_the_admin_index_has_no_404_in_the_console(page, live_server) -> None:  # type: ignore[no-untyped-def]
+def test_the_admin_index_has_no_404_in_the_console(page, live_server) -> None:
     from django.contrib.auth.models import User
 
     User.objects.create_superuser("root", "root@example.com", "pw-root-123")

@@ -11,7 +11,7 @@ from tests.factories import TEXT, find, pair_of, reviewed_document
 pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True)]
 
 
-def test_a_section_loads_when_opened(logged_in) -> None:  # type: ignore[no-untyped-def]
+def test_a_section_loads_when_opened(logged_in) -> None:
     page = logged_in
     editor = User.objects.get(username="eve")
     a = reviewed_document(url="https://wire.example.com/a", text=TEXT)

@@ -26,7 +26,7 @@ def _pair() -> CandidatePair:
     return factories.pair_of(a, b)
 
 
-def test_a_chinese_pair_marks_the_changed_characters(logged_in) -> None:  # type: ignore[no-untyped-def]
+def test_a_chinese_pair_marks_the_changed_characters(logged_in) -> None:
     page = logged_in
     pair = _pair()
     page.goto(f"/review/pairs/{pair.pk}/", timeout=30_000)

@@ -45,7 +45,7 @@ def _platform_fonts(page: Any, selector: str) -> dict[str, int]:
     return {f["familyName"]: f["glyphCount"] for f in fonts}
 
 
-def test_chinese_and_vietnamese_render_with_real_glyphs(logged_in) -> None:  # type: ignore[no-untyped-def]
+def test_chinese_and_vietnamese_render_with_real_glyphs(logged_in) -> None:
     page = logged_in
     a = factories.reviewed_document(url="https://news.example.cn/a", text=ZH + "\n\n" + VI)
     b = factories.reviewed_document(

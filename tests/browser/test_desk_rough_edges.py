@@ -37,7 +37,7 @@ SETTLED = """() => { const forms = document.querySelectorAll('#pair-review form[
     && !document.querySelector('.htmx-settling, .htmx-swapping'); }"""
 
 
-def _next(page, old: str) -> tuple[str, str]:  # type: ignore[no-untyped-def]
+def _next(page, old: str) -> tuple[str, str]:
     shown, path = page.evaluate(WAIT_NEXT, old)
     page.wait_for_function(SETTLED)
     return shown, path
@@ -57,7 +57,7 @@ def _pairs(n: int, *, words: int) -> list[CandidatePair]:
     return list(CandidatePair.objects.order_by("id"))
 
 
-def _violations(page) -> list[str]:  # type: ignore[no-untyped-def]
+def _violations(page) -> list[str]:
     page.add_init_script(
         "window.__csp = [];"
         "document.addEventListener('securitypolicyviolation', e =>"

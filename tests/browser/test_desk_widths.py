@@ -183,7 +183,7 @@ def _problems(page: Any, url: str, width: int) -> list[str]:
 
 
 @pytest.mark.parametrize("width", WIDTHS)
-def test_every_desk_page_fits_the_window(browser, live_server, width: int) -> None:  # type: ignore[no-untyped-def]
+def test_every_desk_page_fits_the_window(browser, live_server, width: int) -> None:
     ids = _desk()
     assert Document.objects.count() == 5 and CandidatePair.objects.exists()
     viewport = {"width": width, "height": 900}

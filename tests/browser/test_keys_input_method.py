@@ -53,7 +53,7 @@ def _state(page: Any) -> dict[str, Any]:
     )
 
 
-def test_keys_never_fire_while_an_input_method_composes(logged_in) -> None:  # type: ignore[no-untyped-def]
+def test_keys_never_fire_while_an_input_method_composes(logged_in) -> None:
     page = logged_in
     pair = _pair()
     page.goto(f"/review/pairs/{pair.pk}/")

@@ -12,7 +12,7 @@ from tests.factories import BASE, TEXT, find, group_of, reviewed_document
 pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True)]
 
 
-def _members(group) -> list[int]:  # type: ignore[no-untyped-def]
+def _members(group) -> list[int]:
     return sorted(GroupMember.objects.filter(group=group).values_list("document_id", flat=True))
 
 

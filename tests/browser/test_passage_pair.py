@@ -2,11 +2,9 @@
 words and highlights the shared passages on both sides, the same run on each."""
 
 import pytest
-from django.conf import settings
 from playwright.sync_api import expect
 
 from ingest import candidates
-from ingest.core.methods import fingerprint_text
 from ingest.models import CandidatePair
 from tests import factories
 
@@ -15,13 +13,13 @@ pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True)]
 ARTICLE = factories.article_text(701, words=400)
 
 
-def _doc(url: str, text: str):  # type: ignore[no-untyped-def]
-    value = fingerprint_text(settings.ACTIVE_METHOD, text).simhash
+def _doc(url: str, text: str):
+    value = factories.simhash_of(text)
     site = url.split("/")[2]
     return factories.indexed_document(url=url, text=text, simhash=value, site=site)
 
 
-def test_an_excerpt_pair_shows_its_shared_passages_highlighted(logged_in) -> None:  # type: ignore[no-untyped-def]
+def test_an_excerpt_pair_shows_its_shared_passages_highlighted(logged_in) -> None:
     page = logged_in
     words = ARTICLE.split()
     article = _doc("https://wire.example.org/story", ARTICLE)

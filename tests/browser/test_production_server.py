@@ -117,14 +117,14 @@ def prod_page(browser, production_server: str) -> Iterator[object]:
     context.close()
 
 
-def _assets(page) -> list[str]:  # type: ignore[no-untyped-def]
+def _assets(page) -> list[str]:
     return page.evaluate(
         "() => [...document.querySelectorAll('script[src], link[rel=stylesheet]')]"
         ".map(e => e.src || e.href)"
     )
 
 
-def _assert_served(page, urls: list[str]) -> None:  # type: ignore[no-untyped-def]
+def _assert_served(page, urls: list[str]) -> None:
     assert urls
     for url in urls:
         assert HASHED.search(url), f"not a collectstatic (hashed) name: {url}"

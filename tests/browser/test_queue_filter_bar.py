@@ -9,7 +9,7 @@ from tests.factories import find, reviewed_document
 pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True)]
 
 
-def test_the_filter_bar_is_one_row_at_1440_px(logged_in) -> None:  # type: ignore[no-untyped-def]
+def test_the_filter_bar_is_one_row_at_1440_px(logged_in) -> None:
     page = logged_in
     text = factories.article_text(11, words=120)
     host = "a-rather-long-subdomain.regional-news-publisher.example.com"

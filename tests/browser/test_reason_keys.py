@@ -18,7 +18,7 @@ def test_reason_keys_are_one_letter_each_and_meet_no_other_key() -> None:
     assert not taken & set(keys)
 
 
-def test_a_reason_is_chosen_with_its_key(logged_in) -> None:  # type: ignore[no-untyped-def]
+def test_a_reason_is_chosen_with_its_key(logged_in) -> None:
     page = logged_in
     a = reviewed_document(url="https://wire.example.com/a", text=TEXT)
     b = reviewed_document(url="https://copy.example.com/b", text=TEXT + " more", flips=1)

@@ -13,7 +13,7 @@ pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True)]
 
 
 @pytest.fixture
-def three_pairs():  # type: ignore[no-untyped-def]
+def three_pairs():
     out = []
     for i, flips in enumerate((3, 2, 0)):
         text = factories.article_text(200 + i, words=120)
@@ -29,7 +29,7 @@ def three_pairs():  # type: ignore[no-untyped-def]
     return list(CandidatePair.objects.order_by("id"))
 
 
-def _queue_rows(page) -> list[str]:  # type: ignore[no-untyped-def]
+def _queue_rows(page) -> list[str]:
     return page.locator("table.pairs tbody tr[data-pair]").evaluate_all(
         "rows => rows.map(r => r.dataset.pair)"
     )

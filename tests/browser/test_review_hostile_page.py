@@ -2,7 +2,7 @@
 nothing, neither in the pair view nor in its sandboxed frame."""
 
 import pytest
-from playwright.sync_api import expect
+from playwright.sync_api import Dialog, expect
 
 from tests.factories import find, pair_of, reviewed_document
 
@@ -52,7 +52,7 @@ def test_a_hostile_page_runs_nothing_and_fetches_nothing(logged_in, live_server)
     requests: list[str] = []
     blocked: list[str] = []
 
-    def route(r) -> None:  # type: ignore[no-untyped-def]
+    def route(r) -> None:
         if r.request.url.startswith(live_server.url):
             r.continue_()
         else:  # never contact any other host
@@ -68,7 +68,12 @@ def test_a_hostile_page_runs_nothing_and_fetches_nothing(logged_in, live_server)
     consoles: list[str] = []
     page.on("console", lambda m: consoles.append(m.text))
     dialogs: list[str] = []
-    page.on("dialog", lambda d: (dialogs.append(d.message), d.dismiss()))
+
+    def dismiss(dialog: Dialog) -> None:
+        dialogs.append(dialog.message)
+        dialog.dismiss()
+
+    page.on("dialog", dismiss)
 
     page.goto(f"/review/pairs/{pair.pk}/")
     # The hostile text is shown as text.
@@ -116,7 +121,7 @@ def test_a_hostile_page_runs_nothing_and_fetches_nothing(logged_in, live_server)
     assert all(failed.get(u) == "csp" for u in external), failed
 
 
-def _poll(page, check, what: str, timeout_ms: int = 10_000) -> None:  # type: ignore[no-untyped-def]
+def _poll(page, check, what: str, timeout_ms: int = 10_000) -> None:
     """Wait on the browser's clock (events are delivered while it waits) until `check`."""
     waited = 0
     while not check():

@@ -26,7 +26,7 @@ REWRITTEN = (
 )
 
 
-def _doc(n: int, text: str, simhash: int):  # type: ignore[no-untyped-def]
+def _doc(n: int, text: str, simhash: int):
     doc = factories.indexed_document(
         url=f"https://s{n}.example.com/story", text=text, simhash=simhash, site=f"s{n}.example.com"
     )
@@ -36,7 +36,7 @@ def _doc(n: int, text: str, simhash: int):  # type: ignore[no-untyped-def]
 
 def test_a_semantic_only_pair_shows_its_meaning_and_closest_sentences_escaped(
     logged_in, semantic_on
-) -> None:  # type: ignore[no-untyped-def]
+) -> None:
     page = logged_in
     # SimHash values 32 bits apart: only the semantic channel can pair them.
     story = _doc(1, STORY, 0)

@@ -20,7 +20,7 @@ SHOWN_NODES_JS = i18n.SHOWN_TEXT_JS.replace(
 
 
 @pytest.fixture
-def desk_data():  # type: ignore[no-untyped-def]
+def desk_data():
     """Two pairs, a group of three with a decision, a label: every desk page has rows."""
     text = factories.article_text(31, words=140)
     a = reviewed_document(url="https://news.example.com/a", text=text + " one")
@@ -41,7 +41,7 @@ def desk_data():  # type: ignore[no-untyped-def]
     return {"group": group_of(a), "docs": (a, b, c, d, e)}
 
 
-def _switch(page, language: str, time_zone: str = "") -> None:  # type: ignore[no-untyped-def]
+def _switch(page, language: str, time_zone: str = "") -> None:
     """Pick a language (and a time zone) in the header's switcher, as an editor does."""
     page.select_option("select[name=language]", language)
     if time_zone:
@@ -51,7 +51,7 @@ def _switch(page, language: str, time_zone: str = "") -> None:  # type: ignore[n
     assert page.locator("html").get_attribute("lang") == language
 
 
-def _desk_pages(data) -> list[str]:  # type: ignore[no-untyped-def]
+def _desk_pages(data) -> list[str]:
     pair = CandidatePair.objects.order_by("id").first()
     assert pair is not None
     doc = data["docs"][0]
@@ -77,7 +77,7 @@ def _desk_pages(data) -> list[str]:  # type: ignore[no-untyped-def]
 
 
 @pytest.fixture
-def pseudo_locale(tmp_path, settings):  # type: ignore[no-untyped-def]
+def pseudo_locale(tmp_path, settings):
     i18n.pseudo_catalogue(tmp_path)
     settings.LANGUAGES = [*settings.LANGUAGES, (i18n.PSEUDO, "Pseudo")]
     settings.LOCALE_PATHS = [tmp_path, *settings.LOCALE_PATHS]
@@ -124,7 +124,7 @@ def test_under_the_pseudo_locale_every_desk_word_is_a_translated_string(
     assert leaks == {}, f"desk text outside the translated strings: {leaks}"
 
 
-def _untranslated(page, english: set[str]) -> list[str]:  # type: ignore[no-untyped-def]
+def _untranslated(page, english: set[str]) -> list[str]:
     nodes = page.evaluate(SHOWN_NODES_JS)
     joined = " ".join(nodes)
     found = {t for t in nodes if t in english}

@@ -22,7 +22,7 @@ POLICY = ("site_priority", "extraction_complete", "newest", "canonical_url")
 WHEN = datetime(2026, 5, 1, tzinfo=UTC)
 
 
-def facts(ids, priority=None, doc_type="article"):  # type: ignore[no-untyped-def]
+def facts(ids, priority=None, doc_type="article"):
     priority = priority or {}
     return {
         d: DocFacts(
@@ -40,7 +40,7 @@ def facts(ids, priority=None, doc_type="article"):  # type: ignore[no-untyped-de
     }
 
 
-def sweep(  # type: ignore[no-untyped-def]
+def sweep(
     pairs, labels, docs, *, rule=grouping.CONNECTED, score: Score = SIMHASH_DISTANCE, ts=None
 ) -> list[ActionRow]:
     return action_sweep(
@@ -156,7 +156,7 @@ EDGE = st.tuples(st.integers(0, 9), st.integers(0, 9), st.integers(0, 7)).filter
 
 @settings(max_examples=60, deadline=None)
 @given(edges=st.lists(EDGE, max_size=25), marks=st.lists(st.booleans(), min_size=25, max_size=25))
-def test_action_counts_agree_with_the_pairs_for_connected_components(edges, marks) -> None:  # type: ignore[no-untyped-def]
+def test_action_counts_agree_with_the_pairs_for_connected_components(edges, marks) -> None:
     seen: dict[tuple[int, int], int] = {}
     for a, b, d in edges:
         seen.setdefault((min(a, b), max(a, b)), d)
@@ -183,7 +183,7 @@ def test_action_counts_agree_with_the_pairs_for_connected_components(edges, mark
     order=st.permutations(list(range(10))),
     t=st.integers(0, 7),
 )
-def test_the_centred_rule_per_component_groups_as_the_shipped_rule_does(edges, order, t) -> None:  # type: ignore[no-untyped-def]
+def test_the_centred_rule_per_component_groups_as_the_shipped_rule_does(edges, order, t) -> None:
     seen: dict[tuple[int, int], int] = {}
     for a, b, d in edges:
         seen.setdefault((min(a, b), max(a, b)), d)

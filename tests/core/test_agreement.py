@@ -1,6 +1,7 @@
 """Agreement figures: known values and the rules that hold for every input."""
 
 import math
+from collections.abc import Hashable
 
 from hypothesis import given, settings
 from hypothesis import strategies as st
@@ -44,14 +45,16 @@ def test_alpha_of_a_known_reliability_table() -> None:
     # marginals a 3, b 6, c 6, d 3, e 2 (De = (400 - 94) / 380): alpha = 1 - Do / De.
     a = ["a", "a", "b", "b", "d", "c", "c", "c", "e", "d"]
     b = ["b", "a", "b", "b", "b", "c", "c", "c", "e", "d"]
-    units = {i: {"1": x, "2": y} for i, (x, y) in enumerate(zip(a, b, strict=True))}
+    units: dict[Hashable, dict[Hashable, str]] = {
+        i: {"1": x, "2": y} for i, (x, y) in enumerate(zip(a, b, strict=True))
+    }
     alpha = krippendorff_alpha(units)
     assert alpha is not None and math.isclose(alpha, 1 - 0.2 / (306 / 380))
 
 
 @settings(deadline=None)
 @given(st.dictionaries(st.integers(0, 30), st.dictionaries(st.sampled_from("abc"), VERDICTS)))
-def test_alpha_is_at_most_one_or_undefined(units: dict[int, dict[str, str]]) -> None:
+def test_alpha_is_at_most_one_or_undefined(units: dict[Hashable, dict[Hashable, str]]) -> None:
     alpha = krippendorff_alpha(units)
     assert alpha is None or alpha <= 1.0 + 1e-9
 

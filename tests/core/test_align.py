@@ -13,7 +13,7 @@ WORD = st.sampled_from(
 SENTENCE = st.lists(WORD, min_size=2, max_size=6).map(lambda w: " ".join(w).capitalize() + ".")
 
 
-def _side(rows, side: str) -> list[str]:  # type: ignore[no-untyped-def]
+def _side(rows, side: str) -> list[str]:
     """A side's sentences back from the rows (skip rows count equal sentences)."""
     out: list[str | int] = []
     for r in rows:

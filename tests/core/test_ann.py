@@ -64,9 +64,9 @@ needs_usearch = pytest.mark.skipif(
 def test_the_index_finds_the_exact_neighbours_of_clustered_vectors() -> None:
     rng = np.random.default_rng(1)
     centres = rng.normal(size=(50, 384))
-    data = centres[rng.integers(0, 50, 3000)] + rng.normal(scale=0.6, size=(3000, 384))
-    data = (data / np.linalg.norm(data, axis=1, keepdims=True)).astype(np.float32)
-    data = data.astype(np.float16).astype(np.float32)
+    drawn = centres[rng.integers(0, 50, 3000)] + rng.normal(scale=0.6, size=(3000, 384))
+    unit = drawn / np.linalg.norm(drawn, axis=1, keepdims=True)
+    data = unit.astype(np.float16).astype(np.float32)
     index = ann.new_index(384)
     # One thread: the same graph every run (with every core, how the threads interleave
     # changes the graph, and the recall with it, by a point or two).
@@ -116,7 +116,7 @@ def _clustered(n: int, dims: int, seed: int) -> np.ndarray:
 SPACE = ("model-a", "main-text-v1", "x-1")
 
 
-def _snapshot(index, keys: list[int]) -> ann.Snapshot:  # type: ignore[no-untyped-def]
+def _snapshot(index, keys: list[int]) -> ann.Snapshot:
     return ann.Snapshot(
         space=SPACE,
         dims=16,
@@ -129,7 +129,7 @@ def _snapshot(index, keys: list[int]) -> ann.Snapshot:  # type: ignore[no-untype
 
 
 @needs_usearch
-def test_a_snapshot_reads_back_what_was_written(tmp_path) -> None:  # type: ignore[no-untyped-def]
+def test_a_snapshot_reads_back_what_was_written(tmp_path) -> None:
     data = _clustered(200, 16, 2)
     keys = list(range(100, 300))
     index = ann.new_index(16)
@@ -149,7 +149,7 @@ def test_a_snapshot_reads_back_what_was_written(tmp_path) -> None:  # type: igno
 
 
 @needs_usearch
-def test_a_bad_snapshot_is_refused(tmp_path) -> None:  # type: ignore[no-untyped-def]
+def test_a_bad_snapshot_is_refused(tmp_path) -> None:
     data = _clustered(50, 16, 3)
     index = ann.new_index(16)
     ann.add(index, list(range(50)), data)

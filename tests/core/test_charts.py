@@ -176,7 +176,7 @@ def test_shares_put_a_small_series_beside_a_large_one_with_the_guide_inside() ->
         title="t",
         guide=(2, "valley"),
     )
-    by_series = {b.series: [] for b in chart.bars}
+    by_series: dict[str, list[charts.Bar]] = {b.series: [] for b in chart.bars}
     for b in chart.bars:
         by_series[b.series].append(b)
     # Shares, not counts: the 3-of-4 candidate bar is taller than the 500-of-1000 one.

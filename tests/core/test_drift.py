@@ -1,6 +1,7 @@
 """Drift rules (ingest/core/drift.py): quantiles, baselines and the three alerts."""
 
 from datetime import date, timedelta
+from typing import Any
 
 import pytest
 from hypothesis import given
@@ -13,8 +14,14 @@ DAY = date(2026, 5, 10)
 T = Thresholds(min_documents=10)
 
 
-def history(site: str = "a.example", days: int = 7, **kw) -> list[DayStats]:  # type: ignore[no-untyped-def]
-    base = {"documents": 40, "empty": 2, "blocked": 0, "with_text": 38, "p10": 150.0}
+def history(site: str = "a.example", days: int = 7, **kw: float) -> list[DayStats]:
+    base: dict[str, Any] = {
+        "documents": 40,
+        "empty": 2,
+        "blocked": 0,
+        "with_text": 38,
+        "p10": 150.0,
+    }
     base |= {"p50": 200.0, "p90": 260.0} | kw
     return [DayStats(day=DAY - timedelta(days=i), site=site, **base) for i in range(1, days + 1)]
 

@@ -337,7 +337,7 @@ def test_utf8_page_with_few_accents_and_bad_bytes_stays_utf8() -> None:
     assert f"<title>{title}</title>" in decoded.text
 
 
-def test_odd_places_are_read_only_when_the_declared_charsets_fail(monkeypatch) -> None:  # type: ignore[no-untyped-def]
+def test_odd_places_are_read_only_when_the_declared_charsets_fail(monkeypatch) -> None:
     """Scanning a page for charsets named in odd places costs a share of decoding:
     a page that fits its declaration is never scanned, one that does not still is."""
     from ingest.core import encoding

@@ -142,7 +142,7 @@ def test_score_bins_cover_the_range() -> None:
     sample=st.lists(st.integers(0, 50), min_size=65, max_size=65),
     cands=st.lists(st.integers(0, 50), min_size=65, max_size=65),
 )
-def test_a_suggestion_always_lies_strictly_between_its_two_modes(sample, cands) -> None:  # type: ignore[no-untyped-def]
+def test_a_suggestion_always_lies_strictly_between_its_two_modes(sample, cands) -> None:
     s = suggest(SIMHASH_DISTANCE, sample, cands)
     if s.threshold is None or s.valley_bin is None:
         assert s.threshold is None and s.valley_bin is None

@@ -422,7 +422,7 @@ def test_every_check_holds_when_recomputed(seed: int) -> None:
 
 @pytest.mark.semantic
 @pytest.mark.parametrize("seed", SEEDS)
-def test_semantic_checks_hold_with_the_real_model(seed: int, semantic_on, settings) -> None:  # type: ignore[no-untyped-def]
+def test_semantic_checks_hold_with_the_real_model(seed: int, semantic_on, settings) -> None:
     """The cosines of the extracted main texts, embedded as the channel embeds them: the
     rewritten story reaches the shipped article threshold, other stories on the same
     topic stay under it."""

@@ -42,9 +42,14 @@ _MARKED = re.compile(f"{OPEN}[^{OPEN}{CLOSE}]*{CLOSE}")
 _WORD = re.compile(r"[^\W\d_]+")
 
 
-def msgids() -> list[tuple[str | None, str | tuple[str, str]]]:
-    """(context, msgid) of every message of the source catalogue."""
-    return [(m.context, m.id) for m in catalogues.read(SOURCE) if m.id]
+def msgids() -> list[tuple[str | None, str | tuple[str, ...]]]:
+    """(context, msgid) of every message of the source catalogue (a plural's singular and
+    plural as a tuple)."""
+    return [
+        (m.context, tuple(m.id) if isinstance(m.id, tuple | list) else m.id)
+        for m in catalogues.read(SOURCE)
+        if m.id
+    ]
 
 
 def pseudo_catalogue(directory: Path) -> Path:
@@ -81,8 +86,8 @@ def english_sentences() -> set[str]:
     for m in catalogues.read(SOURCE):
         if not m.id:
             continue
-        ids = m.id if isinstance(m.id, tuple) else (m.id,)
-        strs = m.string if isinstance(m.string, tuple) else (m.string,)
+        ids = tuple(m.id) if isinstance(m.id, tuple | list) else (m.id,)
+        strs = tuple(m.string) if isinstance(m.string, tuple | list) else (m.string,)
         for i, s in zip(ids, strs, strict=False):
             if "%(" in i or "<" in i:
                 continue  # a sentence with values or markup is not shown verbatim

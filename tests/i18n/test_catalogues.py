@@ -18,7 +18,7 @@ def _po(language: str) -> Path:
     return catalogues.LOCALE_DIR / language / "LC_MESSAGES" / "django.po"
 
 
-def _messages(language: str):  # type: ignore[no-untyped-def]
+def _messages(language: str):
     return [m for m in catalogues.read(_po(language)) if m.id]
 
 

@@ -17,7 +17,7 @@ pytestmark = pytest.mark.django_db
 
 
 @pytest.fixture
-def pair():  # type: ignore[no-untyped-def]
+def pair():
     text = factories.article_text(41, words=120)
     a = reviewed_document(url="https://a.example.com/x", text=text)
     b = reviewed_document(url="https://b.example.com/x", text=text + " more", flips=1)

@@ -22,7 +22,7 @@ def admin_client_() -> Client:
 
 
 @pytest.fixture
-def document():  # type: ignore[no-untyped-def]
+def document():
     return factories.indexed_document(
         url="https://s.example.com/a",
         text=factories.article_text(1),

@@ -25,7 +25,7 @@ SPACE = vectors.Space(MODEL)
 
 
 @pytest.fixture(autouse=True)
-def index_dir(settings, tmp_path):  # type: ignore[no-untyped-def]
+def index_dir(settings, tmp_path):
     settings.EMBEDDING_INDEX_DIR = tmp_path
     vectors.process_indexes_forget()
     yield tmp_path
@@ -37,7 +37,7 @@ def _unit(seed: int, dims: int = 8) -> list[float]:
     return (v / np.linalg.norm(v)).tolist()
 
 
-def _row(n: int, vector: list[float] | None = None, fetched_at: datetime | None = None):  # type: ignore[no-untyped-def]
+def _row(n: int, vector: list[float] | None = None, fetched_at: datetime | None = None):
     doc = factories.indexed_document(
         url=f"https://v{n}.example.com/", text=f"text {n}", simhash=n, fetched_at=fetched_at
     )

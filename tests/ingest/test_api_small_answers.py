@@ -21,13 +21,13 @@ def reader_token(db) -> str:
     return factories.api_token_create(user=factories.user_create(username="aud", role="auditor"))
 
 
-def _post(client, token: str, url: str, payload: object):  # type: ignore[no-untyped-def]
+def _post(client, token: str, url: str, payload: object):
     return client.post(
         url, payload, content_type="application/json", headers={"Authorization": f"Bearer {token}"}
     )
 
 
-def _field_named(r, field: str) -> bool:  # type: ignore[no-untyped-def]
+def _field_named(r, field: str) -> bool:
     return any(e["field"].split(".")[-1] == field for e in r.json()["errors"])
 
 

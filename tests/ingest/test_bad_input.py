@@ -228,8 +228,9 @@ def test_a_running_batch_keeps_a_heartbeat(settings) -> None:
     )
 
     assert len(beats) >= 2
-    assert beats == sorted(beats)
-    assert all(beat is not None for beat in beats)
+    stamps = [beat for beat in beats if beat is not None]
+    assert stamps == beats  # every beat stamped
+    assert stamps == sorted(stamps)
 
 
 def test_jsonl_protocol_relative_url_is_stored_as_https() -> None:

@@ -15,7 +15,7 @@ METHOD = DEFAULT_KEY
 
 
 @pytest.fixture(scope="module")
-def gold(django_db_setup, django_db_blocker):  # type: ignore[no-untyped-def]
+def gold(django_db_setup, django_db_blocker):
     """The demo crawl ingested once for the module; page id → document id."""
     pages, cases = build_demo_crawl()
     out = io.BytesIO()
@@ -43,7 +43,7 @@ def _group_of(doc_id: int) -> CandidateGroup | None:
 
 
 @pytest.mark.django_db
-def test_a_verbatim_copy_is_an_exact_pair_in_one_exact_group(gold) -> None:  # type: ignore[no-untyped-def]
+def test_a_verbatim_copy_is_an_exact_pair_in_one_exact_group(gold) -> None:
     ids, _ = gold
     pair = _pair(ids, "news-a1", "news-a1-copy")
     assert pair is not None and pair.exact and pair.distance == 0
@@ -56,7 +56,7 @@ def test_a_verbatim_copy_is_an_exact_pair_in_one_exact_group(gold) -> None:  # t
 @pytest.mark.parametrize(
     "case", ["whitespace_only", "template_change", "unicode_nfc_nfd", "refetch_timestamp"]
 )
-def test_cosmetic_changes_pair_at_distance_zero(gold, case: str) -> None:  # type: ignore[no-untyped-def]
+def test_cosmetic_changes_pair_at_distance_zero(gold, case: str) -> None:
     ids, cases = gold
     x, y = cases[case].pages[:2]
     pair = _pair(ids, x, y)
@@ -66,7 +66,7 @@ def test_cosmetic_changes_pair_at_distance_zero(gold, case: str) -> None:  # typ
 
 
 @pytest.mark.django_db
-def test_a_price_change_pairs_with_the_numbers_guard(gold) -> None:  # type: ignore[no-untyped-def]
+def test_a_price_change_pairs_with_the_numbers_guard(gold) -> None:
     ids, _ = gold
     pair = _pair(ids, "shop-p1", "shop-p1-price")
     assert pair is not None
@@ -76,7 +76,7 @@ def test_a_price_change_pairs_with_the_numbers_guard(gold) -> None:  # type: ign
 
 
 @pytest.mark.django_db
-def test_empty_and_short_pages_never_pair(gold) -> None:  # type: ignore[no-untyped-def]
+def test_empty_and_short_pages_never_pair(gold) -> None:
     ids, cases = gold
     for case in ("empty_extraction", "short_texts"):
         for page in cases[case].pages:
@@ -87,7 +87,7 @@ def test_empty_and_short_pages_never_pair(gold) -> None:  # type: ignore[no-unty
 
 
 @pytest.mark.django_db
-def test_login_walls_at_many_urls_are_in_no_pair_and_no_group(gold) -> None:  # type: ignore[no-untyped-def]
+def test_login_walls_at_many_urls_are_in_no_pair_and_no_group(gold) -> None:
     """A login wall served at seven URLs is a crawl problem, not seven copies."""
     ids, cases = gold
     walls = [ids[page] for page in cases["blocked_pages"].pages]
@@ -98,7 +98,7 @@ def test_login_walls_at_many_urls_are_in_no_pair_and_no_group(gold) -> None:  # 
 
 
 @pytest.mark.django_db
-def test_every_group_has_a_representative_with_a_reason(gold) -> None:  # type: ignore[no-untyped-def]
+def test_every_group_has_a_representative_with_a_reason(gold) -> None:
     groups = CandidateGroup.objects.filter(dissolved=False)
     assert groups.exists()
     for group in groups:
@@ -109,7 +109,7 @@ def test_every_group_has_a_representative_with_a_reason(gold) -> None:  # type: 
 
 
 @pytest.mark.django_db
-def test_searching_again_adds_nothing(gold) -> None:  # type: ignore[no-untyped-def]
+def test_searching_again_adds_nothing(gold) -> None:
     before = CandidatePair.objects.count()
     state = CandidateGroup.objects.order_by("pk").values_list("pk", "size", "version")
     groups_before = list(state)
@@ -122,7 +122,7 @@ def test_searching_again_adds_nothing(gold) -> None:  # type: ignore[no-untyped-
 
 
 @pytest.mark.django_db
-def test_pairs_are_ordered_and_unique(gold) -> None:  # type: ignore[no-untyped-def]
+def test_pairs_are_ordered_and_unique(gold) -> None:
     rows = list(CandidatePair.objects.values_list("method_id", "a_id", "b_id"))
     assert rows
     assert all(a < b for _, a, b in rows)

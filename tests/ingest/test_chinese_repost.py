@@ -73,7 +73,7 @@ def _repost(script: str) -> tuple[str, list[str]]:
 
 
 @pytest.fixture(params=["simplified", "traditional"])
-def ingested(request, db, committed, settings):  # type: ignore[no-untyped-def]
+def ingested(request, db, committed, settings):
     """The original and the repost, ingested by the pipeline as a crawl would be."""
     assert settings.ACTIVE_METHOD == DEFAULT_KEY
     title, body = _repost(request.param)
@@ -85,7 +85,7 @@ def ingested(request, db, committed, settings):  # type: ignore[no-untyped-def]
     return original, Document.objects.get(url=REPOST_URL), "\n\n".join([title, *body])
 
 
-def test_the_pipeline_pairs_a_chinese_repost_with_its_original(ingested) -> None:  # type: ignore[no-untyped-def]
+def test_the_pipeline_pairs_a_chinese_repost_with_its_original(ingested) -> None:
     original, repost, _ = ingested
     a, b = sorted((original.pk, repost.pk))
     pair = CandidatePair.objects.get(method__key=DEFAULT_KEY, a_id=a, b_id=b)
@@ -94,7 +94,7 @@ def test_the_pipeline_pairs_a_chinese_repost_with_its_original(ingested) -> None
 
 def test_the_check_api_returns_the_original_of_a_chinese_repost(
     ingested, client, api_token
-) -> None:  # type: ignore[no-untyped-def]
+) -> None:
     original, _, text = ingested
     r = client.post(
         "/api/v1/check",

@@ -25,7 +25,7 @@ NOT_CONTENT = ("login_wall", "block", "shell")
 
 
 @pytest.fixture(scope="module")
-def crawl(django_db_setup, django_db_blocker):  # type: ignore[no-untyped-def]
+def crawl(django_db_setup, django_db_blocker):
     """The fixture crawl ingested once for the module (committed: the processing runs as
     each chunk commits), flushed at the end."""
     pages = fixtures.pages()
@@ -42,7 +42,7 @@ def crawl(django_db_setup, django_db_blocker):  # type: ignore[no-untyped-def]
         call_command("flush", interactive=False, verbosity=0)
 
 
-def _ids(crawl, kinds: tuple[str, ...]) -> set[int]:  # type: ignore[no-untyped-def]
+def _ids(crawl, kinds: tuple[str, ...]) -> set[int]:
     pages, ids = crawl
     return {ids[p.url] for p in pages if p.kind in kinds}
 

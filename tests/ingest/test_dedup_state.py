@@ -110,7 +110,7 @@ def test_no_digest_column_is_text() -> None:
         }
 
 
-def test_the_admin_finds_a_document_by_its_digest(client) -> None:  # type: ignore[no-untyped-def]
+def test_the_admin_finds_a_document_by_its_digest(client) -> None:
     from django.contrib.auth.models import User
 
     site = Site.objects.create(host="admin.example.com")

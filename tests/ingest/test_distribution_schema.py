@@ -7,15 +7,21 @@ from django.db import models
 from dedup_site import distribution as dist
 
 
+def _column(model: type[models.Model], name: str) -> str:
+    field = model._meta.get_field(name)
+    assert isinstance(field, models.Field), f"{model.__name__}.{name} is a relation, no column"
+    return str(field.column)
+
+
 def _columns(model: type[models.Model], names: tuple[str, ...] | list[str]) -> set[str]:
-    return {str(model._meta.get_field(n).column) for n in names}
+    return {_column(model, n) for n in names}
 
 
 def _pk_columns(model: type[models.Model]) -> set[str]:
     pk = model._meta.pk
     assert pk is not None
     if isinstance(pk, models.CompositePrimaryKey):
-        return {str(f.column) for f in pk.fields}
+        return {_column(model, f.name) for f in pk.fields}
     return {str(pk.column)}
 
 
@@ -43,7 +49,7 @@ def violations() -> set[tuple[str, str, str]]:
                 found.add((table, "unique", str(field.column)))
             if not isinstance(field, models.ForeignKey):
                 continue
-            target = field.related_model._meta.db_table  # type: ignore[union-attr]
+            target = field.related_model._meta.db_table
             if target in dist.REFERENCE:
                 continue
             target_column = field.target_field.column

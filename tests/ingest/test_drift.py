@@ -18,12 +18,12 @@ PAGES = 6
 
 
 @pytest.fixture(autouse=True)
-def _small_thresholds(settings) -> None:  # type: ignore[no-untyped-def]
+def _small_thresholds(settings) -> None:
     settings.DRIFT_MIN_DOCUMENTS = 5
     settings.DRIFT_ALERT_DAYS = 1
 
 
-def crawl(committed, day: date, site: str, pages: list[str]) -> None:  # type: ignore[no-untyped-def]
+def crawl(committed, day: date, site: str, pages: list[str]) -> None:
     when = datetime(day.year, day.month, day.day, 12, tzinfo=UTC)
     data = factories.warc_bytes(
         [(f"https://{site}/{day:%m%d}/{i}", p.encode()) for i, p in enumerate(pages)], date=when
@@ -36,7 +36,7 @@ def normal(seed: int, words: int = 200) -> str:
     return factories.article_html(f"Story {seed}", factories.article_text(seed, words=words))
 
 
-def week_then(committed, changed: list[str]) -> date:  # type: ignore[no-untyped-def]
+def week_then(committed, changed: list[str]) -> date:
     """Seven normal days on two sites, then a day where a.example serves `changed`."""
     seed = 0
     for offset in range(8):

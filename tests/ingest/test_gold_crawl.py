@@ -28,7 +28,7 @@ NUMBERS = ("numbers_a", "numbers_b")
 
 
 @pytest.fixture(scope="module")
-def gold(django_db_setup, django_db_blocker):  # type: ignore[no-untyped-def]
+def gold(django_db_setup, django_db_blocker):
     with django_db_blocker.unblock():
         ids, cases, pages = factories.gold_crawl_ingest()
     yield ids, cases
@@ -65,7 +65,7 @@ def _stored_pair(x: int, y: int, method: str) -> CandidatePair | None:
 @pytest.mark.django_db
 def test_the_default_methods_stored_prints_are_the_references_on_pages_without_cjk(
     gold,
-) -> None:  # type: ignore[no-untyped-def]
+) -> None:
     ids, _ = gold
     compared = 0
     for doc in ids.values():
@@ -135,9 +135,9 @@ def check_pair(case: DemoCase, x: int, y: int) -> list[str]:
             listed = pair is not None and "passages" in pair.channel_names
             expect("passage_channel", listed == checks["passage_channel"], listed)
         if "passage_containment_pct_min" in checks:
-            got = None if pair is None else 100 * pair.passage_containment
-            ok = got is not None and got >= checks["passage_containment_pct_min"]  # type: ignore[operator]
-            expect("passage_containment_pct_min", ok, got)
+            pct = None if pair is None else 100 * pair.passage_containment
+            ok = pct is not None and pct >= checks["passage_containment_pct_min"]  # type: ignore[operator]
+            expect("passage_containment_pct_min", ok, pct)
     return broken
 
 
@@ -166,7 +166,7 @@ PAIR_KEYS = set(CHECK_KEYS) - {"no_fingerprint", "extraction_status", "main_toke
 
 
 @pytest.mark.django_db
-def test_every_case_keeps_its_promises_on_the_stored_results(gold) -> None:  # type: ignore[no-untyped-def]
+def test_every_case_keeps_its_promises_on_the_stored_results(gold) -> None:
     ids, cases = gold
     broken: list[str] = []
     for case in cases.values():
@@ -180,7 +180,7 @@ def test_every_case_keeps_its_promises_on_the_stored_results(gold) -> None:  # t
 
 
 @pytest.mark.django_db
-def test_empty_pages_get_no_fingerprint_and_never_pair(gold) -> None:  # type: ignore[no-untyped-def]
+def test_empty_pages_get_no_fingerprint_and_never_pair(gold) -> None:
     ids, cases = gold
     for page in cases["empty_extraction"].pages:
         doc = ids[page]
@@ -192,7 +192,7 @@ def test_empty_pages_get_no_fingerprint_and_never_pair(gold) -> None:  # type: i
 
 
 @pytest.mark.django_db
-def test_a_price_change_fires_the_guard_on_the_stored_pair(gold) -> None:  # type: ignore[no-untyped-def]
+def test_a_price_change_fires_the_guard_on_the_stored_pair(gold) -> None:
     ids, cases = gold
     x, y = (ids[p] for p in cases["price_change"].pages)
     pair = _stored_pair(x, y, REFERENCE)
@@ -201,7 +201,7 @@ def test_a_price_change_fires_the_guard_on_the_stored_pair(gold) -> None:  # typ
 
 
 @pytest.mark.django_db
-def test_reordered_sentences_are_distance_zero_for_words_only(gold) -> None:  # type: ignore[no-untyped-def]
+def test_reordered_sentences_are_distance_zero_for_words_only(gold) -> None:
     ids, cases = gold
     x, y = (ids[p] for p in cases["sentence_order"].pages)
     assert _distance(x, y, REFERENCE) == 0
@@ -211,7 +211,7 @@ def test_reordered_sentences_are_distance_zero_for_words_only(gold) -> None:  # 
 
 
 @pytest.mark.django_db
-def test_template_only_pages_are_far_apart_on_main_text_closer_on_full_page(gold) -> None:  # type: ignore[no-untyped-def]
+def test_template_only_pages_are_far_apart_on_main_text_closer_on_full_page(gold) -> None:
     ids, cases = gold
     x, y = (ids[p] for p in cases["same_template"].pages)
     main = _distance(x, y, SHINGLE)
@@ -223,7 +223,7 @@ def test_template_only_pages_are_far_apart_on_main_text_closer_on_full_page(gold
 
 
 @pytest.mark.django_db
-def test_partial_copies_are_stored_pairs_of_the_passage_channel_alone(gold) -> None:  # type: ignore[no-untyped-def]
+def test_partial_copies_are_stored_pairs_of_the_passage_channel_alone(gold) -> None:
     ids, cases = gold
     for name in ("excerpt", "intro_outro"):
         x, y = (ids[p] for p in cases[name].pages)
@@ -231,7 +231,8 @@ def test_partial_copies_are_stored_pairs_of_the_passage_channel_alone(gold) -> N
         assert pair is not None, name
         assert "passages" in pair.channel_names, (name, pair.channel_names)
         assert not pair.below_floor, name
-    excerpt = _stored_pair(*(ids[p] for p in cases["excerpt"].pages), REFERENCE)
+    x, y = (ids[p] for p in cases["excerpt"].pages)
+    excerpt = _stored_pair(x, y, REFERENCE)
     assert excerpt is not None
     assert excerpt.channel_names == ["passages"]  # SimHash alone would miss it
     assert excerpt.distance > 3
@@ -239,7 +240,7 @@ def test_partial_copies_are_stored_pairs_of_the_passage_channel_alone(gold) -> N
 
 
 @pytest.mark.django_db
-def test_cosmetic_cases_are_stored_pairs_at_distance_zero(gold) -> None:  # type: ignore[no-untyped-def]
+def test_cosmetic_cases_are_stored_pairs_at_distance_zero(gold) -> None:
     ids, cases = gold
     for name in ("verbatim_copy", "whitespace_only", "template_change", "refetch_timestamp"):
         x, y = (ids[p] for p in cases[name].pages)
@@ -254,7 +255,7 @@ SEMANTIC_CASES = ("rewritten_story", "same_topic_other_story")
 
 
 @pytest.mark.django_db
-def test_rewritten_copies_are_not_nominated_without_the_semantic_channel(gold) -> None:  # type: ignore[no-untyped-def]
+def test_rewritten_copies_are_not_nominated_without_the_semantic_channel(gold) -> None:
     """With the channel off, neither SimHash nor shared passages pair a rewritten story
     with its original, nor other stories on its topic: no pair is stored."""
     ids, cases = gold
@@ -267,7 +268,7 @@ def test_rewritten_copies_are_not_nominated_without_the_semantic_channel(gold) -
 @pytest.mark.django_db
 def test_the_rewritten_story_reaches_the_shipped_threshold_and_other_stories_do_not(
     gold, semantic_on, settings
-) -> None:  # type: ignore[no-untyped-def]
+) -> None:
     """The stored main texts embedded as the channel embeds them: the rewrite's cosine
     is at or above SEMANTIC_THRESHOLDS["article"] (and its promise), the other stories'
     under it."""
@@ -291,5 +292,5 @@ def test_the_rewritten_story_reaches_the_shipped_threshold_and_other_stories_do_
     assert min(rewritten) >= shipped, (rewritten, shipped)
     assert max(others) < shipped, (others, shipped)
     if embedder.model_key() == CASE_MODEL:  # the cases' own figures are that model's
-        assert min(rewritten) >= cases["rewritten_story"].checks["semantic_cosine_min"]  # type: ignore[operator]
-        assert max(others) <= cases["same_topic_other_story"].checks["semantic_cosine_max"]  # type: ignore[operator]
+        assert min(rewritten) >= cases["rewritten_story"].checks["semantic_cosine_min"]
+        assert max(others) <= cases["same_topic_other_story"].checks["semantic_cosine_max"]

@@ -1,6 +1,7 @@
 """Grouping rules, do-not-match and human decisions, on documents with set distances."""
 
 import random
+from typing import Any
 
 import pytest
 from django.db import connection
@@ -10,6 +11,7 @@ from ingest import candidates
 from ingest.models import (
     CandidateGroup,
     CandidatePair,
+    Document,
     DoNotMatch,
     FingerprintMethod,
     GroupMember,
@@ -20,7 +22,7 @@ pytestmark = pytest.mark.django_db
 
 
 @pytest.fixture(autouse=True)
-def _simhash_channel_only(settings) -> None:  # type: ignore[no-untyped-def]
+def _simhash_channel_only(settings) -> None:
     """Distances here are set by hand on one shared text: the passage channel reads the
     text and would pair every document. These tests are about SimHash grouping."""
     settings.PASSAGE_CHANNEL = False
@@ -30,7 +32,7 @@ TEXT = factories.article_text(42, words=120)
 BASE = 0x0123456789ABCDEF
 
 
-def _docs(*flips: int, **kw: object):  # type: ignore[no-untyped-def]
+def _docs(*flips: int, **kw: Any) -> list[Document]:
     """One document per entry, its SimHash the base with that many low bits flipped."""
     return [
         factories.indexed_document(
@@ -40,16 +42,16 @@ def _docs(*flips: int, **kw: object):  # type: ignore[no-untyped-def]
     ]
 
 
-def _doc(path: str, simhash: int = BASE, **kw: object):  # type: ignore[no-untyped-def]
+def _doc(path: str, simhash: int = BASE, **kw: Any) -> Document:
     kw.setdefault("text", TEXT)
     return factories.indexed_document(url=f"https://g.example.com/{path}", simhash=simhash, **kw)
 
 
-def _find(docs) -> None:  # type: ignore[no-untyped-def]
+def _find(docs) -> None:
     candidates.candidates_find(document_ids=[d.pk for d in docs])
 
 
-def _group(doc) -> CandidateGroup | None:  # type: ignore[no-untyped-def]
+def _group(doc) -> CandidateGroup | None:
     m = GroupMember.objects.filter(document=doc).first()
     return m.group if m else None
 
@@ -65,14 +67,14 @@ def test_a_chain_is_one_group_flagged_chained() -> None:
     assert group.chained
 
 
-def test_the_centred_rule_does_not_chain(settings) -> None:  # type: ignore[no-untyped-def]
+def test_the_centred_rule_does_not_chain(settings) -> None:
     settings.GROUP_RULE = "representative-centred-v1"
     a, b, c = _docs(0, 3, 6)
     _find([a, b, c])
     groups = {g for g in (_group(a), _group(b), _group(c)) if g}
     for group in groups:
         assert group.rule == "representative-centred-v1"
-        assert group.diameter <= 3
+        assert group.diameter is not None and group.diameter <= 3
 
 
 def test_do_not_match_documents_are_not_grouped_again() -> None:
@@ -148,7 +150,7 @@ def test_a_pair_under_the_similarity_floor_is_stored_but_does_not_group() -> Non
     assert _group(a) is None and _group(b) is None
 
 
-def test_lookback_window_skips_old_documents(settings) -> None:  # type: ignore[no-untyped-def]
+def test_lookback_window_skips_old_documents(settings) -> None:
     from datetime import UTC, datetime
 
     settings.CANDIDATE_LOOKBACK_DAYS = 7
@@ -168,7 +170,7 @@ def test_lookback_window_skips_old_documents(settings) -> None:  # type: ignore[
     assert not CandidatePair.objects.exists()
 
 
-def test_a_login_wall_at_hundreds_of_urls_stays_linear_and_is_flagged(settings) -> None:  # type: ignore[no-untyped-def]
+def test_a_login_wall_at_hundreds_of_urls_stays_linear_and_is_flagged(settings) -> None:
     settings.GROUP_LARGE = 50
     wall = "Please log in to continue reading. Members only. Sign in with your account."
     docs = [_doc(f"wall-{i}", BASE, text=wall * 3) for i in range(300)]
@@ -182,7 +184,7 @@ def test_a_login_wall_at_hundreds_of_urls_stays_linear_and_is_flagged(settings) 
     assert group.oversized
 
 
-def _twin_groups(n: int, start: int):  # type: ignore[no-untyped-def]
+def _twin_groups(n: int, start: int):
     """n groups of two exact copies each, the groups far apart."""
     docs = []
     for i in range(start, start + n):
@@ -201,7 +203,7 @@ def test_regrouping_reads_the_facts_of_every_group_at_once() -> None:
     assert CandidateGroup.objects.filter(size=2).count() == 10
     method = FingerprintMethod.objects.get(is_active=True)
 
-    def statements(docs) -> int:  # type: ignore[no-untyped-def]
+    def statements(docs) -> int:
         with CaptureQueriesContext(connection) as ctx:
             candidates.groups_update(method=method, document_ids=[d.pk for d in docs])
         return len(ctx.captured_queries)

@@ -30,7 +30,7 @@ def test_a_connection_killed_mid_ingest_is_retried_and_nothing_is_lost(
     real = services._chunk_store
     calls = {"n": 0}
 
-    def store(*args, **kwargs):  # type: ignore[no-untyped-def]
+    def store(*args, **kwargs):
         calls["n"] += 1
         if calls["n"] == 2:  # the server ends this session's backend (a restart, a failover)
             with connection.cursor() as c:
@@ -50,7 +50,7 @@ def test_an_outage_past_the_retry_window_is_one_line_and_a_failed_batch(
 ) -> None:
     settings.INGEST_DB_RETRY_SECONDS = 1
 
-    def store(*args, **kwargs):  # type: ignore[no-untyped-def]
+    def store(*args, **kwargs):
         raise OperationalError(
             'connection to server at "127.0.0.1" failed: Connection refused\nIs the server running?'
         )

@@ -26,14 +26,14 @@ IDENTITY = ("id", "a", "b", "created_at")
 
 
 @pytest.fixture(autouse=True)
-def _vectors_on(settings) -> None:  # type: ignore[no-untyped-def]
+def _vectors_on(settings) -> None:
     """The semantic channel's space configured: stored vectors are read (the model
     itself is never loaded here)."""
     settings.EMBEDDING_MODEL = "all-MiniLM-L6-v2"
     settings.PASSAGE_CHANNEL = False
 
 
-def _docs(n: int, texts: tuple[str, str]):  # type: ignore[no-untyped-def]
+def _docs(n: int, texts: tuple[str, str]):
     base = BASE ^ (0xFFFF << (8 + 16 * n))
     a = reviewed_document(url=f"https://a.example.com/{n}", text=texts[0], base=base)
     b = reviewed_document(url=f"https://b.example.com/{n}", text=texts[1], flips=2, base=base)
@@ -44,7 +44,7 @@ def _facts(pair: CandidatePair) -> dict[str, Any]:
     return {k: v for k, v in model_to_dict(pair).items() if k not in IDENTITY}
 
 
-def _grouped(a, b) -> bool:  # type: ignore[no-untyped-def]
+def _grouped(a, b) -> bool:
     ga = GroupMember.objects.filter(document=a).values_list("group_id", flat=True).first()
     gb = GroupMember.objects.filter(document=b).values_list("group_id", flat=True).first()
     return ga is not None and ga == gb

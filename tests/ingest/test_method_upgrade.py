@@ -47,7 +47,7 @@ def variant(text: str, n: int) -> str:
     return " ".join(words)
 
 
-def ingest(committed, pages: list[tuple[str, str]], when: datetime = WHEN) -> None:  # type: ignore[no-untyped-def]
+def ingest(committed, pages: list[tuple[str, str]], when: datetime = WHEN) -> None:
     data = factories.warc_bytes(
         [(url, factories.article_html("T", body).encode()) for url, body in pages], date=when
     )
@@ -56,7 +56,7 @@ def ingest(committed, pages: list[tuple[str, str]], when: datetime = WHEN) -> No
 
 
 @pytest.fixture
-def corpus(db, committed):  # type: ignore[no-untyped-def]
+def corpus(db, committed):
     """Twelve families: an original, a light edit and a full-width/ligature copy (NFKC
     folds it back, NFC does not), plus unrelated pages."""
     pages = []
@@ -72,7 +72,7 @@ def corpus(db, committed):  # type: ignore[no-untyped-def]
     return pages
 
 
-def pair_rows() -> set[tuple]:  # type: ignore[type-arg]
+def pair_rows() -> set[tuple]:
     return set(
         CandidatePair.objects.values_list("pk", "method_id", "a_id", "b_id", "distance", "xor")
     )
@@ -84,6 +84,7 @@ def assert_distances_are_own_methods() -> None:
         for d, m, v in Fingerprint.objects.filter(branch="main", status="ok").values_list(
             "document_id", "method_id", "simhash"
         )
+        if v is not None
     }
     for pk, method_id, a, b, distance, xor in pair_rows():
         va, vb = prints[(a, method_id)], prints[(b, method_id)]
@@ -95,18 +96,19 @@ def assert_distances_are_own_methods() -> None:
         assert member_method == group_method
 
 
-def expected_prints(method: FingerprintMethod) -> set[tuple]:  # type: ignore[type-arg]
+def expected_prints(method: FingerprintMethod) -> set[tuple]:
     """What an uninterrupted computation gives, from the core directly."""
     out = set()
     for e in Extraction.objects.filter(extractor_version=EXTRACTOR_VERSION):
         for branch, text in (("main", e.main_text), ("full", e.full_text)):
             r = fingerprint_texts([method.key], text, min_tokens=3)[method.key]
             ok = r.status == "ok" and (branch == "full" or e.status == "ok")
-            out.add((e.document_id, branch, to_signed64(r.simhash) if ok else None, r.text_sha256))
+            value = to_signed64(r.simhash) if ok and r.simhash is not None else None
+            out.add((e.document_id, branch, value, r.text_sha256))
     return out
 
 
-def stored_prints(method: FingerprintMethod) -> set[tuple]:  # type: ignore[type-arg]
+def stored_prints(method: FingerprintMethod) -> set[tuple]:
     return set(
         Fingerprint.objects.filter(method=method).values_list(
             "document_id", "branch", "simhash", "text_sha256"
@@ -114,7 +116,7 @@ def stored_prints(method: FingerprintMethod) -> set[tuple]:  # type: ignore[type
     )
 
 
-def label(pair: CandidatePair, editor, verdict: str) -> Label:  # type: ignore[no-untyped-def]
+def label(pair: CandidatePair, editor, verdict: str) -> Label:
     return Label.objects.create(
         pair=pair,
         editor=editor,
@@ -158,7 +160,7 @@ def test_upgrade_without_mixing_distances(corpus, editor, committed) -> None:
 
     comparison = {c.key: c for c in upgrades.methods_compare(keys=[ACTIVE, NEW])}
     assert comparison[ACTIVE].pairs == comparison[NEW].pairs == 6
-    assert comparison[NEW].reports and comparison[NEW].reports[0].method == NEW
+    assert comparison[NEW].reports and comparison[NEW].reports[0].method == NEW  # type: ignore[attr-defined]
 
     with committed():  # the candidates run is enqueued on commit
         record = upgrades.method_switch(key=NEW, actor="person:admin", reason="full-width copies")
@@ -274,7 +276,7 @@ def test_a_label_goes_stale_when_a_recrawl_changes_a_side(corpus, editor, commit
 
     def status() -> bool:
         return (
-            selectors.queue_pairs(filters=selectors.QueueFilters(status="all"))
+            selectors.queue_pairs(filters=selectors.QueueFilters(status="all"))  # type: ignore[attr-defined]
             .get(pk=pair.pk)
             .is_stale
         )

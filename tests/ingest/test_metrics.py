@@ -26,7 +26,7 @@ COMMENT = re.compile(
 DAY = datetime(2026, 5, 1, tzinfo=UTC)
 
 
-def populated() -> list:  # type: ignore[type-arg]
+def populated() -> list:
     """Two sites: a pair with a label on a.example, and one empty page on b.example."""
     text = factories.article_text(3, words=80)
     a = factories.indexed_document(

@@ -3,6 +3,7 @@ its index (ingest.MinHashSet) against brute force, its pairs and evidence, the c
 API, the pair panel and the calibration's errors per action."""
 
 import random
+from typing import Any
 
 import pytest
 from django.urls import reverse
@@ -34,17 +35,17 @@ def _edited(rng: random.Random, text: str, edits: int) -> str:
 
 
 @pytest.fixture
-def minhash_on(settings):  # type: ignore[no-untyped-def]
+def minhash_on(settings):
     settings.MINHASH_CHANNEL = True
     settings.PASSAGE_CHANNEL = False  # the MinHash channel alone nominates the copies
     return settings
 
 
-def _main(doc) -> str:  # type: ignore[no-untyped-def]
+def _main(doc) -> str:
     return doc.extractions.get().main_text
 
 
-def _doc(n: int, text: str, **kwargs):  # type: ignore[no-untyped-def]
+def _doc(n: int, text: str, **kwargs):
     return factories.indexed_document(
         url=f"https://s{n}.example.com/p", text=text, simhash=FAR[n % len(FAR)], **kwargs
     )
@@ -85,7 +86,7 @@ def test_the_index_finds_what_brute_force_finds(minhash_on) -> None:
     of 4 find a pair at J = 0.7 with probability 0.9998)."""
     rng = random.Random(3)
     texts: dict[int, str] = {}
-    docs = []
+    docs: list[Any] = []
     for _family in range(12):
         base = _text(rng)
         for member in range(4):
@@ -116,20 +117,20 @@ def test_the_index_finds_what_brute_force_finds(minhash_on) -> None:
         for i, a in enumerate(ids)
         for b in ids[i + 1 :]
     }
-    found = {
+    returned = {
         (a, b)
         for (a, b), j in exact.items()
         if j >= 0.7
         and set(sigs[a].bands()) & set(sigs[b].bands())
         and core.estimate(sigs[a], sigs[b]) >= 0.7 - minhash.MARGIN
     }
-    assert len(found) == recall.found == recall.pairs
+    assert len(returned) == recall.found == recall.pairs
     stored = set(
         CandidatePair.objects.filter(
             channels__in=channels.masks_with(channels.MINHASH)
         ).values_list("a_id", "b_id")
     )
-    assert found == stored
+    assert returned == stored
     for pair in CandidatePair.objects.filter(channels__in=channels.masks_with(channels.MINHASH)):
         assert pair.evidence["minhash"]["jaccard"] == round(exact[(pair.a_id, pair.b_id)], 4)
 

@@ -28,7 +28,7 @@ def _pair(method: str) -> CandidatePair | None:
 
 def test_a_reference_database_moves_to_the_mixed_method_by_a_recorded_switch(
     committed, settings
-) -> None:  # type: ignore[no-untyped-def]
+) -> None:
     # A database made before the mixed-script default: the reference method is active.
     settings.ACTIVE_METHOD = CURRENT_REFERENCE_KEY
     settings.CANDIDATE_METHODS = [CURRENT_REFERENCE_KEY]
@@ -50,6 +50,7 @@ def test_a_reference_database_moves_to_the_mixed_method_by_a_recorded_switch(
     with committed():  # the switch's candidates run is enqueued on commit
         record = upgrades.method_switch(key=DEFAULT_KEY, actor="person:admin", reason="zh")
     new = FingerprintMethod.objects.get(key=DEFAULT_KEY)
+    assert record.from_method is not None
     assert (record.from_method.key, record.to_method, record.action) == (
         CURRENT_REFERENCE_KEY,
         new,

@@ -2,7 +2,9 @@
 never probed, template passages never probed, one probe per remaining passage."""
 
 import json
+from collections.abc import Sequence
 from datetime import UTC, datetime, timedelta
+from typing import Any
 
 import pytest
 from django.db import connection, transaction
@@ -44,8 +46,9 @@ def _probes(hashes: list[int]) -> int:
     """Reads of the passage sets the lookup statement makes for these hashes (EXPLAIN
     ANALYZE: GIN probes on a corpus, scans on a table this small)."""
     sql, params = passages.pg_statement(hashes)
+    args: Sequence[Any] = params
     with connection.cursor() as cursor:
-        cursor.execute("EXPLAIN (ANALYZE, FORMAT JSON) " + sql, params)
+        cursor.execute("EXPLAIN (ANALYZE, FORMAT JSON) " + sql, args)
         (plan,) = cursor.fetchone()
     plan = json.loads(plan) if isinstance(plan, str) else plan
 
@@ -56,7 +59,7 @@ def _probes(hashes: list[int]) -> int:
     return walk(plan[0]["Plan"])
 
 
-def test_a_stock_phrase_is_recorded_once_common_and_never_probed(settings) -> None:  # type: ignore[no-untyped-def]
+def test_a_stock_phrase_is_recorded_once_common_and_never_probed(settings) -> None:
     settings.PASSAGE_COMMON_DF = 3
     first = _add(1, "a.example.com", [STOCK, *SHARED, *_own(1)])
     _add(2, "b.example.com", [STOCK, *_own(2)])
@@ -73,7 +76,7 @@ def test_a_stock_phrase_is_recorded_once_common_and_never_probed(settings) -> No
     assert _probes(query) == len(SHARED)  # the stock phrase's posting list is not read
 
 
-def test_template_passages_are_not_probed(settings) -> None:  # type: ignore[no-untyped-def]
+def test_template_passages_are_not_probed(settings) -> None:
     settings.PASSAGE_TEMPLATE_DF = 2
     menu = 0xBEEF_0000_0000_0001
     a = _add(1, "t.example.com", [menu, *_own(1)])
@@ -85,7 +88,7 @@ def test_template_passages_are_not_probed(settings) -> None:  # type: ignore[no-
     assert [(h.document_id, h.shared) for h in hits] == [(a.pk, 5)]
 
 
-def test_site_counts_agree_with_the_whole_index_count(settings) -> None:  # type: ignore[no-untyped-def]
+def test_site_counts_agree_with_the_whole_index_count(settings) -> None:
     """Per-site counts come from the sites found by the whole-index count when it saw
     every page, and from a probe of their own once the passage is a stock phrase."""
     settings.PASSAGE_TEMPLATE_DF = 3
@@ -102,7 +105,7 @@ def test_site_counts_agree_with_the_whole_index_count(settings) -> None:  # type
     assert (template.site.host, template.df) == ("u.example.com", 3)
 
 
-def test_a_template_passage_is_not_counted_again_on_other_sites(settings) -> None:  # type: ignore[no-untyped-def]
+def test_a_template_passage_is_not_counted_again_on_other_sites(settings) -> None:
     """Every lookup and every pair's facts leave out a passage that is a template on
     any site: once recorded, it is not probed to count it elsewhere."""
     settings.PASSAGE_TEMPLATE_DF = 2
@@ -123,7 +126,7 @@ def test_a_template_passage_is_not_counted_again_on_other_sites(settings) -> Non
     assert rows[core.to_signed(_own(5)[0])] == (False, None)  # probed, on no page
 
 
-def _nodes(sql: str, params: list[object]) -> list[dict]:
+def _nodes(sql: str, params: Sequence[Any]) -> list[dict]:
     """Every node of the statement's plan."""
     with connection.cursor() as cursor:
         cursor.execute("EXPLAIN (FORMAT JSON) " + sql, params)
@@ -136,7 +139,7 @@ def _nodes(sql: str, params: list[object]) -> list[dict]:
     return walk(plan[0]["Plan"])
 
 
-def _indexes_read(sql: str, params: list[object]) -> set[str]:
+def _indexes_read(sql: str, params: Sequence[Any]) -> set[str]:
     return {node["Index Name"] for node in _nodes(sql, params) if "Index Name" in node}
 
 
@@ -169,10 +172,10 @@ def test_probes_never_read_the_primary_key_of_a_table_without_statistics() -> No
         [PassageTemplate(method=1, site=site, hash=h, df=3) for h in range(500)]
     )
     for times in (False, True):
-        sql, params = passages.holders_statement(signed, times=times)
-        assert "ingest_passageset_pkey" not in _indexes_read(sql, params)
+        sql, holders = passages.holders_statement(signed, times=times)
+        assert "ingest_passageset_pkey" not in _indexes_read(sql, holders)
         # Each passage's flags: one index probe by hash, never every row of the method.
-        for node in _nodes(sql, params):
+        for node in _nodes(sql, holders):
             if node.get("Relation Name") in ("ingest_passagetemplate", "ingest_passagecommon"):
                 assert "hash" in node.get("Index Cond", ""), node
     counts = [passages.METHOD_ID, site.pk, 3, signed]
@@ -243,7 +246,7 @@ def _search_both_ways(
     """The batch searched one statement for all (`entries_add_and_query`) and one lookup
     per document after `entries_add`, each on the same corpus: (hits, templates,
     stock phrases) of each way."""
-    out = []
+    out: list[tuple[object, object, object]] = []
     for way in ("batch", "one by one"):
         try:
             with transaction.atomic():

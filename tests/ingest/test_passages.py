@@ -1,15 +1,17 @@
 """The passage channel end to end on the configured database (SQLite by default,
 PostgreSQL under DATABASE_URL): index, template passages, multi-channel pairs, groups."""
 
+from typing import Any
+
 import pytest
 from django.conf import settings
 
 from ingest import candidates, passages
 from ingest.core import channels
-from ingest.core.methods import fingerprint_text
 from ingest.models import (
     BoilerplateDrop,
     CandidatePair,
+    Document,
     DoNotMatch,
     GroupMember,
     PassageSet,
@@ -23,14 +25,14 @@ ARTICLE = factories.article_text(101, words=500)
 WORDS = ARTICLE.split()
 
 
-def _doc(path: str, text: str, site: str = "p.example.com", **kw: object):  # type: ignore[no-untyped-def]
-    value = fingerprint_text(settings.ACTIVE_METHOD, text).simhash
+def _doc(path: str, text: str, site: str = "p.example.com", **kw: Any) -> Document:
+    value = factories.simhash_of(text)
     return factories.indexed_document(
         url=f"https://{site}/{path}", text=text, simhash=value, site=site, **kw
     )
 
 
-def _find(*docs) -> None:  # type: ignore[no-untyped-def]
+def _find(*docs) -> None:
     candidates.candidates_find(document_ids=[d.pk for d in docs])
 
 
@@ -39,7 +41,7 @@ def _excerpt(start: float, share: float) -> str:
     return " ".join(WORDS[a : a + int(len(WORDS) * share)])
 
 
-def _pair(x, y) -> CandidatePair:  # type: ignore[no-untyped-def]
+def _pair(x, y) -> CandidatePair:
     a, b = sorted((x.pk, y.pk))
     return CandidatePair.objects.get(a_id=a, b_id=b)
 
@@ -82,7 +84,7 @@ def test_unrelated_articles_are_not_paired() -> None:
     assert not CandidatePair.objects.exists()
 
 
-def test_template_passages_are_counted_per_site_and_ignored(settings) -> None:  # type: ignore[no-untyped-def]
+def test_template_passages_are_counted_per_site_and_ignored(settings) -> None:
     # The first three pages count the footer (from the fourth on, it is also the site's
     # boilerplate line and is no longer read).
     settings.PASSAGE_TEMPLATE_DF = 3
@@ -164,7 +166,7 @@ def test_the_recall_check_covers_the_passage_index() -> None:
 
 def test_check_api_finds_an_excerpt_by_passages_and_skips_the_page_itself(
     client, api_token
-) -> None:  # type: ignore[no-untyped-def]
+) -> None:
     article = _doc("full", ARTICLE)
     _find(article)
     auth = {"Authorization": f"Bearer {api_token}"}

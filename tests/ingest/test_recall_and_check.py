@@ -3,9 +3,11 @@ import random
 
 import pytest
 from django.core.management import call_command
+from django.core.management.base import CommandError
 
 from ingest import candidates
-from ingest.models import IndexEntry
+from ingest.channels import minhash
+from ingest.models import IndexEntry, MinHashSet
 from tests import factories
 
 pytestmark = pytest.mark.django_db
@@ -47,17 +49,73 @@ def test_the_recall_check_finds_every_pair_brute_force_finds(k: int) -> None:
         assert by_brute > 0
 
 
+VOCABULARY = [f"word{i}" for i in range(3000)]
+
+
+def _minhash_corpus(settings) -> None:
+    """Families of near copies (a few words edited), with the MinHash channel on; SimHash
+    values far apart so that only the MinHash channel's index matters here."""
+    settings.MINHASH_CHANNEL = True
+    rng = random.Random(5)
+    docs = []
+    for family in range(8):
+        words = [rng.choice(VOCABULARY) for _ in range(160)]
+        for member in range(3):
+            edited = list(words)
+            for _ in range(member * 2):
+                edited[rng.randrange(len(edited))] = rng.choice(VOCABULARY)
+            docs.append(
+                factories.indexed_document(
+                    url=f"https://m{family}.example.com/{member}",
+                    text=" ".join(edited),
+                    simhash=rng.getrandbits(64),
+                )
+            )
+    candidates.candidates_find(document_ids=[d.pk for d in docs])
+
+
+def test_the_recall_check_checks_the_minhash_index_against_brute_force(settings) -> None:
+    _minhash_corpus(settings)
+    assert MinHashSet.objects.count() == 24
+    out = io.StringIO()
+    call_command("candidates", "--recall-check", stdout=out)
+    text = out.getvalue()
+    by_brute = int(
+        text.split("minhash: 24 indexed, 24 queries")[1].split("brute force:")[1].split()[0]
+    )
+    returned = int(text.split("returned by a lookup:")[1].split()[0])
+    assert by_brute >= 16  # each family's copies, a few words apart
+    assert returned == by_brute
+    assert "minhash recall: 1.000" in text
+
+
+def test_the_recall_check_fails_when_the_minhash_index_misses_pairs(settings, monkeypatch) -> None:
+    _minhash_corpus(settings)
+    # An index that answers nothing: brute force still finds the families' pairs.
+    monkeypatch.setattr(minhash, "query", lambda **kwargs: [])
+    out = io.StringIO()
+    with pytest.raises(CommandError, match="minhash recall 0.000"):
+        call_command("candidates", "--recall-check", stdout=out)
+    assert "minhash recall: 0.000" in out.getvalue()
+
+
+def test_the_recall_check_says_when_the_minhash_index_is_empty() -> None:
+    _corpus(n=10)
+    out = io.StringIO()
+    call_command("candidates", "--recall-check", stdout=out)
+    assert "minhash: the MinHash index is empty (MINHASH_CHANNEL off)" in out.getvalue()
+
+
 def test_check_api_answers_exact_near_new_and_insufficient(client, api_token) -> None:
     from ingest.core.extract import extract
-    from ingest.core.methods import fingerprint_text
     from ingest.core.simhash import to_signed64
 
     html = factories.article_html("T", TEXT)
     main = extract(html).main_text
     doc = factories.indexed_document(url="https://c.example.com/1", text=main, simhash=0)
     # Give the stored document its real fingerprint, then index it.
-    real = fingerprint_text("simhash64-words-sha256-v1", main)
-    doc.fingerprints.filter(branch="main").update(simhash=to_signed64(real.simhash))
+    real = factories.simhash_of(main, "simhash64-words-sha256-v1")
+    doc.fingerprints.filter(branch="main").update(simhash=to_signed64(real))
     candidates.candidates_find(document_ids=[doc.pk])
     auth = {"Authorization": f"Bearer {api_token}"}
 
@@ -69,7 +127,7 @@ def test_check_api_answers_exact_near_new_and_insufficient(client, api_token) ->
     exact = ask(text=main)
     assert exact["verdict"] == "exact"
     assert exact["matches"][0]["document_id"] == doc.pk
-    assert exact["simhash"] == f"{real.simhash:016x}"
+    assert exact["simhash"] == f"{real:016x}"
 
     near = ask(text=main.replace(".", ". Extra words here.", 1))
     assert near["verdict"] in {"near", "new"}

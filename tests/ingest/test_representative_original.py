@@ -23,20 +23,20 @@ def _page(url: str, fetched: str, head: str = "", extra: str = "", menu: str = "
     return {"url": url, "html": html, "fetched_at": fetched, "doc_type": "article"}
 
 
-def _ingest(committed, tmp_path: Path, pages: list[dict]) -> None:  # type: ignore[no-untyped-def]
+def _ingest(committed, tmp_path: Path, pages: list[dict]) -> None:
     path = tmp_path / "crawl.jsonl"
     path.write_text("\n".join(json.dumps(p, ensure_ascii=False) for p in pages), encoding="utf-8")
     with committed():  # the workers' tasks run once the ingest commits
         call_command("ingest", str(path), "--no-progress", stdout=io.StringIO())
 
 
-def _group_of(url: str):  # type: ignore[no-untyped-def]
+def _group_of(url: str):
     return GroupMember.objects.get(document__url=url).group
 
 
 def test_the_credited_page_is_the_representative_not_the_newest_copy(
     committed, tmp_path: Path
-) -> None:  # type: ignore[no-untyped-def]
+) -> None:
     original = _page(
         "https://www.news.example.cn/a/1.html",
         "2026-05-01T10:00:00Z",
@@ -58,7 +58,7 @@ def test_the_credited_page_is_the_representative_not_the_newest_copy(
     assert "credits its site" in group.representative_reason
 
 
-def test_the_first_published_page_is_the_representative(committed, tmp_path: Path) -> None:  # type: ignore[no-untyped-def]
+def test_the_first_published_page_is_the_representative(committed, tmp_path: Path) -> None:
     early = _page(
         "https://a.example.org/story",
         "2026-05-01T10:00:00Z",

@@ -42,7 +42,7 @@ OTHER_STORY = (
 )
 
 
-def _doc(n: int, text: str, *, simhash: int, language: str = "en", **kwargs):  # type: ignore[no-untyped-def]
+def _doc(n: int, text: str, *, simhash: int, language: str = "en", **kwargs):
     doc = factories.indexed_document(
         url=f"https://s{n}.example.com/story", text=text, simhash=simhash, **kwargs
     )
@@ -66,7 +66,7 @@ def test_one_row_per_document_with_its_coverage(semantic_on) -> None:
     assert summary.created == {"covered": 2, "not_covered": 2, "empty": 1}
     rows = {e.document_id: e for e in Embedding.objects.all()}
     assert rows[en.pk].status == "covered" == rows[vi.pk].status
-    assert rows[en.pk].dims == 384 and len(bytes(rows[en.pk].vector)) == 768
+    assert rows[en.pk].dims == 384 and len(bytes(rows[en.pk].vector or b"")) == 768
     assert rows[en.pk].model == "multilingual-e5-small-q4" == embedder.model_key()
     assert rows[en.pk].text_rule == "main-windows128x4-mean-v1"
     assert rows[german.pk].status == "not_covered" and rows[german.pk].vector is None
@@ -93,7 +93,7 @@ def test_a_model_failure_is_the_documents_row_and_the_batch_goes_on(
     bad = _doc(2, "POISON " + OTHER_STORY, simhash=FAR[1])
     real = embedder.embed_documents
 
-    def flaky(texts):  # type: ignore[no-untyped-def]
+    def flaky(texts):
         if any(t.startswith("POISON") for t in texts):
             raise RuntimeError("the model choked")
         return real(texts)
@@ -146,10 +146,14 @@ def test_a_pair_made_before_the_vectors_gets_its_cosine_when_they_arrive(semanti
         assert (p.distance, p.ratio, p.below_floor) == before[key]
         assert p.channels & channels.SIMHASH
     same = after[(story.pk, rewritten.pk)]
-    assert same.channels & channels.SEMANTIC and same.cosine >= 0.95
+    assert same.channels & channels.SEMANTIC
+    assert same.cosine is not None and same.cosine >= 0.95
     different = [p for key, p in after.items() if other.pk in key]
     assert different and all(not p.channels & channels.SEMANTIC for p in different)
-    assert all(p.cosine < settings.SEMANTIC_THRESHOLDS["article"] for p in different)
+    assert all(
+        p.cosine is not None and p.cosine < settings.SEMANTIC_THRESHOLDS["article"]
+        for p in different
+    )
 
 
 def test_a_pair_made_after_the_vectors_has_its_cosine(semantic_on) -> None:
@@ -218,7 +222,7 @@ def test_the_channel_off_embeds_nothing_and_says_why(settings, committed) -> Non
     assert not Embedding.objects.exists()
 
 
-def _check(client, api_token, **payload):  # type: ignore[no-untyped-def]
+def _check(client, api_token, **payload):
     auth = {"Authorization": f"Bearer {api_token}"}
     r = client.post("/api/v1/check", payload, content_type="application/json", headers=auth)
     assert r.status_code == 200, r.content
@@ -289,10 +293,10 @@ def test_exact_twins_are_linked_as_a_star_not_a_clique(semantic_on) -> None:
 # --- failed tries: kept, tried again, up to EMBEDDING_ATTEMPTS -------------------------
 
 
-def _failing(monkeypatch, prefix: str = "POISON") -> None:  # type: ignore[no-untyped-def]
+def _failing(monkeypatch, prefix: str = "POISON") -> None:
     real = embedder.embed_documents
 
-    def flaky(texts):  # type: ignore[no-untyped-def]
+    def flaky(texts):
         if any(t.startswith(prefix) for t in texts):
             raise RuntimeError("the model choked")
         return real(texts)
@@ -438,7 +442,7 @@ def test_two_articles_under_one_long_header_are_not_near(semantic_on) -> None:
     reposted = _doc(3, OTHER_HEADER + "\n" + ARTICLE, simhash=FAR[2])
     semantic.embeddings_compute(document_ids=[story.pk, other.pk, reposted.pk])
     assert set(CandidatePair.objects.values_list("a_id", "b_id")) == {(story.pk, reposted.pk)}
-    stored = {e.document_id: bytes(e.vector) for e in Embedding.objects.all()}
+    stored = {e.document_id: bytes(e.vector or b"") for e in Embedding.objects.all()}
     cut = settings.SEMANTIC_THRESHOLDS["article"]
     assert cosine(stored[story.pk], stored[other.pk]) < cut
     assert cosine(stored[story.pk], stored[reposted.pk]) >= cut

@@ -7,12 +7,12 @@ import pytest
 from ingest import candidates
 from ingest.core.channels import SEMANTIC
 from ingest.models import CandidatePair
-from tests.factories import TEXT, find, group_of, pair_of, reviewed_document
+from tests.factories import TEXT, find, group_of, group_or_none, pair_of, reviewed_document
 
 pytestmark = pytest.mark.django_db
 
 
-def _semantic_only_pair():  # type: ignore[no-untyped-def]
+def _semantic_only_pair():
     a = reviewed_document(url="https://a.example.com/1", text=TEXT)
     b = reviewed_document(url="https://b.example.com/1", text=TEXT + " more", flips=1)
     find(a, b)
@@ -26,8 +26,8 @@ def _semantic_only_pair():  # type: ignore[no-untyped-def]
 def test_a_semantic_only_pair_is_in_no_group(settings) -> None:
     settings.SEMANTIC_AUTO_MERGE = []
     a, b, _ = _semantic_only_pair()
-    assert group_of(a) is None or group_of(a).dissolved
-    assert group_of(b) is None or group_of(b).dissolved
+    assert (ga := group_or_none(a)) is None or ga.dissolved
+    assert (gb := group_or_none(b)) is None or gb.dissolved
 
 
 def test_it_joins_a_group_where_the_policy_names_its_doc_type(settings) -> None:

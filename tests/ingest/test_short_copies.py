@@ -6,15 +6,14 @@ import pytest
 from django.conf import settings
 
 from ingest import candidates
-from ingest.core.methods import fingerprint_text
 from ingest.models import CandidatePair
 from tests import factories
 
 pytestmark = pytest.mark.django_db
 
 
-def _doc(path: str, text: str, site: str):  # type: ignore[no-untyped-def]
-    value = fingerprint_text(settings.ACTIVE_METHOD, text).simhash
+def _doc(path: str, text: str, site: str):
+    value = factories.simhash_of(text)
     return factories.indexed_document(
         url=f"https://{site}/{path}", text=text, simhash=value, site=site
     )
@@ -56,7 +55,7 @@ def test_short_pages_of_one_template_are_not_paired() -> None:
         assert "passages" not in pair.channel_names
 
 
-def test_the_check_api_calls_a_short_copy_near(settings) -> None:  # type: ignore[no-untyped-def]
+def test_the_check_api_calls_a_short_copy_near(settings) -> None:
     article = factories.article_text(8, words=500)
     original = _doc("story", article, "wire.example.com")
     candidates.candidates_find(document_ids=[original.pk])  # indexes its passages

@@ -101,7 +101,7 @@ def test_a_site_with_too_few_pages_is_read_whole_and_keeps_its_record() -> None:
     assert BoilerplateDrop.objects.filter(document=first).count() == 1
 
 
-def test_the_rule_off_reads_main_texts_whole_and_counts_templates_per_host(settings) -> None:  # type: ignore[no-untyped-def]
+def test_the_rule_off_reads_main_texts_whole_and_counts_templates_per_host(settings) -> None:
     settings.SITE_BOILERPLATE = False
     hosts = ["entertainment.timesexample.co.uk", "www.timesexample.co.uk"]
     docs = [_page(hosts[i % 2], f"story-{i}", _article(100 + i, 120), SIDEBAR) for i in range(4)]
@@ -110,7 +110,7 @@ def test_the_rule_off_reads_main_texts_whole_and_counts_templates_per_host(setti
     assert not BoilerplateDrop.objects.exists()
 
 
-def test_the_pair_view_shows_the_dropped_lines_as_boilerplate(client, editor) -> None:  # type: ignore[no-untyped-def]
+def test_the_pair_view_shows_the_dropped_lines_as_boilerplate(client, editor) -> None:
     host = "www.earthtimes.example"
     history = [_page(host, f"old-{i}", _article(700 + i, 200), FOOTER) for i in range(3)]
     story = _article(710, 200)

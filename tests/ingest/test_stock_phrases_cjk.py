@@ -56,7 +56,7 @@ def _vietnamese_article(seed: int, paragraphs: int = 6) -> str:
     )
 
 
-def _doc(site: str, path: str, text: str):  # type: ignore[no-untyped-def]
+def _doc(site: str, path: str, text: str):
     value = fingerprint_text(settings.ACTIVE_METHOD, text).simhash
     return factories.indexed_document(
         url=f"https://{site}/{path}", text=text, simhash=value or 0, site=site
@@ -64,7 +64,7 @@ def _doc(site: str, path: str, text: str):  # type: ignore[no-untyped-def]
 
 
 @pytest.fixture
-def corpus(settings):  # type: ignore[no-untyped-def]
+def corpus(settings):
     """Eight different Chinese and eight different Vietnamese articles on eight sites
     (eight registrable domains), each ending in its language's stock lines."""
     assert settings.ACTIVE_METHOD == DEFAULT_KEY
@@ -84,7 +84,7 @@ def _stock_passages(line: str, method: int) -> set[int]:
     return {core.to_signed(h) for h in core.hash_set(core.passages(line, method=name))}
 
 
-def test_recurring_stock_lines_become_stock_phrases_and_pair_nothing(corpus) -> None:  # type: ignore[no-untyped-def]
+def test_recurring_stock_lines_become_stock_phrases_and_pair_nothing(corpus) -> None:
     number = passages.method_for(DEFAULT_KEY)
     common = set(PassageCommon.objects.filter(method=number).values_list("hash", flat=True))
     assert _stock_passages(STOCK_ZH, number) & common
@@ -93,7 +93,7 @@ def test_recurring_stock_lines_become_stock_phrases_and_pair_nothing(corpus) -> 
     assert not CandidatePair.objects.filter(method__key=DEFAULT_KEY).exists()
 
 
-def test_the_pair_view_shows_the_stock_line_of_a_chinese_repost_as_such(corpus) -> None:  # type: ignore[no-untyped-def]
+def test_the_pair_view_shows_the_stock_line_of_a_chinese_repost_as_such(corpus) -> None:
     body = _chinese_article(0)
     repost = _doc("zh9-example.cn", "repost", "转载自新华网\n\n" + body + "\n\n" + STOCK_ZH)
     candidates.candidates_find(document_ids=[repost.pk])

@@ -62,3 +62,45 @@ def test_the_batches_page_says_when_a_running_batch_last_made_progress(client, e
     page = client.get("/batches/").content.decode()
 
     assert "running (last progress 2\xa0hours ago)" in page
+
+
+def test_the_documents_list_shows_each_row_from_the_prefetches(client, editor) -> None:
+    """Each row: the current extraction's status and tokens, the active method's main and
+    full-page SimHash; a document not extracted yet is pending with dashes; the page asks
+    no query per document."""
+    from django.db import connection
+    from django.test.utils import CaptureQueriesContext
+
+    from ingest.core.simhash import to_signed64
+    from ingest.models import Document, Fingerprint, Site
+
+    done = factories.indexed_document(
+        url="https://v.example.com/done", text=factories.article_text(3), simhash=0xABC
+    )
+    Fingerprint.objects.filter(document=done, branch="full").update(simhash=to_signed64(0xDEF))
+    site = Site.objects.get(host="g.example.com")
+    waiting = Document.objects.create(
+        site=site,
+        url="https://v.example.com/waiting",
+        fetched_at=done.fetched_at,
+        raw_sha256="0" * 64,
+        raw_size=1,
+    )
+    client.force_login(editor)
+    client.get("/")  # the first request of a session reads more (the session, the methods)
+    with CaptureQueriesContext(connection) as two:
+        page = client.get("/").content.decode()
+    done_row = page.split(f">{done.pk}</a>")[1].split("</tr>")[0]
+    assert 'class="status status-ok"' in done_row
+    assert f"<td>{len(factories.article_text(3).split())}</td>" in done_row
+    assert f"{0xABC:016x}" in done_row and f"{0xDEF:016x}" in done_row
+    waiting_row = page.split(f">{waiting.pk}</a>")[1].split("</tr>")[0]
+    assert 'class="status status-pending"' in waiting_row
+    assert waiting_row.count("—") == 4  # HTTP status, tokens, both SimHashes
+    for i in range(3):
+        factories.indexed_document(
+            url=f"https://v.example.com/more-{i}", text=factories.article_text(i), simhash=i
+        )
+    with CaptureQueriesContext(connection) as five:
+        client.get("/")
+    assert len(five.captured_queries) == len(two.captured_queries)

@@ -14,7 +14,7 @@ from tests.factories import BASE, TEXT, find, group_of, pair_of, reviewed_docume
 
 
 @pytest.fixture(autouse=True)
-def _simhash_channel_only(settings) -> None:  # type: ignore[no-untyped-def]
+def _simhash_channel_only(settings) -> None:
     """The pairs and groups here get their SimHash distances by hand on texts that are
     nearly one text: the passage channel reads the texts and would pair them all.
     Desk tests of passage pairs turn it back on."""
@@ -49,7 +49,7 @@ def pairs(db) -> list[CandidatePair]:
 
 
 @pytest.fixture
-def chain(db):  # type: ignore[no-untyped-def]
+def chain(db):
     """Three documents in one chained group: a–b 2 bits, b–c 2 bits, a–c 4 bits."""
     a = reviewed_document(url="https://news.example.com/a", text=TEXT + " one")
     b = reviewed_document(url="https://news.example.com/b", text=TEXT + " two", flips=2)
@@ -59,17 +59,17 @@ def chain(db):  # type: ignore[no-untyped-def]
 
 
 @pytest.fixture
-def auditor(db):  # type: ignore[no-untyped-def]
+def auditor(db):
     return factories.user_create(username="audrey", role="auditor")
 
 
 @pytest.fixture
-def other_editor(db):  # type: ignore[no-untyped-def]
+def other_editor(db):
     return factories.user_create(username="oscar", role="editor")
 
 
 @pytest.fixture
-def two_groups(db):  # type: ignore[no-untyped-def]
+def two_groups(db):
     """Group A: a1–a2 (1 bit); group B: b1–b2 (1 bit); A and B 20+ bits apart."""
     a1 = reviewed_document(url="https://a.example.com/1", text=TEXT + " a")
     a2 = reviewed_document(url="https://a.example.com/2", text=TEXT + " also", flips=1)

@@ -16,7 +16,7 @@ pytestmark = pytest.mark.django_db
 PAIRS = selectors.QueueFilters(kind="pair")
 
 
-def _label(pair, editor, verdict):  # type: ignore[no-untyped-def]
+def _label(pair, editor, verdict):
     return services.label_record(
         pair=pair,
         editor=editor,
@@ -28,17 +28,17 @@ def _label(pair, editor, verdict):  # type: ignore[no-untyped-def]
 
 
 @pytest.fixture
-def judge(db):  # type: ignore[no-untyped-def]
+def judge(db):
     return factories.user_create(username="judy", role="adjudicator")
 
 
 @pytest.fixture
-def admin_user(db):  # type: ignore[no-untyped-def]
+def admin_user(db):
     return factories.user_create(username="ada", role="admin")
 
 
 @pytest.fixture
-def disputed(pairs, editor, other_editor):  # type: ignore[no-untyped-def]
+def disputed(pairs, editor, other_editor):
     _label(pairs[0], editor, "duplicate")
     _label(pairs[0], other_editor, "distinct")
     return pairs[0]

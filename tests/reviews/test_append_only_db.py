@@ -19,7 +19,7 @@ from tests.factories import TEXT, find, group_of, pair_of, reviewed_document
 pytestmark = pytest.mark.postgres
 
 
-def _label(pair, editor) -> Label:  # type: ignore[no-untyped-def]
+def _label(pair, editor) -> Label:
     return services.label_record(
         pair=pair,
         editor=editor,
@@ -30,7 +30,7 @@ def _label(pair, editor) -> Label:  # type: ignore[no-untyped-def]
     )
 
 
-def _decision(editor) -> Decision:  # type: ignore[no-untyped-def]
+def _decision(editor) -> Decision:
     a = reviewed_document(url="https://d.example.com/a", text=TEXT + " one")
     b = reviewed_document(url="https://d.example.com/b", text=TEXT + " two", flips=1)
     find(a, b)

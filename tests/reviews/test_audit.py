@@ -12,7 +12,7 @@ pytestmark = pytest.mark.django_db
 
 
 @pytest.fixture
-def merged(two_groups, editor):  # type: ignore[no-untyped-def]
+def merged(two_groups, editor):
     a1, _, b1, _ = two_groups
     return decisions.group_merge(
         group=group_of(a1),
@@ -24,7 +24,7 @@ def merged(two_groups, editor):  # type: ignore[no-untyped-def]
 
 
 @pytest.fixture
-def superuser(db):  # type: ignore[no-untyped-def]
+def superuser(db):
     return User.objects.create_superuser("root", "root@example.com", "pw")
 
 

@@ -21,14 +21,14 @@ pytestmark = pytest.mark.django_db
 THRESHOLDS_4 = {"article": 4, "product": 3, "short": 2, "listing": 3, "other": 3}
 
 
-def label(pair, editor, verdict: str):  # type: ignore[no-untyped-def]
+def label(pair, editor, verdict: str):
     return services.label_record(
         pair=pair, editor=editor, verdict=verdict, reason_code="other", reason="r", region="body"
     )
 
 
 @pytest.fixture
-def chained(db):  # type: ignore[no-untyped-def]
+def chained(db):
     """a–b 2 bits, b–c 2 bits, a–c 4 bits (all three candidate pairs at threshold 4); a is
     on the site with the highest priority, so it is the representative."""
     with override_settings(CANDIDATE_THRESHOLDS=THRESHOLDS_4):
@@ -43,7 +43,7 @@ def chained(db):  # type: ignore[no-untyped-def]
 
 def test_a_chain_is_a_wrong_merge_action_that_the_pair_sweep_does_not_count(
     chained, editor
-) -> None:  # type: ignore[no-untyped-def]
+) -> None:
     a, b, c = chained
     label(pair_of(a, c), editor, "distinct")
     label(pair_of(a, b), editor, "duplicate")
@@ -70,7 +70,7 @@ def test_a_chain_is_a_wrong_merge_action_that_the_pair_sweep_does_not_count(
     assert rows[4.0]["pair_false_merges"] == 1  # the pair metric catches it only at 4
 
 
-def test_the_page_lists_the_worst_groups_with_links(client, chained, editor) -> None:  # type: ignore[no-untyped-def]
+def test_the_page_lists_the_worst_groups_with_links(client, chained, editor) -> None:
     a, b, c = chained
     ac = pair_of(a, c)
     label(ac, editor, "distinct")
@@ -93,7 +93,7 @@ def test_the_page_lists_the_worst_groups_with_links(client, chained, editor) -> 
 @override_settings(PRELABEL_MIN_DOCUMENTS=2)
 def test_the_prelabel_suggestion_is_on_the_page_and_in_json_marked_unlabelled(
     client, pairs, editor
-) -> None:  # type: ignore[no-untyped-def]
+) -> None:
     payload = calibration_json()
     entry = next(
         p
@@ -120,7 +120,7 @@ def test_the_prelabel_suggestion_is_on_the_page_and_in_json_marked_unlabelled(
 
 
 @override_settings(PRELABEL_MIN_DOCUMENTS=2, CALIBRATION_MIN_PER_CLASS=1, LABEL_HOLDOUT_SHARE=0.0)
-def test_enough_labels_replace_the_unlabelled_suggestion(pairs, editor) -> None:  # type: ignore[no-untyped-def]
+def test_enough_labels_replace_the_unlabelled_suggestion(pairs, editor) -> None:
     label(pairs[2], editor, "duplicate")  # 0 bits
     label(pairs[0], editor, "distinct")  # 3 bits
     entry = next(
@@ -134,7 +134,7 @@ def test_enough_labels_replace_the_unlabelled_suggestion(pairs, editor) -> None:
 
 
 @override_settings(PRELABEL_MIN_DOCUMENTS=2)
-def test_the_beat_task_stores_the_distributions_and_a_rerun_replaces_them(pairs) -> None:  # type: ignore[no-untyped-def]
+def test_the_beat_task_stores_the_distributions_and_a_rerun_replaces_them(pairs) -> None:
     entry = settings.CELERY_BEAT_SCHEDULE["prelabel-distributions"]
     assert entry["task"] == "reviews.tasks.prelabel_compute"
     assert entry["schedule"] == settings.PRELABEL_EVERY_SECONDS
@@ -162,7 +162,7 @@ def test_the_beat_task_stores_the_distributions_and_a_rerun_replaces_them(pairs)
     assert {d.score.name for d in stored} == {"simhash_distance", "token_set_ratio"}
 
 
-def test_calibrate_prints_json_and_text(pairs, editor) -> None:  # type: ignore[no-untyped-def]
+def test_calibrate_prints_json_and_text(pairs, editor) -> None:
     label(pairs[0], editor, "duplicate")
     out = io.StringIO()
     call_command("calibrate", "--format", "json", stdout=out)
@@ -175,7 +175,7 @@ def test_calibrate_prints_json_and_text(pairs, editor) -> None:  # type: ignore[
     assert "errors per action" in text and "before labels" in text
 
 
-def test_the_demo_crawl_gets_a_suggestion_for_its_articles(db, committed) -> None:  # type: ignore[no-untyped-def]
+def test_the_demo_crawl_gets_a_suggestion_for_its_articles(db, committed) -> None:
     # Its other doc types hold fewer than PRELABEL_MIN_DOCUMENTS indexable pages since
     # login walls stay out of the index (blocked): only the articles get a valley.
     call_command("demo_setup", stdout=io.StringIO())

@@ -49,7 +49,7 @@ def _corpus(seed: int, *, n_docs: int = 36, n_pairs: int = 60, n_labels: int = 5
         ]
     )
     seen: set[tuple[int, int, int]] = set()
-    rows = []
+    rows: list[CandidatePair] = []
     while len(rows) < n_pairs:
         x, y = rng.sample(docs, 2)
         a, b = (x, y) if x.pk < y.pk else (y, x)
@@ -99,7 +99,7 @@ def _filters() -> list[tuple[str, str]]:
     return [(t, m) for t in types for m in ["", *methods]]
 
 
-def _page(client, **query: str) -> str:  # type: ignore[no-untyped-def]
+def _page(client, **query: str) -> str:
     html = client.get(reverse("reviews:calibration"), query).content.decode()
     html = re.sub(r'<p class="calibration-freshness.*?</p>', "", html, flags=re.S)
     # Per response: the pre-label histograms' time (computed for the call, none stored

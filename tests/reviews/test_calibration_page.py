@@ -16,7 +16,7 @@ from tests.factories import find, reviewed_document
 pytestmark = pytest.mark.django_db
 
 
-def label(pair, editor, verdict: str, reason: str = "r"):  # type: ignore[no-untyped-def]
+def label(pair, editor, verdict: str, reason: str = "r"):
     return services.label_record(
         pair=pair, editor=editor, verdict=verdict, reason_code="other", reason=reason, region="body"
     )
@@ -33,7 +33,7 @@ def label(pair, editor, verdict: str, reason: str = "r"):  # type: ignore[no-unt
         (["unsure", "revision"], None),
     ],
 )
-def test_several_editors_count_by_majority_class(verdicts, counted) -> None:  # type: ignore[no-untyped-def]
+def test_several_editors_count_by_majority_class(verdicts, counted) -> None:
     assert calibration.pair_verdict(verdicts) == counted
 
 
@@ -70,7 +70,7 @@ def test_the_sample_is_stratified_by_band_with_weights(db) -> None:
     drawn = calibration.calibration_sample_make(per_band=1, seed=4)
     bands = {s.band for s in drawn}
     assert len(drawn) == len(bands)  # one per band
-    per_band = {}
+    per_band: dict[str, int] = {}
     for pair in CandidatePair.objects.all():
         band = calibration.band_of(pair.distance)
         per_band[band] = per_band.get(band, 0) + 1
@@ -182,7 +182,7 @@ def test_the_page_sample_form_keeps_the_doc_type_filter(client, pairs, editor) -
     assert CalibrationSample.objects.count() == 3  # the pairs are articles
 
 
-def _row(sweep, threshold: float):  # type: ignore[no-untyped-def]
+def _row(sweep, threshold: float):
     return next(r for r in sweep.rows if r.threshold == threshold)
 
 
@@ -202,7 +202,7 @@ def test_the_cosine_is_swept_on_both_splits(client, pairs, editor, settings) -> 
     assert (sweep.doc_type, sweep.configured) == ("article", 0.9)
     assert (sweep.counted, sweep.without_cosine) == (2, 1)
 
-    def both(row, field: str) -> float:  # type: ignore[no-untyped-def]
+    def both(row, field: str) -> float:
         return getattr(row.calibration, field) + getattr(row.holdout, field)
 
     at_configured, at_low = _row(sweep, 0.9), _row(sweep, 0.5)

@@ -14,7 +14,7 @@ pytestmark = pytest.mark.django_db
 HX = {"HX-Request": "true"}
 
 
-def _label(pair, editor, verdict: str):  # type: ignore[no-untyped-def]
+def _label(pair, editor, verdict: str):
     return services.label_record(
         pair=pair, editor=editor, verdict=verdict, reason_code="other", reason="r", region="body"
     )
@@ -27,7 +27,7 @@ def _section_urls(page: str) -> list[str]:
 
 
 @pytest.fixture
-def labelled(client, pairs, editor):  # type: ignore[no-untyped-def]
+def labelled(client, pairs, editor):
     _label(pairs[0], editor, "duplicate")
     _label(pairs[1], editor, "distinct")
     _label(pairs[2], editor, "near_duplicate")
@@ -37,7 +37,7 @@ def labelled(client, pairs, editor):  # type: ignore[no-untyped-def]
 
 def test_the_page_shows_the_recommendation_and_leaves_the_rest_to_sections(
     client, labelled
-) -> None:  # type: ignore[no-untyped-def]
+) -> None:
     calibration_figures.figures_recompute()
     page = client.get(reverse("reviews:calibration")).content.decode()
     report = page.split('id="report-1"')[1]
@@ -51,7 +51,7 @@ def test_the_page_shows_the_recommendation_and_leaves_the_rest_to_sections(
     assert "style=" not in page and "<script>" not in page
 
 
-def test_each_section_is_a_fragment_with_its_figures(client, labelled) -> None:  # type: ignore[no-untyped-def]
+def test_each_section_is_a_fragment_with_its_figures(client, labelled) -> None:
     calibration_figures.figures_recompute()
     page = client.get(reverse("reviews:calibration")).content.decode()
     urls = {re.search(r"part=(\w+)", u).group(1): u for u in _section_urls(page)}  # type: ignore[union-attr]
@@ -74,7 +74,7 @@ def test_each_section_is_a_fragment_with_its_figures(client, labelled) -> None: 
         assert "<html" in whole and needles[0] in whole, part
 
 
-def test_a_section_is_rendered_once_per_recompute(client, labelled, pairs, editor) -> None:  # type: ignore[no-untyped-def]
+def test_a_section_is_rendered_once_per_recompute(client, labelled, pairs, editor) -> None:
     calibration_figures.figures_recompute()
     page = client.get(reverse("reviews:calibration")).content.decode()
     url = next(u for u in _section_urls(page) if "part=sweep" in u)
@@ -86,7 +86,7 @@ def test_a_section_is_rendered_once_per_recompute(client, labelled, pairs, edito
     assert client.get(url, headers=HX).content != first
 
 
-def test_a_chosen_threshold_opens_the_errors_per_action(client, labelled) -> None:  # type: ignore[no-untyped-def]
+def test_a_chosen_threshold_opens_the_errors_per_action(client, labelled) -> None:
     calibration_figures.figures_recompute()
     page = client.get(reverse("reviews:calibration"), {"at": "2"}).content.decode()
     actions = page.split('id="actions-1-more"')[1].split("</details>")[0]
@@ -96,7 +96,7 @@ def test_a_chosen_threshold_opens_the_errors_per_action(client, labelled) -> Non
     assert not sweep.startswith(" open")
 
 
-def test_a_section_of_nothing_is_refused(client, labelled) -> None:  # type: ignore[no-untyped-def]
+def test_a_section_of_nothing_is_refused(client, labelled) -> None:
     url = reverse("reviews:calibration-section")
     assert client.get(url, {"part": "nope"}, headers=HX).status_code == 400
     r = client.get(url, {"part": "sweep", "doc_type": "product"}, headers=HX)

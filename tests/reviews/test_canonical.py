@@ -4,6 +4,7 @@ provenance and the decision that made it; streamed by a command and by the API."
 import csv
 import io
 import json
+from typing import Any
 
 import pytest
 from django.core.management import call_command
@@ -17,7 +18,7 @@ pytestmark = pytest.mark.django_db
 
 
 @pytest.fixture
-def corpus(two_groups, editor):  # type: ignore[no-untyped-def]
+def corpus(two_groups, editor):
     a1, a2, b1, b2 = two_groups
     loner = reviewed_document(url="https://c.example.com/alone", text="alone", base=0)
     merge = decisions.group_merge(
@@ -29,7 +30,7 @@ def corpus(two_groups, editor):  # type: ignore[no-untyped-def]
 def test_one_record_per_group_and_singleton_with_provenance(corpus) -> None:
     a1, a2, b1, b2, loner, merge = corpus
     extra = reviewed_document(url="https://d.example.com/", text="single", base=0xF0F0)
-    records = {r["id"]: r for r in canonical.canonical_records()}
+    records: dict[object, Any] = {r["id"]: r for r in canonical.canonical_records()}
     ga, gb = group_of(a1), group_of(b1)
     assert set(records) == {f"group:{ga.pk}", f"group:{gb.pk}", f"document:{extra.pk}"}
     rec = records[f"group:{ga.pk}"]

@@ -16,7 +16,7 @@ from tests import factories
 def test_next_claims_the_most_uncertain_pair_first(pairs, editor) -> None:
     # Threshold 3 for articles: the pair at distance 3 is the nearest to it.
     claim = services.claim_next(editor=editor)
-    assert claim is not None and claim.kind == "pair"
+    assert claim is not None and claim.kind == "pair" and claim.pair is not None
     assert claim.pair.distance == 3
     assert claim.expires_at > timezone.now() + timedelta(minutes=14)
 
@@ -40,7 +40,7 @@ def test_an_expired_claim_returns_to_the_queue(pairs, editor, other_editor) -> N
 @pytest.mark.django_db
 def test_next_releases_my_previous_claim_and_skips(pairs, editor) -> None:
     one = services.claim_next(editor=editor)
-    assert one is not None
+    assert one is not None and one.pair_id is not None
     two = services.claim_next(editor=editor, skip_pairs={one.pair_id})
     assert two is not None and two.pair_id != one.pair_id
     one.refresh_from_db()
@@ -51,7 +51,7 @@ def test_next_releases_my_previous_claim_and_skips(pairs, editor) -> None:
 @pytest.mark.django_db
 def test_labeling_releases_the_claim(pairs, editor) -> None:
     claim = services.claim_next(editor=editor)
-    assert claim is not None
+    assert claim is not None and claim.pair is not None
     services.label_record(
         pair=claim.pair,
         editor=editor,
@@ -77,7 +77,7 @@ def test_concurrent_next_on_postgres_never_hands_out_one_item_twice(pairs) -> No
     got: dict[str, int | None] = {}
     errors: list[BaseException] = []
 
-    def work(user) -> None:  # type: ignore[no-untyped-def]
+    def work(user) -> None:
         try:
             barrier.wait()
             claim = services.claim_next(editor=user, filters=selectors.QueueFilters(kind="pair"))

@@ -33,7 +33,7 @@ def _page(filters: QueueFilters) -> list[tuple[int, bool, int]]:
 
 def _fresh(filters: QueueFilters) -> list[tuple[int, bool, int]]:
     return [
-        (p.pk, bool(p.is_labeled), p.threshold)
+        (p.pk, bool(p.is_labeled), p.threshold)  # type: ignore[attr-defined]
         for p in selectors.queue_pairs(filters=filters, sync=False)[:50]
     ]
 
@@ -107,7 +107,7 @@ def _group_pages() -> None:
         for a, b in zip(shown, fresh, strict=True):
             for attr in ("representative_url", "is_decided", "is_disputed", "ever_decided"):
                 assert bool(getattr(a, attr)) == bool(getattr(b, attr)), (f, attr)
-            assert a.representative_url == b.representative_url
+            assert a.representative_url == b.representative_url  # type: ignore[attr-defined]
 
 
 def test_the_group_list_is_the_one_queue_groups_gives(chain, two_groups, editor) -> None:
@@ -162,7 +162,7 @@ def test_a_distinct_label_inside_a_group_is_read_anew(chain, editor) -> None:
     assert len(selectors.groups_disputed()) == 1
 
 
-def _disputed_then_adjudicated(chain, editor, other_editor, verdict: str) -> None:  # type: ignore[no-untyped-def]
+def _disputed_then_adjudicated(chain, editor, other_editor, verdict: str) -> None:
     """Two editors disagree on a pair inside a group; an adjudicator decides `verdict`."""
     a, b, _ = chain
     pair = pair_of(a, b)

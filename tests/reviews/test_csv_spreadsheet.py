@@ -40,7 +40,7 @@ def spreadsheet_open(data: bytes, code_page: str) -> list[list[str]]:
 
 
 @pytest.fixture
-def labelled(editor) -> CandidatePair:  # type: ignore[no-untyped-def]
+def labelled(editor) -> CandidatePair:
     text = "城市地铁三号线将于明年年底建成通车。Thủ tướng yêu cầu hoàn thiện hồ sơ dự án. " * 20
     a = reviewed_document(url=URL_A, text=text)
     b = reviewed_document(url=URL_B, text=text + "。", flips=1)
@@ -63,7 +63,7 @@ def _cells(rows: list[list[str]]) -> set[str]:
 
 def test_with_bom_the_label_export_opens_as_written_on_every_windows(
     tmp_path: Path, labelled
-) -> None:  # type: ignore[no-untyped-def]
+) -> None:
     out = tmp_path / "labels.csv"
     call_command("export_labels", "--bom", "--output", str(out), stderr=io.StringIO())
     data = out.read_bytes()
@@ -83,7 +83,7 @@ def test_with_bom_the_label_export_opens_as_written_on_every_windows(
     assert "0 label(s) imported, 1 already stored" in result.getvalue()
 
 
-def test_without_the_mark_a_code_page_reader_garbles_the_text(tmp_path: Path, labelled) -> None:  # type: ignore[no-untyped-def]
+def test_without_the_mark_a_code_page_reader_garbles_the_text(tmp_path: Path, labelled) -> None:
     out = tmp_path / "labels.csv"
     call_command("export_labels", "--output", str(out), stderr=io.StringIO())
     data = out.read_bytes()
@@ -94,7 +94,7 @@ def test_without_the_mark_a_code_page_reader_garbles_the_text(tmp_path: Path, la
         assert REASON not in cells and URL_B not in cells, code_page
 
 
-def test_the_mark_on_standard_output_and_only_for_csv(labelled) -> None:  # type: ignore[no-untyped-def]
+def test_the_mark_on_standard_output_and_only_for_csv(labelled) -> None:
     out = io.StringIO()
     call_command("export_labels", "--bom", stdout=out)
     assert out.getvalue().startswith(csvstream.BOM + "pair_id,")
@@ -104,7 +104,7 @@ def test_the_mark_on_standard_output_and_only_for_csv(labelled) -> None:  # type
         call_command("export_canonical", "--bom", stdout=io.StringIO())
 
 
-def test_the_desk_download_has_the_mark_unless_asked_not_to(client, labelled, auditor) -> None:  # type: ignore[no-untyped-def]
+def test_the_desk_download_has_the_mark_unless_asked_not_to(client, labelled, auditor) -> None:
     client.force_login(auditor)
     url = reverse("reviews:labels-export")
     data = b"".join(client.get(url, {"format": "csv"}).streaming_content)
@@ -116,7 +116,7 @@ def test_the_desk_download_has_the_mark_unless_asked_not_to(client, labelled, au
     assert not jsonl.startswith(codecs.BOM_UTF8)
 
 
-def test_the_canonical_csv_with_the_mark(tmp_path: Path, labelled) -> None:  # type: ignore[no-untyped-def]
+def test_the_canonical_csv_with_the_mark(tmp_path: Path, labelled) -> None:
     out = tmp_path / "canonical.csv"
     call_command(
         "export_canonical", "--format", "csv", "--bom", "-o", str(out), stderr=io.StringIO()
@@ -127,7 +127,7 @@ def test_the_canonical_csv_with_the_mark(tmp_path: Path, labelled) -> None:  # t
     assert URL_A in cells or URL_B in cells
 
 
-def test_the_canonical_api_marks_the_first_page_only_when_asked(client, labelled) -> None:  # type: ignore[no-untyped-def]
+def test_the_canonical_api_marks_the_first_page_only_when_asked(client, labelled) -> None:
     token = factories.api_token_create(user=factories.user_create(username="a", role="auditor"))
     auth = {"Authorization": f"Bearer {token}"}
     api = "/api/v1/canonical"

@@ -14,7 +14,7 @@ pytestmark = pytest.mark.django_db
 HX = {"HX-Request": "true"}
 
 
-def _label(pair, editor, verdict="duplicate", reason="seen"):  # type: ignore[no-untyped-def]
+def _label(pair, editor, verdict="duplicate", reason="seen"):
     return services.label_record(
         pair=pair,
         editor=editor,

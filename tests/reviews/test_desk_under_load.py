@@ -51,12 +51,12 @@ class Editor(threading.Thread):
         self.saved: list[int] = []  # pairs the desk said it saved a label on
         self.error: BaseException | None = None
 
-    def _post(self, what: str, url: str, data: dict[str, str]):  # type: ignore[no-untyped-def]
+    def _post(self, what: str, url: str, data: dict[str, str]):
         r = self.client.post(url, data, headers=HX)
         self.codes.append((what, r.status_code))
         return r
 
-    def _next_pair(self, r) -> int | None:  # type: ignore[no-untyped-def]
+    def _next_pair(self, r) -> int | None:
         m = PAIR_URL.search(r.get("HX-Push-Url", ""))
         return int(m.group(1)) if m else None
 

@@ -14,7 +14,7 @@ ALL = selectors.QueueFilters()
 
 
 @pytest.fixture
-def exact_copies(db):  # type: ignore[no-untyped-def]
+def exact_copies(db):
     docs = [reviewed_document(url=f"https://e.example.com/{i}", text=TEXT) for i in range(4)]
     find(*docs)
     group = group_of(docs[0])
@@ -63,7 +63,7 @@ def test_a_restored_acceptance_is_withdrawn_and_keeps_the_rule_away(
 
 
 @pytest.fixture
-def login_walls(db):  # type: ignore[no-untyped-def]
+def login_walls(db):
     wall = "Please log in to continue reading this page."
     docs = [
         reviewed_document(url=f"https://paywall.example.com/{i}", text=wall, flips=i)

@@ -11,7 +11,7 @@ from tests.factories import TEXT, find, group_of, reviewed_document
 from tests.reviews.test_concurrency import _race
 
 
-def _group():  # type: ignore[no-untyped-def]
+def _group():
     a = reviewed_document(url="https://v.example.com/a", text=TEXT + " one")
     b = reviewed_document(url="https://v.example.com/b", text=TEXT + " two", flips=1)
     c = reviewed_document(url="https://v.example.com/c", text=TEXT + " three", flips=2)

@@ -10,7 +10,7 @@ from reviews.models import AppendOnlyError, Label
 pytestmark = pytest.mark.django_db
 
 
-def _label(pair, editor, verdict="duplicate", **kw):  # type: ignore[no-untyped-def]
+def _label(pair, editor, verdict="duplicate", **kw):
     data = {"reason_code": "same_text", "reason": "same body", "region": "body", **kw}
     return services.label_record(pair=pair, editor=editor, verdict=verdict, **data)
 

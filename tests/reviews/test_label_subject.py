@@ -15,7 +15,7 @@ from tests.factories import TEXT, find, pair_of, reviewed_document
 pytestmark = pytest.mark.postgres
 
 
-def _label(pair, editor, verdict: str = "duplicate") -> Label:  # type: ignore[no-untyped-def]
+def _label(pair, editor, verdict: str = "duplicate") -> Label:
     return services.label_record(
         pair=pair,
         editor=editor,
@@ -26,12 +26,12 @@ def _label(pair, editor, verdict: str = "duplicate") -> Label:  # type: ignore[n
     )
 
 
-def _current(editor, pair) -> list[Label]:  # type: ignore[no-untyped-def]
+def _current(editor, pair) -> list[Label]:
     subject = label_subject(pair.a_id, pair.b_id)
     return list(Label.objects.of_subject(subject).filter(editor=editor, superseded_by=None))
 
 
-def _two_pairs_of_one_subject():  # type: ignore[no-untyped-def]
+def _two_pairs_of_one_subject():
     """A pair of two documents, and a pair of the same documents under another method."""
     a = reviewed_document(url="https://s.example.com/a", text=TEXT + " one")
     b = reviewed_document(url="https://s.example.com/b", text=TEXT + " two", flips=1)
@@ -116,14 +116,15 @@ def _supersede(conn: psycopg.Connection, old: Label | int, by: Label | int) -> N
 def _insert(conn: psycopg.Connection, like: Label, pair: CandidatePair, editor_id: int) -> int:
     """A current label inserted by the application's role, without superseding (the
     deferred constraint is checked at commit: the caller supersedes in the transaction)."""
-    (pk,) = conn.execute(
+    row = conn.execute(
         "INSERT INTO reviews_label (pair_id, editor_id, verdict, reason_code, reason, region,"
         " purpose, method_key, extractor_version, retraction, created_at)"
         " SELECT %s, %s, verdict, reason_code, 'app', region, purpose, method_key,"
         " extractor_version, false, now() FROM reviews_label WHERE id = %s RETURNING id",
         [pair.pk, editor_id, like.pk],
     ).fetchone()
-    return int(pk)
+    assert row is not None
+    return int(row[0])
 
 
 def test_the_app_role_supersedes_only_by_a_newer_label_of_the_editor_on_the_documents(

@@ -17,7 +17,7 @@ from tests.ingest.test_method_upgrade import ACTIVE, NEW, corpus, ingest
 __all__ = ["corpus"]  # the fixture, imported for its name
 
 
-def _label(pair: CandidatePair, editor, verdict: str = "duplicate") -> Label:  # type: ignore[no-untyped-def]
+def _label(pair: CandidatePair, editor, verdict: str = "duplicate") -> Label:
     return services.label_record(
         pair=pair,
         editor=editor,
@@ -65,7 +65,7 @@ def test_labels_count_for_the_new_methods_pairs_after_a_switch(corpus, committed
 
     # The queue: the new method's pairs of labelled documents are labelled.
     rows = selectors.queue_pairs(filters=selectors.QueueFilters(method=NEW, status="all"))
-    status = {p.pk: p.is_labeled for p in rows}
+    status = {p.pk: p.is_labeled for p in rows}  # type: ignore[attr-defined]
     assert all(status[pk] for pk in twins)
     assert not any(v for pk, v in status.items() if pk not in twins)
     unlabelled = selectors.queue_pairs(filters=selectors.QueueFilters(method=NEW))
@@ -124,13 +124,13 @@ def test_a_later_pair_of_labelled_documents_counts_as_labelled(corpus) -> None:
     }
     second = CandidatePair.objects.create(**{**fields, "method_id": other.pk})
     rows = selectors.queue_pairs(filters=selectors.QueueFilters(status="all"))
-    assert rows.get(pk=second.pk).is_labeled
+    assert rows.get(pk=second.pk).is_labeled  # type: ignore[attr-defined]
     assert _unlabelled_count(other.key) == 0
     # Withdrawing the label clears it on both pairs.
     services.label_undo(editor=editor, pair=second)
     rows = selectors.queue_pairs(filters=selectors.QueueFilters(status="all"))
-    assert not rows.get(pk=second.pk).is_labeled
-    assert not rows.get(pk=first.pk).is_labeled
+    assert not rows.get(pk=second.pk).is_labeled  # type: ignore[attr-defined]
+    assert not rows.get(pk=first.pk).is_labeled  # type: ignore[attr-defined]
 
 
 @pytest.mark.django_db

@@ -23,7 +23,7 @@ SAME = [1.0, 0.0, 0.0, 0.0]
 
 
 @pytest.fixture
-def late_pair(pairs, settings) -> CandidatePair:  # type: ignore[no-untyped-def]
+def late_pair(pairs, settings) -> CandidatePair:
     """The tally counted up to the three pairs; then a pair under the floor, after its
     watermark, whose sides' vectors (one meaning) are stored but not yet compared."""
     settings.QUEUE_TALLY_LAG_SECONDS = 0

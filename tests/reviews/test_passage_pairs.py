@@ -19,12 +19,13 @@ WORDS = ARTICLE.split()
 
 
 @pytest.fixture(autouse=True)
-def _passage_channel_on(settings) -> None:  # type: ignore[no-untyped-def]
+def _passage_channel_on(settings) -> None:
     settings.PASSAGE_CHANNEL = True
 
 
-def _doc(path: str, text: str, site: str):  # type: ignore[no-untyped-def]
+def _doc(path: str, text: str, site: str):
     value = fingerprint_text(django_settings.ACTIVE_METHOD, text).simhash
+    assert value is not None
     return factories.indexed_document(
         url=f"https://{site}/{path}", text=text, simhash=value, site=site
     )
@@ -42,7 +43,7 @@ def excerpt_pair() -> CandidatePair:
 
 def test_the_pair_view_states_containment_and_highlights_both_sides(
     client, editor, excerpt_pair
-) -> None:  # type: ignore[no-untyped-def]
+) -> None:
     client.force_login(editor)
     body = client.get(reverse("reviews:pair-detail", args=[excerpt_pair.pk])).content.decode()
     assert 'id="passages-panel"' in body
@@ -57,7 +58,7 @@ def test_the_pair_view_states_containment_and_highlights_both_sides(
     assert "&lt;script&gt;alert(1)&lt;/script&gt;" in panel
 
 
-def test_template_passages_are_greyed(client, editor, excerpt_pair) -> None:  # type: ignore[no-untyped-def]
+def test_template_passages_are_greyed(client, editor, excerpt_pair) -> None:
     from ingest.core import passages as core
 
     first = core.passages(ARTICLE)[0]  # English: the same hashes under either method
@@ -73,7 +74,7 @@ def test_template_passages_are_greyed(client, editor, excerpt_pair) -> None:  # 
     assert "template passages (boilerplate, not counted): 1 in A" in body
 
 
-def test_the_queue_filters_and_counts_by_channel(client, editor, excerpt_pair) -> None:  # type: ignore[no-untyped-def]
+def test_the_queue_filters_and_counts_by_channel(client, editor, excerpt_pair) -> None:
     client.force_login(editor)
     r = client.get(reverse("reviews:queue"), {"channel": "passages"})
     assert r.context["pairs"].paginator.count == 1
@@ -83,7 +84,7 @@ def test_the_queue_filters_and_counts_by_channel(client, editor, excerpt_pair) -
     assert r.context["pairs"].paginator.count == 0
 
 
-def test_the_export_has_one_column_per_channel(editor, excerpt_pair) -> None:  # type: ignore[no-untyped-def]
+def test_the_export_has_one_column_per_channel(editor, excerpt_pair) -> None:
     Label.objects.create(
         pair=excerpt_pair, editor=editor, verdict="near_duplicate", reason="excerpt"
     )

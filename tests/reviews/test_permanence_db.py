@@ -121,7 +121,7 @@ def test_the_installed_triggers_are_the_rules() -> None:
 
 
 @pytest.fixture
-def every_table_filled(transactional_db, settings) -> None:  # type: ignore[no-untyped-def]
+def every_table_filled(transactional_db, settings) -> None:
     """At least one row in every table a rule guards, made as the owner."""
     settings.PASSAGE_CHANNEL = False
     editor = factories.user_create(username="editor", role="editor")

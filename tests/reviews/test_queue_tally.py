@@ -36,7 +36,7 @@ FACETS = ("status", "kind", "doc_type", "guard", "channel")
 
 
 @pytest.fixture(params=[0, 600], ids=["tallied", "live"])
-def lag(request, settings) -> int:  # type: ignore[no-untyped-def]
+def lag(request, settings) -> int:
     """0: every pair and page is older than the lag, so the tally holds them all;
     600: everything is newer, so it is all counted live."""
     settings.QUEUE_TALLY_LAG_SECONDS = request.param
@@ -96,7 +96,7 @@ def assert_counts_true(monkeypatch: pytest.MonkeyPatch) -> None:
     assert not CandidatePair.objects.exclude(uncertainty=_uncertainty()).exists()
 
 
-def _label(pair, editor, verdict):  # type: ignore[no-untyped-def]
+def _label(pair, editor, verdict):
     return services.label_record(
         pair=pair,
         editor=editor,
@@ -107,7 +107,7 @@ def _label(pair, editor, verdict):  # type: ignore[no-untyped-def]
     )
 
 
-def _rewall(document) -> None:  # type: ignore[no-untyped-def]
+def _rewall(document) -> None:
     """The page read again as a login wall (a new extraction row, as ingest writes)."""
     Extraction.objects.filter(document=document).delete()
     Extraction.objects.create(
@@ -255,7 +255,7 @@ def _group_recount(filters: selectors.QueueFilters) -> Counter[tuple[Any, ...]]:
     for g in groups:
         members = list(g.members.values_list("document_id", flat=True))
         if filters.status not in ("labeled", "all") and not (
-            g.needs_review or g.chained or g.oversized or g.kind == "exact" or g.is_disputed
+            g.needs_review or g.chained or g.oversized or g.kind == "exact" or g.is_disputed  # type: ignore[attr-defined]
         ):
             continue
         types = set(Document.objects.filter(pk__in=members).values_list("doc_type", flat=True))
@@ -326,7 +326,7 @@ def _tables() -> tuple[Counter[tuple[Any, ...]], Counter[tuple[Any, ...]], list[
     return pairs, _label_tally(), states
 
 
-def _unlike_pair():  # type: ignore[no-untyped-def]
+def _unlike_pair():
     """Two pages SimHash calls near whose words have nothing in common: a pair under the
     similarity floor (stored, not served) until a channel of meaning nominates it."""
     half = len(factories.WORDS) // 2

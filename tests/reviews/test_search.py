@@ -18,7 +18,7 @@ ZH_TEXT = "记者今天从水利部门获悉，长江中下游地区近期降雨
 
 
 @pytest.fixture
-def zh_pair(db):  # type: ignore[no-untyped-def]
+def zh_pair(db):
     a = reviewed_document(url="https://news.example.cn/a", text=ZH_TEXT, title=ZH_TITLE)
     b = reviewed_document(
         url="https://copy.example.cn/b", text=ZH_TEXT + "完", flips=1, title=ZH_TITLE + "（转载）"
@@ -30,7 +30,7 @@ def zh_pair(db):  # type: ignore[no-untyped-def]
     return a, b, other
 
 
-def test_a_chinese_title_finds_its_documents_and_pair(zh_pair, client, editor) -> None:  # type: ignore[no-untyped-def]
+def test_a_chinese_title_finds_its_documents_and_pair(zh_pair, client, editor) -> None:
     a, b, other = zh_pair
     for term in ("防汛", "长江流域", "巡查"):
         found = {hit.document.pk for hit in search.search(q=term).documents}  # type: ignore[union-attr]
@@ -44,7 +44,7 @@ def test_a_chinese_title_finds_its_documents_and_pair(zh_pair, client, editor) -
     assert reverse("ingest:document-detail", args=[other.pk]) not in page
 
 
-def test_text_url_and_case_are_searched(zh_pair) -> None:  # type: ignore[no-untyped-def]
+def test_text_url_and_case_are_searched(zh_pair) -> None:
     a, b, other = zh_pair
     ids = lambda q: set(ingest_selectors.documents_search(q=q).values_list("pk", flat=True))  # noqa: E731
     assert ids("水位上涨") == {a.pk, b.pk}  # main text, not the title
@@ -55,7 +55,7 @@ def test_text_url_and_case_are_searched(zh_pair) -> None:  # type: ignore[no-unt
     assert search.search(q="长") is None  # one character: too short to search
 
 
-def test_the_documents_page_searches_titles_too(zh_pair, client, editor) -> None:  # type: ignore[no-untyped-def]
+def test_the_documents_page_searches_titles_too(zh_pair, client, editor) -> None:
     a, b, other = zh_pair
     client.force_login(editor)
     page = client.get(reverse("ingest:document-list"), {"q": "防汛"}).content.decode()
@@ -64,7 +64,7 @@ def test_the_documents_page_searches_titles_too(zh_pair, client, editor) -> None
 
 
 @pytest.mark.skipif(connection.vendor != "postgresql", reason="pg_trgm is PostgreSQL's")
-def test_postgresql_serves_the_search_from_trigram_indexes(zh_pair) -> None:  # type: ignore[no-untyped-def]
+def test_postgresql_serves_the_search_from_trigram_indexes(zh_pair) -> None:
     with connection.cursor() as cursor:
         cursor.execute("SELECT indexname FROM pg_indexes WHERE indexname LIKE '%%_trgm'")
         names = {r[0] for r in cursor.fetchall()}

@@ -18,14 +18,14 @@ from tests.factories import embedding_row, find, pair_of, reviewed_document
 pytestmark = pytest.mark.django_db
 
 
-def _page(client, editor, pair) -> str:  # type: ignore[no-untyped-def]
+def _page(client, editor, pair) -> str:
     client.force_login(editor)
     r = client.get(reverse("reviews:pair-detail", args=[pair.pk]))
     assert r.status_code == 200
     return r.content.decode()
 
 
-def _set(pair, **fields) -> CandidatePair:  # type: ignore[no-untyped-def]
+def _set(pair, **fields) -> CandidatePair:
     CandidatePair.objects.filter(pk=pair.pk).update(**fields)
     return CandidatePair.objects.get(pk=pair.pk)
 
@@ -79,14 +79,14 @@ def test_a_side_without_a_vector_says_why(client, editor, pairs, settings) -> No
     assert "<script>alert(1)" not in html and "&lt;script&gt;alert(1)" in html
 
 
-def _documents(n: int) -> list:  # type: ignore[type-arg]
+def _documents(n: int) -> list:
     text = "A short story about the harbour."
     return [
         reviewed_document(url=f"https://e.example.com/{i}", text=text, flips=i) for i in range(n)
     ]
 
 
-def _status(client, doc) -> str:  # type: ignore[no-untyped-def]
+def _status(client, doc) -> str:
     html = client.get(reverse("ingest:document-detail", args=[doc.pk])).content.decode()
     return html.split('id="embedding-status">')[1].split("</p>")[0]
 
@@ -102,7 +102,7 @@ def test_the_document_page_says_the_embedding_status(client, editor, settings, m
     embedding_row(docs[2], status="empty", language="")
     client.force_login(editor)
 
-    def status(doc) -> str:  # type: ignore[no-untyped-def]
+    def status(doc) -> str:
         return _status(client, doc)
 
     assert status(docs[0]).startswith("embedded") and "4 dims" in status(docs[0])

@@ -1,7 +1,7 @@
 """An API token acts with its user's current state and permissions."""
 
 import pytest
-from django.contrib.auth.models import Permission
+from django.contrib.auth.models import Permission, User
 from django.test import Client
 
 from ingest.models import Document
@@ -12,12 +12,12 @@ pytestmark = pytest.mark.django_db
 PAGE = {"url": "https://api.example.com/1", "html": "<p>" + "word " * 40 + "</p>"}
 
 
-def _token(username: str, role: str | None = None) -> tuple[str, object]:
+def _token(username: str, role: str | None = None) -> tuple[str, User]:
     user = factories.user_create(username=username, role=role)
     return factories.api_token_create(user=user), user
 
 
-def _post(client: Client, token: str, path: str, payload: object):  # type: ignore[no-untyped-def]
+def _post(client: Client, token: str, path: str, payload: object):
     return client.post(
         f"/api/v1/{path}",
         payload,

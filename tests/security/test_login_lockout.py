@@ -4,6 +4,7 @@ address) is counted, and an address alone up to a higher limit; behind a proxy, 
 address is the one the proxy forwards."""
 
 from datetime import timedelta
+from typing import Any
 
 import pytest
 from axes.models import AccessAttempt
@@ -25,7 +26,7 @@ def client() -> Client:
     return Client()
 
 
-def _login(client: Client, url: str, username: str, password: str, **extra: str):  # type: ignore[no-untyped-def]
+def _login(client: Client, url: str, username: str, password: str, **extra: Any):
     return client.post(url, {"username": username, "password": password}, **extra)
 
 

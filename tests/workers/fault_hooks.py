@@ -40,10 +40,10 @@ def patch_index_query(should_fail: Callable[[], bool]) -> Callable[[], None]:
             terminate_own_backend()
         return original(*args, **kwargs)
 
-    index._query_pg = wrapped  # type: ignore[assignment]
+    index._query_pg = wrapped
 
     def restore() -> None:
-        index._query_pg = original  # type: ignore[assignment]
+        index._query_pg = original
 
     return restore
 

@@ -44,7 +44,7 @@ def test_errors_a_retry_cannot_fix_are_not_retried(exc: BaseException) -> None:
     assert not isinstance(exc, TRANSIENT_DB_ERRORS)
 
 
-def _near_pair():  # type: ignore[no-untyped-def]
+def _near_pair():
     text = factories.article_text(3)
     a = factories.indexed_document(url="https://a.example/1", text=text, simhash=0xF0F0)
     b = factories.indexed_document(url="https://b.example/1", text=text + " x", simhash=0xF0F1)

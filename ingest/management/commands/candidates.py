@@ -7,13 +7,16 @@ from django.conf import settings
 from django.core.management.base import BaseCommand, CommandError, CommandParser
 
 from ingest import candidates, index, passages, semantic
+from ingest.channels import registry
+from ingest.channels.base import RecallCheck
 from ingest.models import Fingerprint, FingerprintMethod, IndexEntry, PassageSet
 
 
 class Command(BaseCommand):
     help = (
-        "Candidate index tools. --recall-check compares the band index with brute force "
-        "on the stored fingerprints; --rebuild searches every fingerprinted document again."
+        "Candidate index tools. --recall-check compares the band index, the passage index, "
+        "the semantic index and every channel's own index (MinHash) with brute force on "
+        "what is stored; --rebuild searches every fingerprinted document again."
     )
 
     def add_arguments(self, parser: CommandParser) -> None:
@@ -80,6 +83,14 @@ class Command(BaseCommand):
         )
         passage_recall = self._passage_recall(sample, seed, passages.method_for(method.key))
         semantic_recall = self._semantic_recall(sample, seed)
+        # Every channel with an index of its own declares its check (a new channel needs
+        # nothing here).
+        checks: dict[str, RecallCheck] = {}
+        for channel in registry.channels():
+            check = channel.recall_check(method, sample=sample, seed=seed)
+            if check is not None:
+                self.stdout.write("\n".join(check.lines))
+                checks[channel.name] = check
         if recall < 1.0:
             raise CommandError(f"recall {recall:.3f} < 1.000: the index missed pairs")
         if passage_recall < 1.0:
@@ -91,6 +102,11 @@ class Command(BaseCommand):
                 f"semantic recall@{settings.SEMANTIC_NEIGHBOURS} {semantic_recall:.4f} "
                 f"< {SEMANTIC_RECALL_MIN}"
             )
+        for name, check in checks.items():
+            if not check.ok:
+                raise CommandError(
+                    f"{name} recall {check.recall:.3f} < {check.minimum}: its index missed pairs"
+                )
 
     def _semantic_recall(self, sample: int, seed: int) -> float | None:
         """recall@k of the approximate vector index against exact cosine on the same

@@ -1,6 +1,7 @@
 """Do candidate pairs depend on processing order? (the project's own code, SQLite)
 
-Corpus: the first --pairs human-judged page pairs of ../shared/data/copycat-judgments
+Corpus: the first --pairs human-judged page pairs of copycat-judgments (under --data,
+default ../shared/data)
 (real main texts: near-copies and exact copies sharing a canonical link), plus, for
 every --copy-every-th pair, exact copies of its texts at other URLs (2 of the first, 1
 of the second) placed at random later positions, as a crawl meets mirrors and login
@@ -17,7 +18,8 @@ Runs, each from an empty index and no pairs, through `candidates.candidates_find
 Printed per run: pairs, pairs not in the clean run, clean pairs missing, whether the
 pairs between families of exact twins (text SHA-256 pairs with distance) and the groups
 equal the clean run's. Usage (no DATABASE_URL: a temporary SQLite file):
-    .venv/bin/python bench/pair_order_bench.py [--pairs 480] [--copy-every 4] [--trials 4]
+    .venv/bin/python bench/experiments/pair_order_bench.py [--data DIR] [--pairs 480] \\
+        [--copy-every 4] [--trials 4]
 """
 
 import argparse
@@ -30,7 +32,7 @@ import tempfile
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
 
-ROOT = Path(__file__).resolve().parents[1]
+ROOT = Path(__file__).resolve().parents[2]
 sys.path.insert(0, str(ROOT))
 os.environ.pop("DATABASE_URL", None)
 os.environ.pop("CELERY_BROKER_URL", None)
@@ -61,13 +63,11 @@ from ingest.models import (  # noqa: E402
 )
 from ingest.services import methods_ensure  # noqa: E402
 
-DATA = ROOT.parent / "shared" / "data" / "copycat-judgments" / "judgments.jsonl.gz"
-if not DATA.exists():
-    DATA = Path("/work/shared/data/copycat-judgments/judgments.jsonl.gz")
+DATA = ROOT.parent / "shared" / "data"
 
 
-def texts(pairs: int, copy_every: int, rng: random.Random) -> list[str]:
-    with gzip.open(DATA, "rt") as f:
+def texts(data: Path, pairs: int, copy_every: int, rng: random.Random) -> list[str]:
+    with gzip.open(data / "copycat-judgments" / "judgments.jsonl.gz", "rt") as f:
         rows = [json.loads(line) for line in f][:pairs]
     out = [text for row in rows for text in (row["a_text"], row["b_text"])]
     for i, row in enumerate(rows):
@@ -160,6 +160,7 @@ def run(tasks: list[list[int]], *, died: set[int] = frozenset(), again: list[int
 
 def main() -> None:
     parser = argparse.ArgumentParser()
+    parser.add_argument("--data", type=Path, default=DATA, help="development data directory")
     parser.add_argument("--pairs", type=int, default=480)
     parser.add_argument("--copy-every", type=int, default=4)
     parser.add_argument("--trials", type=int, default=4)
@@ -167,7 +168,7 @@ def main() -> None:
     args = parser.parse_args()
     call_command("migrate", verbosity=0)
     rng = random.Random(args.seed)
-    ids = load(texts(args.pairs, args.copy_every, rng))
+    ids = load(texts(args.data, args.pairs, args.copy_every, rng))
     size = settings.PROCESS_TASK_SIZE
     tasks = [ids[i : i + size] for i in range(0, len(ids), size)]
     sha = dict(Fingerprint.objects.values_list("document_id", "text_sha256"))

@@ -18,7 +18,7 @@ Pairs where a text has fewer than 3 tokens (empty extractions, JavaScript shells
 left out and counted. Then CPU per page of fingerprint (SimHash + SHA-256) and
 passages, old (reference) and new (mixed) method, for Chinese and English texts.
 
-    .venv/bin/python bench/cjk_ngram_choice.py [--data ../shared/data] [--skip-timing]
+    .venv/bin/python bench/experiments/cjk_ngram_choice.py [--data ../shared/data] [--skip-timing]
 """
 
 from __future__ import annotations
@@ -32,7 +32,7 @@ import time
 from collections.abc import Callable
 from pathlib import Path
 
-ROOT = Path(__file__).resolve().parent.parent
+ROOT = Path(__file__).resolve().parents[2]
 sys.path.insert(0, str(ROOT))
 
 from ingest.core import passages as passages_core  # noqa: E402
@@ -257,7 +257,7 @@ def timing(pages: dict[str, dict[str, str]], data: Path, repeat: int = 5) -> Non
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--data", type=Path, default=ROOT.parent.parent / "shared" / "data")
+    parser.add_argument("--data", type=Path, default=ROOT.parent / "shared" / "data")
     parser.add_argument("--skip-timing", action="store_true")
     parser.add_argument("--timing-only", action="store_true")
     args = parser.parse_args()

@@ -2,7 +2,7 @@
 end to end on the embedded default (SQLite, eager tasks: every step, the database's work
 included, runs in one process), each run in a fresh database, the channel off and on
 interleaved and repeated; CPU (time.process_time) and wall time of the ingest command.
-Used by bench/passage_ingest_cpu.py and bench/semantic_ingest_cpu.py.
+Used by bench/experiments/passage_ingest_cpu.py and bench/experiments/semantic_ingest_cpu.py.
 """
 
 from __future__ import annotations
@@ -17,7 +17,7 @@ from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
-ROOT = Path(__file__).resolve().parent.parent
+ROOT = Path(__file__).resolve().parents[2]
 
 
 def demo_warc(tmp: Path) -> Path:

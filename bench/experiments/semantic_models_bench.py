@@ -2,7 +2,7 @@
 separates copies from same-topic other stories per language, whether a translated copy is
 nominated, CPU per document and install size.
 
-    OMP_NUM_THREADS=1 PYTHONPATH=. .venv/bin/python bench/semantic_models_bench.py \
+    OMP_NUM_THREADS=1 PYTHONPATH=. .venv/bin/python bench/experiments/semantic_models_bench.py \
         [--models none,minilm,e5-query] [--pairs 20] [--copycat 20] [--timing 10]
 
 Models (each needs its package; a missing one is skipped):
@@ -21,8 +21,9 @@ Data (../shared/data, README there):
   other article), a seeded sample of --pairs of each; pairs where a side has no main text
   are counted apart (no vector).
 - copycat-judgments: labels 2–3 against 0.5, a seeded sample of --copycat of each.
-- bench/translated_news.py: ten stories in en, zh and vi; positives the same story across
-  languages, negatives the other story of the same topic (across and within languages).
+- bench/experiments/translated_news.py: ten stories in en, zh and vi; positives the same
+  story across languages, negatives the other story of the same topic (across and within
+  languages).
 - extraction-dev: CPU ms per document on the first --timing gold texts (one thread).
 
 Per set and model: ROC AUC, the lowest threshold with at most 2% of negatives at or above
@@ -48,7 +49,7 @@ from pathlib import Path
 import numpy as np
 import numpy.typing as npt
 
-sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+sys.path.insert(0, str(Path(__file__).resolve().parents[2]))
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 from translated_news import STORIES  # noqa: E402
@@ -56,8 +57,8 @@ from translated_news import STORIES  # noqa: E402
 from ingest.core import embeddings as core  # noqa: E402
 from ingest.core.extract import extract  # noqa: E402
 
-DATA = Path(__file__).resolve().parents[2] / "shared" / "data"
-CACHE = Path(__file__).resolve().parents[1] / "var" / "semantic-bench-cache"
+DATA = Path(__file__).resolve().parents[3] / "shared" / "data"
+CACHE = Path(__file__).resolve().parents[2] / "var" / "semantic-bench-cache"
 MINILM = "/work/main/var/models/all-MiniLM-L6-v2"
 POSITIVE = {"duplicate", "near-duplicate"}
 FPR_MAX = 0.02

@@ -6,7 +6,7 @@ process (time.process_time). The model is loaded before the clock starts (a work
 it once). Texts are cut by the text rule: the first max_seq_length (256) words, then the
 tokenizer's truncation at 256 tokens.
 
-    .venv/bin/python bench/semantic_ingest_cpu.py --model var/models/all-MiniLM-L6-v2 \
+    .venv/bin/python bench/experiments/semantic_ingest_cpu.py --model var/models/all-MiniLM-L6-v2 \
         [--repeat 3] [--threads 2]
 """
 

@@ -23,7 +23,7 @@ halves, one btree each on (method, half)), `b16x4-btree`, `b16x4-gin` and
 `b8x8-pairs-gin` (the first plan: 28 pair keys in one GIN expression index).
 
     DATABASE_URL=postgres://postgres@127.0.0.1:5432/dedup_bench \\
-        .venv/bin/python bench/index_experiment.py [--sizes 100000 1000000]
+        .venv/bin/python bench/experiments/index_experiment.py [--sizes 100000 1000000]
 
 The database is created if missing; the table `bench_fingerprint` is dropped and
 rebuilt. Results go to bench/out/index_experiment.json (and a timestamped copy);
@@ -34,7 +34,6 @@ from __future__ import annotations
 
 import argparse
 import json
-import logging
 import os
 import platform
 import sys
@@ -47,11 +46,12 @@ from urllib.parse import urlsplit, urlunsplit
 import numpy as np
 import psycopg
 
-ROOT = Path(__file__).resolve().parent.parent
+ROOT = Path(__file__).resolve().parents[2]
 for path in (ROOT, ROOT / "bench"):
     if str(path) not in sys.path:
         sys.path.insert(0, str(path))
 
+from candidates_bench import simhash_package  # noqa: E402
 from corpus import OUT, PROFILES, bias_report, real_looking_fingerprints  # noqa: E402
 
 from ingest.core.bands import SCHEMES, BandScheme  # noqa: E402
@@ -282,37 +282,6 @@ def insert_rows(
                 ],
             )
     return rows / (time.perf_counter() - started)
-
-
-def simhash_package(values: np.ndarray, queries: np.ndarray, k: int) -> dict[str, Any]:
-    """The PyPI simhash package's SimhashIndex (k + 1 blocks, dict buckets) on the same
-    fingerprints: build time, query time, recall."""
-    from simhash import Simhash, SimhashIndex
-
-    logging.getLogger("simhash").setLevel(logging.ERROR)  # "Big bucket found" per query
-    started = time.perf_counter()
-    index = SimhashIndex([], k=k)
-    for i, v in enumerate(values.tolist()):
-        index.add(str(i), Simhash(v))
-    build_s = time.perf_counter() - started
-    latencies: list[float] = []
-    truth_total = hit_total = 0
-    for qi in queries.tolist():
-        q = Simhash(int(values[qi]))
-        started = time.perf_counter()
-        got = {int(x) for x in index.get_near_dups(q)}
-        latencies.append((time.perf_counter() - started) * 1000)
-        truth = set(brute_force(values, int(values[qi]), k).tolist())
-        truth_total += len(truth)
-        hit_total += len(truth & got)
-    del index
-    return {
-        "k": k,
-        "queries": len(queries),
-        "build_s": build_s,
-        "latency_ms": summary(latencies),
-        "recall": hit_total / truth_total if truth_total else 1.0,
-    }
 
 
 def measure_variant(

@@ -3,7 +3,7 @@ ingested end to end on the embedded default (SQLite, eager tasks: every step run
 this process, the database's work included), once with PASSAGE_CHANNEL off and once on,
 each in a fresh database, repeated; CPU time of the process (time.process_time).
 
-    .venv/bin/python bench/passage_ingest_cpu.py [--repeat 3]
+    .venv/bin/python bench/experiments/passage_ingest_cpu.py [--repeat 3]
 """
 
 from __future__ import annotations
