@@ -1,6 +1,6 @@
 """Action-level calibration errors from the desk's data: reads the labels, the groupable
 candidate pairs and the representative-policy facts, and hands them to
-reviews/core/actions.py (which re-runs the shipped grouping rule at every threshold).
+reviews/core/actions_math.py (which re-runs the shipped grouping rule at every threshold).
 
 The labels counted are exactly those of the threshold sweep (``calibration.labeled_pairs``:
 current labels, majority class, both splits). The rule and the representative policy
@@ -22,7 +22,7 @@ from ingest.channels import registry
 from ingest.channels.thresholds import threshold_for
 from ingest.models import CandidatePair, Document
 from reviews import calibration
-from reviews.core.actions import (
+from reviews.core.actions_math import (
     ActionRow,
     DocFacts,
     LabelledLink,
@@ -31,7 +31,7 @@ from reviews.core.actions import (
     action_sweep,
     labelled_components,
 )
-from reviews.core.calibration import LabeledPair
+from reviews.core.calibration_math import LabeledPair
 from reviews.core.scores import SIMHASH_DISTANCE, TOKEN_SET_RATIO, Score
 
 

@@ -1,6 +1,6 @@
 """Calibration from the desk's labels (thresholds come from labels, per doc type): the
 stable split, the labelled pairs, the reports and the stratified calibration sample. The
-maths is in reviews/core/calibration.py; this module only reads the database and calls it.
+maths is in reviews/core/calibration_math.py; this module only reads the database and calls it.
 
 Rules chosen here:
 
@@ -32,7 +32,7 @@ from django.db.models import Exists, Max, OuterRef, QuerySet, Subquery
 from ingest.channels import thresholds
 from ingest.models import CandidatePair
 from reviews.core import charts
-from reviews.core.calibration import (
+from reviews.core.calibration_math import (
     LabeledPair,
     Report,
     ScoredPair,

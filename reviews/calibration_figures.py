@@ -41,8 +41,8 @@ from django.utils import timezone
 from reviews import actions, calibration
 from reviews.actions import PAIR_SCORES
 from reviews.calibration import CosineSweep, ReportView
-from reviews.core.actions import ActionRow, HiddenCount, LabelledLink, WrongGroup
-from reviews.core.calibration import (
+from reviews.core.actions_math import ActionRow, HiddenCount, LabelledLink, WrongGroup
+from reviews.core.calibration_math import (
     SPLITS,
     LabeledPair,
     Recommendation,

@@ -45,7 +45,7 @@ from ingest.core.extract import EXTRACTOR_VERSION
 from ingest.models import CandidatePair, DoNotMatch
 from reviews.calibration import band_of, latest_weight_subquery, pair_split, sample_weights
 from reviews.core import csvstream
-from reviews.core.calibration import SPLITS
+from reviews.core.calibration_math import SPLITS
 from reviews.core.words import Said, gettext_noop
 from reviews.models import CalibrationSample, Label, label_subject, label_subject_lock
 from reviews.pair_states import pair_states_refresh

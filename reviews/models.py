@@ -564,7 +564,7 @@ class Adjudication(models.Model):
 class PrelabelDistribution(models.Model):
     """Score histograms of one doc type, method and score before labels: a stratified
     random sample of document pairs and the candidate pairs, with the suggested starting
-    threshold (reviews/core/prelabel.py). Recomputed by a beat task; a recompute
+    threshold (reviews/core/prelabel_math.py). Recomputed by a beat task; a recompute
     replaces the rows."""
 
     method_key = models.CharField(max_length=64)

@@ -43,8 +43,8 @@ from reviews import (
 )
 from reviews import search as desk_search
 from reviews.actions import action_views
-from reviews.core.calibration import SPLITS
-from reviews.core.prelabel import METHOD_NAME
+from reviews.core.calibration_math import SPLITS
+from reviews.core.prelabel_math import METHOD_NAME
 from reviews.forms import (
     LabelForm,
     QueueFilterForm,

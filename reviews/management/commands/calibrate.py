@@ -6,7 +6,7 @@ from django.conf import settings
 from django.core.management.base import BaseCommand, CommandError, CommandParser
 
 from reviews import actions, calibration, calibration_figures, prelabel
-from reviews.core.calibration import Report, Row, ScoreRow
+from reviews.core.calibration_math import Report, Row, ScoreRow
 
 
 def _f(value: float | None) -> str:

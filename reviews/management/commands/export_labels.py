@@ -4,7 +4,7 @@ from django.contrib.auth.models import User
 from django.core.management.base import BaseCommand, CommandError, CommandParser
 
 from reviews import exports, roles
-from reviews.core.calibration import SPLITS
+from reviews.core.calibration_math import SPLITS
 
 
 class Command(BaseCommand):
