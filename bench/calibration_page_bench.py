@@ -44,7 +44,7 @@ def _labels_add(upto: int, seed: int) -> None:
     from ingest.core.extract import EXTRACTOR_VERSION
     from ingest.models import CandidatePair
     from reviews.models import Label
-    from reviews.pair_states import pair_states_rebuild
+    from reviews.queue.pair_states import pair_states_rebuild
     from tests import factories
 
     have = Label.objects.count()

@@ -46,7 +46,7 @@ from reviews.core.calibration_math import (
 )
 from reviews.core.scores import COSINE
 from reviews.models import Adjudication, CalibrationSample, Label
-from reviews.pair_states import subject_labelled
+from reviews.queue.pair_states import subject_labelled
 
 # Distance bands of the calibration sample (inclusive): the easy extremes (0, far) get
 # no more pairs than the uncertain middle.

@@ -48,7 +48,7 @@ from reviews.core import csvstream
 from reviews.core.calibration_math import SPLITS
 from reviews.core.words import Said, gettext_noop
 from reviews.models import CalibrationSample, Label, label_subject, label_subject_lock
-from reviews.pair_states import pair_states_refresh
+from reviews.queue.pair_states import pair_states_refresh
 from reviews.services import supersede_previous
 
 # Every channel's column, the semantic one included while it is off (then 0).

@@ -45,7 +45,6 @@ from ingest.models import (
     Site,
 )
 from reviews import passage_view
-from reviews.compiled_sql import compiled, compiled_rows
 from reviews.core import diff as diffs
 from reviews.core.align import Alignment, sentence_align
 from reviews.core.mincut import min_cut
@@ -58,8 +57,9 @@ from reviews.models import (
     ReviewerPreference,
     label_subject,
 )
-from reviews.queue_tally import pair_count_rows, threshold_case
-from reviews.queue_tally import queue_sync as queue_sync
+from reviews.queue.compiled_sql import compiled, compiled_rows
+from reviews.queue.queue_tally import pair_count_rows, threshold_case
+from reviews.queue.queue_tally import queue_sync as queue_sync
 
 STATUSES = ("unlabeled", "disputed", "stale")
 CACHE_WORD_DIFFS = 16
@@ -111,7 +111,7 @@ def _threshold_case() -> Case:
 
 
 def _pair_status_exprs() -> dict[str, Expression]:
-    """Status of a pair from its review state (reviews.pair_states keeps it): labeled
+    """Status of a pair from its review state (reviews.queue.pair_states keeps it): labeled
     (a current label), disputed (current labels disagree and no adjudicator settled
     it), stale (a current label was
     given under another extractor version, or a re-crawl changed a side since: a newer
@@ -790,7 +790,7 @@ def queue_counts(
     """Counts per filter value, each with the other filters applied: a few queries
     whatever the filters and the number of pairs and labels, after the review states are
     brought up to date (`sync=False`: the caller just did). The pairs are counted from
-    the tallies the queue keeps (reviews.queue_tally), but under a site filter, which
+    the tallies the queue keeps (reviews.queue.queue_tally), but under a site filter, which
     they do not count by; the groups in one statement (`groups_in_scope`: its rows, when
     the caller read them for its list of groups too)."""
     if sync:
@@ -1160,7 +1160,7 @@ class Progress:
 def progress_for(*, user: User, filters: QueueFilters) -> Progress:
     """Labels the editor gave today (UTC) and the pairs left for them under `filters`
     (what Next can still serve them: not settled by their own label). The pairs in the
-    queue are counted from its tallies (reviews.queue_tally, as the queue's counts are),
+    queue are counted from its tallies (reviews.queue.queue_tally, as the queue's counts are),
     less the few of them the editor's own current labels settle, found from those
     labels; not by counting every pair (under a site filter, which the tallies do not
     count by, the pairs are counted)."""

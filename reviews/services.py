@@ -39,7 +39,7 @@ from reviews.models import (
     label_subject,
     label_subject_lock,
 )
-from reviews.pair_states import pair_states_refresh
+from reviews.queue.pair_states import pair_states_refresh
 
 
 class ReviewError(ValueError):

@@ -41,7 +41,6 @@ from reviews import (
     selectors,
     services,
 )
-from reviews import search as desk_search
 from reviews.actions import action_views
 from reviews.core.calibration_math import SPLITS
 from reviews.core.prelabel_math import METHOD_NAME
@@ -62,6 +61,7 @@ from reviews.http import (
     template_for,
 )
 from reviews.models import Claim
+from reviews.queue import desk_search
 
 # Crawled HTML runs under this policy only, inside <iframe sandbox> (crawled HTML is hostile):
 # no script, no network, no same-origin access.

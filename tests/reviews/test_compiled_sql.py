@@ -1,4 +1,4 @@
-"""The queue's statements compiled once per shape (reviews.compiled_sql) read what the
+"""The queue's statements compiled once per shape (reviews.queue.compiled_sql) read what the
 querysets they are compiled from read: whatever filters, settings and labels came
 before, and in any order."""
 
@@ -6,8 +6,9 @@ import pytest
 from django.conf import settings as live_settings
 
 from ingest.models import CandidateGroup, CandidatePair
-from reviews import compiled_sql, selectors, services
-from reviews.compiled_sql import compiled
+from reviews import selectors, services
+from reviews.queue import compiled_sql
+from reviews.queue.compiled_sql import compiled
 from reviews.selectors import QueueFilters, QueuePairPage, queue_group_page, queue_groups
 from tests import factories
 from tests.factories import pair_of

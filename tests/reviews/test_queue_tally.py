@@ -18,8 +18,8 @@ from ingest.core.extract import EXTRACTOR_VERSION
 from ingest.models import CandidatePair, Document, Extraction
 from reviews import selectors, services
 from reviews.models import LabelTally, PairState, QueueTally, Watermark
-from reviews.pair_states import TALLY_WALLS, label_key_counts, pair_states_rebuild
-from reviews.queue_tally import (
+from reviews.queue.pair_states import TALLY_WALLS, label_key_counts, pair_states_rebuild
+from reviews.queue.queue_tally import (
     ORDER,
     _uncertainty,
     pair_count_rows,

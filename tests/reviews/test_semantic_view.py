@@ -12,7 +12,7 @@ from ingest.models import CandidatePair
 from ingest.selectors import embedding_statuses
 from reviews import semantic
 from reviews.models import Watermark
-from reviews.queue_tally import ORDER, queue_tally_rebuild
+from reviews.queue.queue_tally import ORDER, queue_tally_rebuild
 from tests.factories import embedding_row, find, pair_of, reviewed_document
 
 pytestmark = pytest.mark.django_db
