@@ -620,7 +620,7 @@ PRELABEL_SEED = env_int("PRELABEL_SEED", 1)
 PRELABEL_MIN_DOCUMENTS = env_int("PRELABEL_MIN_DOCUMENTS", 10)
 PRELABEL_EVERY_SECONDS = env_int("PRELABEL_EVERY_SECONDS", 21600)
 # How often the beat task "calibration-figures" recomputes what the calibration page shows
-# (reviews/calibration_figures.py); the page says when its figures were computed.
+# (reviews/calibration/stored_figures.py); the page says when its figures were computed.
 CALIBRATION_FIGURES_EVERY_SECONDS = env_int("CALIBRATION_FIGURES_EVERY_SECONDS", 600)
 
 # --- Merge decisions: automatic merging ------------------------------------------

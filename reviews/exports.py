@@ -43,7 +43,7 @@ from django.db.models.functions import Coalesce
 from ingest.core import channels
 from ingest.core.extract import EXTRACTOR_VERSION
 from ingest.models import CandidatePair, DoNotMatch
-from reviews.calibration import band_of, latest_weight_subquery, pair_split, sample_weights
+from reviews.calibration.sweeps import band_of, latest_weight_subquery, pair_split, sample_weights
 from reviews.core import csvstream
 from reviews.core.calibration_math import SPLITS
 from reviews.core.words import Said, gettext_noop

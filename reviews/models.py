@@ -596,7 +596,7 @@ class PrelabelDistribution(models.Model):
 
 class CalibrationFigures(models.Model):
     """What the calibration page shows, computed ahead by a beat task
-    (reviews/calibration_figures.py) so that the page reads rows instead of sweeping
+    (reviews/calibration/stored_figures.py) so that the page reads rows instead of sweeping
     every label on each request. One row per part of the page and its breakdown: a
     sweep or an action report, the score it is over (the channel), the doc type, the
     method (blank: every method pooled) and the language (blank: every language). A

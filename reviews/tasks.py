@@ -5,7 +5,8 @@ from django.conf import settings
 
 from dedup_site import dispatch
 from dedup_site.task_policy import db_task
-from reviews import calibration_figures, decisions, metrics, prelabel, upgrades
+from reviews import decisions, metrics, upgrades
+from reviews.calibration import prelabel, stored_figures
 
 
 @db_task()
@@ -16,7 +17,7 @@ def automerge_run(group_ids: list[int] | None = None) -> dict[str, int]:
 @db_task()
 def calibration_figures_recompute() -> int:
     """The beat task: recompute and store what the calibration page shows."""
-    return calibration_figures.figures_recompute()
+    return stored_figures.figures_recompute()
 
 
 @db_task()

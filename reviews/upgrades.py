@@ -47,7 +47,7 @@ from ingest.models import (
     MethodSwitch,
     RefingerprintRun,
 )
-from reviews import calibration as cal
+from reviews.calibration import sweeps as cal
 from reviews.core.calibration_math import LabeledPair
 from reviews.core.words import Said, gettext_noop
 

@@ -31,17 +31,10 @@ from django.views.decorators.vary import vary_on_headers
 from django_htmx.http import HttpResponseClientRedirect
 
 from dedup_site.transactions import BUSY_TEXT, DatabaseBusy
-from reviews import calibration as cal
-from reviews import (
-    calibration_figures,
-    exports,
-    pages,
-    prelabel,
-    roles,
-    selectors,
-    services,
-)
-from reviews.actions import action_views
+from reviews import exports, pages, roles, selectors, services
+from reviews.calibration import prelabel, stored_figures
+from reviews.calibration import sweeps as cal
+from reviews.calibration.action_errors import action_views
 from reviews.core.calibration_math import SPLITS
 from reviews.core.prelabel_math import METHOD_NAME
 from reviews.forms import (
@@ -543,8 +536,8 @@ def _calibration_sections(
 ) -> dict[str, Any]:
     """The figures of the sections named by `parts` ("sweep", "actions", "cosine",
     "prelabel"), ready for the template."""
-    figures = calibration_figures.figures(
-        doc_type=doc_type, method=method, parts=parts & calibration_figures.PARTS
+    figures = stored_figures.figures(
+        doc_type=doc_type, method=method, parts=parts & stored_figures.PARTS
     )
     views = figures.views
     acts = action_views(reports=figures.actions, at=request.GET.get("at", ""))
@@ -622,7 +615,7 @@ def calibration_section(request: DeskRequest) -> HttpResponse:
     n = bounded_int(request.GET.get("n"), lo=1, hi=10_000, default=1)
     at = request.GET.get("at", "")[:20]
     whole = not request.htmx
-    stamp = calibration_figures.figures_stamp()
+    stamp = stored_figures.figures_stamp()
     key = ":".join(
         [
             "calibration-section",

@@ -8,7 +8,8 @@ import pytest
 from django.core.files.uploadedfile import SimpleUploadedFile
 from django.urls import reverse
 
-from reviews import calibration, exports, selectors, services
+from reviews import exports, selectors, services
+from reviews.calibration import sweeps
 from reviews.models import Adjudication, Label
 from tests import factories
 
@@ -91,7 +92,7 @@ def test_only_a_disputed_pair_is_adjudicated(pairs, judge) -> None:
 
 def test_calibration_counts_the_adjudicated_verdict(disputed, judge, settings) -> None:
     # Tied classes: the pair does not count until an adjudicator decides.
-    assert not [p for p in calibration.labeled_pairs() if p.distance == disputed.distance]
+    assert not [p for p in sweeps.labeled_pairs() if p.distance == disputed.distance]
     services.pair_adjudicate(
         pair=disputed,
         adjudicator=judge,
@@ -99,7 +100,7 @@ def test_calibration_counts_the_adjudicated_verdict(disputed, judge, settings) -
         reason_code="different_item",
         reason="two stories",
     )
-    counted = [p for p in calibration.labeled_pairs() if p.distance == disputed.distance]
+    counted = [p for p in sweeps.labeled_pairs() if p.distance == disputed.distance]
     assert [p.verdict for p in counted] == ["distinct"]
 
 

@@ -10,7 +10,8 @@ from django.core.management import call_command
 from django.test import override_settings
 from django.urls import reverse
 
-from reviews import prelabel, services, tasks
+from reviews import services, tasks
+from reviews.calibration import prelabel
 from reviews.management.commands.calibrate import calibration_json
 from reviews.models import PrelabelDistribution
 from tests import factories

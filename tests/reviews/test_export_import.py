@@ -14,7 +14,8 @@ from django.urls import reverse
 
 from ingest.core.channels import SEMANTIC, SIMHASH
 from ingest.models import CandidatePair, DoNotMatch
-from reviews import calibration, exports, services
+from reviews import exports, services
+from reviews.calibration import sweeps
 from reviews.models import CalibrationSample, Label
 from tests import factories
 
@@ -62,7 +63,7 @@ def test_csv_has_every_column_and_every_label_with_history_marked(history, edito
     assert by_reason["second look"]["disputed"] == "false"
     for r in rows:
         assert r["labeled_at"].endswith("Z")
-        assert r["split"] == calibration.pair_split(CandidatePair.objects.get(pk=r["pair_id"]))
+        assert r["split"] == sweeps.pair_split(CandidatePair.objects.get(pk=r["pair_id"]))
         assert r["sampling_weight"] == "1.0"
 
 
@@ -318,7 +319,7 @@ def _label_the_gold_crawl(ids, cases) -> None:  # type: ignore[no-untyped-def]
         if i % 5 == 2:
             label(pair, bob, verdict, "agree")
             services.label_undo(editor=bob, pair=pair)
-    calibration.calibration_sample_make(per_band=2, seed=3)
+    sweeps.calibration_sample_make(per_band=2, seed=3)
 
 
 @pytest.mark.django_db(transaction=True)
@@ -327,7 +328,7 @@ def test_labels_exported_then_imported_into_a_fresh_database_calibrate_the_same(
 ) -> None:
     ids, cases, _ = factories.gold_crawl_ingest()
     _label_the_gold_crawl(ids, cases)
-    before = calibration.calibration_reports()
+    before = sweeps.calibration_reports()
     table_before = io.StringIO()
     call_command("calibrate", stdout=table_before)
     path = tmp_path / "labels.jsonl"
@@ -347,7 +348,7 @@ def test_labels_exported_then_imported_into_a_fresh_database_calibrate_the_same(
     call_command("import_labels", str(path), stdout=out)
     assert f"{len(exported)} label(s) imported" in out.getvalue()
 
-    after = calibration.calibration_reports()
+    after = sweeps.calibration_reports()
     assert before and after == before
     table_after = io.StringIO()
     call_command("calibrate", stdout=table_after)

@@ -9,7 +9,8 @@ import pytest
 from django.core.management import call_command
 
 from ingest.models import CandidatePair, FingerprintMethod
-from reviews import calibration, exports, selectors, services, upgrades
+from reviews import exports, selectors, services, upgrades
+from reviews.calibration import sweeps
 from reviews.models import Label
 from tests import factories
 from tests.ingest.test_method_upgrade import ACTIVE, NEW, corpus, ingest
@@ -51,7 +52,7 @@ def test_labels_count_for_the_new_methods_pairs_after_a_switch(corpus, committed
         _label(p, editor, "distinct" if i % 3 == 2 else "duplicate")
     _label(labelled[0], other, "duplicate")
     subjects = {(p.a_id, p.b_id) for p in labelled}
-    before = {(r.a, r.b): r.verdict for r in calibration.labeled_pairs(method=ACTIVE)}
+    before = {(r.a, r.b): r.verdict for r in sweeps.labeled_pairs(method=ACTIVE)}
 
     with committed():  # the switch's candidates run is enqueued on commit (eager here)
         upgrades.method_switch(key=NEW, actor="person:admin", reason="nfkc")
@@ -78,7 +79,7 @@ def test_labels_count_for_the_new_methods_pairs_after_a_switch(corpus, committed
     assert claim is None or claim.pair_id not in twins
 
     # Calibration: the same labels, with the new method's distances.
-    after = {(r.a, r.b): r for r in calibration.labeled_pairs(method=NEW)}
+    after = {(r.a, r.b): r for r in sweeps.labeled_pairs(method=NEW)}
     assert set(after) == set(twins.values())
     assert all(after[s].verdict == before[s] for s in after)
     assert {r.pair_id for r in after.values()} == set(twins)

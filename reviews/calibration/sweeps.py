@@ -281,7 +281,8 @@ class ReportView:
     report: Report
     histogram: charts.Chart
     pr_curve: charts.Chart
-    # Errors per action (reviews/actions.py), one per pair score; filled by the view.
+    # Errors per action (reviews/calibration/action_errors.py), one per pair score; filled
+    # by the view.
     actions: list[Any] = field(default_factory=list)
     # Whether stored errors per action exist for it (the summary lists their section).
     has_actions: bool = False
