@@ -13,7 +13,7 @@ from django.utils.functional import SimpleLazyObject
 from django.utils.translation import gettext_lazy as _
 
 from ingest.models import CandidateGroup
-from reviews import audit, decisions, pair_panels, roles, selectors, services
+from reviews import audit, decisions, roles, selectors, services
 from reviews.core.words import Said, gettext_noop
 from reviews.forms import (
     VERDICT_KEYS,
@@ -24,6 +24,7 @@ from reviews.forms import (
     SplitForm,
 )
 from reviews.http import DeskRequest, bounded_int, error_text, fragment, template_for
+from reviews.pair import panels
 
 DIFF_TABS = (
     ("main", _("main text diff")),
@@ -63,7 +64,7 @@ def pair_context(
         "diff_tabs": DIFF_TABS,
         "can_adjudicate": roles.can_adjudicate(request.user),
         "simhash": selectors.simhash_view(pair=pair),
-        "panels": pair_panels.panels(view),
+        "panels": panels.panels(view),
         "adjudication_form": AdjudicationForm(),
         "previous_pair": selectors.previous_pair_id(user=request.user, pair=pair),
     }

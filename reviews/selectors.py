@@ -44,7 +44,6 @@ from ingest.models import (
     GroupMember,
     Site,
 )
-from reviews import passage_view
 from reviews.core import diff as diffs
 from reviews.core.align import Alignment, sentence_align
 from reviews.core.mincut import min_cut
@@ -57,6 +56,7 @@ from reviews.models import (
     ReviewerPreference,
     label_subject,
 )
+from reviews.pair import passage_panel
 from reviews.queue.compiled_sql import compiled, compiled_rows
 from reviews.queue.queue_tally import pair_count_rows, threshold_case
 from reviews.queue.queue_tally import queue_sync as queue_sync
@@ -1068,7 +1068,7 @@ def pair_view(*, pair: CandidatePair, user: User) -> PairView:
 # Word diffs computed lately, by the two extractions (their texts never change), the
 # branch, the guard terms and the cap: a pair's page is rendered again on every toggle,
 # save and return to it.
-_WORD_DIFFS = passage_view.recent(CACHE_WORD_DIFFS)
+_WORD_DIFFS = passage_panel.recent(CACHE_WORD_DIFFS)
 
 
 def pair_text_diff(*, view: PairView, branch: str = "main") -> diffs.WordDiff:
