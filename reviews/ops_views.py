@@ -1,6 +1,6 @@
 """Operations pages: metrics and drift alerts, fingerprint methods (compute,
 compare, switch, retire), and the Prometheus endpoint. Views translate: the rules are in
-reviews.metrics, ingest.core.drift and reviews.upgrades."""
+reviews.metrics, ingest.core.drift and reviews.operations.method_upgrades."""
 
 import hmac
 import ipaddress
@@ -21,9 +21,10 @@ from django.views.decorators.http import require_GET, require_POST
 from django.views.decorators.vary import vary_on_headers
 
 from ingest.models import DailyRollup
-from reviews import metrics, roles, upgrades
+from reviews import metrics, roles
 from reviews.core import charts
 from reviews.http import DeskRequest, error_text, fragment, require_viewer, template_for
+from reviews.operations import method_upgrades
 
 METRICS_DAYS = 30
 
@@ -134,8 +135,8 @@ def prometheus(request: HttpRequest) -> HttpResponse:
 
 def _methods_context(request: HttpRequest) -> dict[str, Any]:
     return {
-        "overview": upgrades.methods_overview(),
-        "running": upgrades.runs_active(),
+        "overview": method_upgrades.methods_overview(),
+        "running": method_upgrades.runs_active(),
         "can_admin": roles.can_admin(request.user),
     }
 
@@ -153,9 +154,9 @@ def methods_page(request: DeskRequest) -> HttpResponse:
     doc_type = request.GET.get("doc_type", "all")
     if doc_type not in ("all", *settings.DOC_TYPES):
         doc_type = "all"
-    keys = upgrades.compare_keys()
+    keys = method_upgrades.compare_keys()
     chosen = [k for k in request.GET.getlist("method") if k in keys] or keys
-    comparisons = upgrades.methods_compare(keys=chosen, doc_type=doc_type)
+    comparisons = method_upgrades.methods_compare(keys=chosen, doc_type=doc_type)
     for c in comparisons:
         chart = charts.histogram(c.distances, max_distance=settings.CALIBRATION_MAX_THRESHOLD)
         title = gettext("Distance by label · %(method)s") % {"method": c.key}
@@ -168,7 +169,7 @@ def methods_page(request: DeskRequest) -> HttpResponse:
             "chosen": chosen,
             "doc_type": doc_type,
             "doc_types": settings.DOC_TYPES,
-            "switches": upgrades.switches_recent(limit=50),
+            "switches": method_upgrades.switches_recent(limit=50),
         }
     )
     return render(request, "reviews/methods.html", context)
@@ -180,7 +181,7 @@ def _method_action(request: HttpRequest, act: Callable[[str, str, str], str]) ->
     _admin(request)
     try:
         done = act(request.POST.get("method", ""), _actor(request), request.POST.get("reason", ""))
-    except upgrades.UpgradeError as e:
+    except method_upgrades.UpgradeError as e:
         messages.error(request, error_text(e))
     else:
         messages.info(request, done)
@@ -191,7 +192,7 @@ def _method_action(request: HttpRequest, act: Callable[[str, str, str], str]) ->
 @require_viewer
 def method_compute(request: HttpRequest) -> HttpResponse:
     def compute(key: str, actor: str, reason: str) -> str:
-        run = upgrades.run_start(key=key, actor=actor)
+        run = method_upgrades.run_start(key=key, actor=actor)
         return gettext("Computing %(method)s: %(done)s of %(total)s done.") % {
             "method": run.method.key,
             "done": run.done,
@@ -205,7 +206,7 @@ def method_compute(request: HttpRequest) -> HttpResponse:
 @require_viewer
 def method_switch(request: HttpRequest) -> HttpResponse:
     def switch(key: str, actor: str, reason: str) -> str:
-        record = upgrades.method_switch(key=key, actor=actor, reason=reason)
+        record = method_upgrades.method_switch(key=key, actor=actor, reason=reason)
         return gettext("%(method)s is the active method; candidates are being searched.") % {
             "method": record.to_method.key
         }
@@ -217,7 +218,7 @@ def method_switch(request: HttpRequest) -> HttpResponse:
 @require_viewer
 def method_retire(request: HttpRequest) -> HttpResponse:
     def retire(key: str, actor: str, reason: str) -> str:
-        record = upgrades.method_retire(key=key, actor=actor, reason=reason)
+        record = method_upgrades.method_retire(key=key, actor=actor, reason=reason)
         return gettext("%(method)s is retired; nothing was deleted.") % {
             "method": record.to_method.key
         }

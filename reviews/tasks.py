@@ -5,8 +5,9 @@ from django.conf import settings
 
 from dedup_site import dispatch
 from dedup_site.task_policy import db_task
-from reviews import decisions, metrics, upgrades
+from reviews import decisions, metrics
 from reviews.calibration import prelabel, stored_figures
+from reviews.operations import method_upgrades
 
 
 @db_task()
@@ -30,7 +31,7 @@ def prelabel_compute() -> int:
 def refingerprint_run(run_id: int) -> int:
     """Work on a background run for a while, then hand the rest to a fresh task (a
     long run never holds one message; a worker that dies loses at most one chunk)."""
-    run = upgrades.run_work(run_id=run_id)
+    run = method_upgrades.run_work(run_id=run_id)
     if run.status == run.Status.RUNNING:
         refingerprint_run.delay(run_id)
     return run.done

@@ -9,9 +9,10 @@ import pytest
 from django.core.management import call_command
 
 from ingest.models import CandidatePair, FingerprintMethod
-from reviews import exports, selectors, services, upgrades
+from reviews import exports, selectors, services
 from reviews.calibration import sweeps
 from reviews.models import Label
+from reviews.operations import method_upgrades
 from tests import factories
 from tests.ingest.test_method_upgrade import ACTIVE, NEW, corpus, ingest
 
@@ -55,7 +56,7 @@ def test_labels_count_for_the_new_methods_pairs_after_a_switch(corpus, committed
     before = {(r.a, r.b): r.verdict for r in sweeps.labeled_pairs(method=ACTIVE)}
 
     with committed():  # the switch's candidates run is enqueued on commit (eager here)
-        upgrades.method_switch(key=NEW, actor="person:admin", reason="nfkc")
+        method_upgrades.method_switch(key=NEW, actor="person:admin", reason="nfkc")
     new = FingerprintMethod.objects.get(key=NEW)
     twins = {p.pk: (p.a_id, p.b_id) for p in _queued(new) if (p.a_id, p.b_id) in subjects}
     assert len(twins) >= 3  # the new method nominated most of the labelled documents again
