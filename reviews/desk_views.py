@@ -1,5 +1,5 @@
 """Desk pages for adjudication, editor agreement and label import in the browser.
-Views translate: reviews.services owns the rules, reviews.agreement and
+Views translate: reviews.services owns the rules, reviews.labels.agreement and
 reviews.exports read and write."""
 
 import io
@@ -13,9 +13,10 @@ from django.shortcuts import redirect, render
 from django.utils.translation import gettext, ngettext
 from django.views.decorators.http import require_http_methods, require_POST
 
-from reviews import agreement, exports, pages, roles, selectors, services
+from reviews import exports, pages, roles, selectors, services
 from reviews.forms import AdjudicationForm, LabelImportForm
 from reviews.http import DeskRequest, error_text, require_admin, said_text
+from reviews.labels import agreement
 from reviews.models import Label
 
 

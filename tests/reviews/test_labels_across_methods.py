@@ -137,7 +137,7 @@ def test_a_later_pair_of_labelled_documents_counts_as_labelled(corpus) -> None:
 
 @pytest.mark.django_db
 def test_agreement_compares_labels_given_on_two_methods_pairs_of_one_subject(corpus) -> None:
-    from reviews.agreement import agreement_reports
+    from reviews.labels.agreement import agreement_reports
 
     ed = factories.user_create(username="ed", role="editor")
     olga = factories.user_create(username="olga", role="editor")
