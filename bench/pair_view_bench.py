@@ -191,14 +191,14 @@ def main() -> None:
                 f" {statistics.median(cpu):7.1f} ms"
             )
         # The main-text word diff alone, and its share of the pair view.
-        from reviews import selectors
+        from reviews.pair import pair_reads, text_diffs
 
-        pair_view = selectors.pair_view(pair=pair, user=user)
+        pair_view = pair_reads.pair_view(pair=pair, user=user)
         times = []
         for i in range(args.runs + 2):
             passage_panel.cache_clear()
             t0 = time.perf_counter()
-            selectors.pair_text_diff(view=pair_view, branch="main")
+            text_diffs.pair_text_diff(view=pair_view, branch="main")
             if i >= 2:
                 times.append((time.perf_counter() - t0) * 1000)
         diff_median = statistics.median(times)

@@ -21,10 +21,10 @@ from django.views.decorators.http import require_GET, require_POST
 from django.views.decorators.vary import vary_on_headers
 
 from ingest.models import DailyRollup
-from reviews import metrics, roles
+from reviews import roles
 from reviews.core import charts
 from reviews.http import DeskRequest, error_text, fragment, require_viewer, template_for
-from reviews.operations import method_upgrades
+from reviews.operations import drift_alerts, exposition, method_upgrades, rollups
 
 METRICS_DAYS = 30
 
@@ -46,15 +46,15 @@ def _actor(request: HttpRequest) -> str:
 def metrics_page(request: HttpRequest) -> HttpResponse:
     """Daily charts for one site (or all sites) and the drift alerts of every site."""
     host = request.GET.get("site", "")
-    site = metrics.site_find(host=host)
+    site = rollups.site_find(host=host)
     today = timezone.now().date()
     # With nothing in the last window (a demo crawl of past dates, a paused crawler) the
     # window ends on the last day with data rather than showing empty charts.
-    latest = metrics.rollup_last_day()
+    latest = rollups.rollup_last_day()
     if latest is not None and latest < today - timedelta(days=METRICS_DAYS - 1):
         today = latest
     days = [today - timedelta(days=i) for i in range(METRICS_DAYS - 1, -1, -1)]
-    rows = metrics.rollups_by_day(site=site, first=days[0], last=today)
+    rows = rollups.rollups_by_day(site=site, first=days[0], last=today)
 
     def point(day: Any, value: Any) -> tuple[str, float | None]:
         return day.strftime("%m-%d"), value
@@ -74,7 +74,7 @@ def metrics_page(request: HttpRequest) -> HttpResponse:
         "reviews/metrics.html",
         {
             "site": site,
-            "sites": metrics.sites_with_rollups(),
+            "sites": rollups.sites_with_rollups(),
             "charts": [
                 charts.timeline(series["documents"], title=gettext("Documents fetched per day")),
                 charts.timeline(
@@ -88,11 +88,11 @@ def metrics_page(request: HttpRequest) -> HttpResponse:
                 ),
             ],
             "rows": [rows[d] for d in reversed(days) if d in rows],
-            "alerts": metrics.alerts(today=today),
-            "crawl_signals": metrics.crawl_signals(site=site),
-            "thresholds": metrics.thresholds(),
+            "alerts": drift_alerts.alerts(today=today),
+            "crawl_signals": rollups.crawl_signals(site=site),
+            "thresholds": drift_alerts.thresholds(),
             "alert_days": settings.DRIFT_ALERT_DAYS,
-            "last_computed": metrics.rollups_computed_at(),
+            "last_computed": rollups.rollups_computed_at(),
         },
     )
 
@@ -127,7 +127,7 @@ def prometheus(request: HttpRequest) -> HttpResponse:
         )
         response["WWW-Authenticate"] = 'Bearer realm="metrics"'
         return response
-    return HttpResponse(metrics.prometheus_text(), content_type=metrics.CONTENT_TYPE)
+    return HttpResponse(exposition.prometheus_text(), content_type=exposition.CONTENT_TYPE)
 
 
 # --- methods page ------------------------------------------------------------------------

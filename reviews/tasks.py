@@ -5,14 +5,14 @@ from django.conf import settings
 
 from dedup_site import dispatch
 from dedup_site.task_policy import db_task
-from reviews import decisions, metrics
 from reviews.calibration import prelabel, stored_figures
-from reviews.operations import method_upgrades
+from reviews.decisions import automerge
+from reviews.operations import method_upgrades, rollups, task_timings
 
 
 @db_task()
 def automerge_run(group_ids: list[int] | None = None) -> dict[str, int]:
-    return decisions.automerge_run(group_ids=group_ids)
+    return automerge.automerge_run(group_ids=group_ids)
 
 
 @db_task()
@@ -40,8 +40,8 @@ def refingerprint_run(run_id: int) -> int:
 @db_task()
 def rollup_metrics(days: int | None = None) -> int:
     """The beat task: recompute the recent days' rollups (idempotent)."""
-    written = metrics.rollups_compute(days=metrics.recent_days(days or settings.ROLLUP_DAYS))
-    metrics.task_runs_prune()
+    written = rollups.rollups_compute(days=rollups.recent_days(days or settings.ROLLUP_DAYS))
+    task_timings.task_runs_prune()
     return written
 
 

@@ -48,11 +48,7 @@ from django.db.models.functions import Abs
 from django.utils import timezone
 
 from dedup_site.transactions import conflict_retry
-from ingest.candidates import (
-    PairFacts,
-    pair_facts_changed,
-    pair_facts_changing,
-)
+from ingest.candidates import PairFacts, pair_facts_changed, pair_facts_changing
 from ingest.channels.thresholds import threshold_for
 from ingest.core import channels
 from ingest.core.extract import EXTRACTOR_VERSION

@@ -31,9 +31,10 @@ from ingest.models import (
     MethodSwitch,
     RefingerprintRun,
 )
-from reviews import selectors
 from reviews.models import Label
 from reviews.operations import method_upgrades
+from reviews.queue import pair_queue
+from reviews.queue.queue_filters import QueueFilters
 from tests import factories
 
 ACTIVE = DEFAULT_KEY
@@ -235,7 +236,7 @@ def test_retire_keeps_every_row_and_leaves_the_queue(corpus, editor) -> None:
         Fingerprint.objects.filter(method=old).count(),
         CandidatePair.objects.filter(method=old).count(),
     )
-    queued = selectors.queue_pairs(filters=selectors.QueueFilters(status="all"))
+    queued = pair_queue.queue_pairs(filters=QueueFilters(status="all"))
     assert not queued.filter(method=old).exists()
     assert ACTIVE not in services.fingerprint_method_keys()
 
@@ -276,11 +277,7 @@ def test_a_label_goes_stale_when_a_recrawl_changes_a_side(corpus, editor, commit
     label(pair, editor, "duplicate")
 
     def status() -> bool:
-        return (
-            selectors.queue_pairs(filters=selectors.QueueFilters(status="all"))
-            .get(pk=pair.pk)
-            .is_stale
-        )
+        return pair_queue.queue_pairs(filters=QueueFilters(status="all")).get(pk=pair.pk).is_stale
 
     assert not status()
     bodies = dict(corpus)
@@ -292,9 +289,9 @@ def test_a_label_goes_stale_when_a_recrawl_changes_a_side(corpus, editor, commit
     # Re-crawl of b's URL with other text: stale, back in the default queue.
     ingest(committed, [(pair.b.url, factories.article_text(9999, words=160))], when=later)
     assert status()
-    default = selectors.queue_pairs(filters=selectors.QueueFilters())
+    default = pair_queue.queue_pairs(filters=QueueFilters())
     assert default.filter(pk=pair.pk).exists()
-    stale = selectors.queue_pairs(filters=selectors.QueueFilters(status="stale"))
+    stale = pair_queue.queue_pairs(filters=QueueFilters(status="stale"))
     assert list(stale.values_list("pk", flat=True)) == [pair.pk]
 
 

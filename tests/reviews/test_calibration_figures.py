@@ -15,8 +15,9 @@ from django.urls import reverse
 
 from ingest.models import CandidatePair, Document, Site
 from ingest.services import methods_ensure
-from reviews import services, tasks
+from reviews import tasks
 from reviews.calibration import stored_figures, sweeps
+from reviews.labels import labelling
 from reviews.models import CalibrationFigures
 from tests import factories
 
@@ -84,7 +85,7 @@ def _corpus(seed: int, *, n_docs: int = 36, n_pairs: int = 60, n_labels: int = 5
     editors = [factories.user_create(username=f"ed{seed}-{i}", role="editor") for i in range(3)]
     sweeps.calibration_sample_make(per_band=3, seed=seed)
     for _ in range(n_labels):
-        services.label_record(
+        labelling.label_record(
             pair=rng.choice(pairs),
             editor=rng.choice(editors),
             verdict=rng.choice(VERDICTS),
@@ -146,7 +147,7 @@ def test_the_page_reads_the_stored_figures_and_says_how_fresh_they_are(
     html = client.get(reverse("reviews:calibration")).content.decode()
     assert "no label stored since" in html
     assert "No labelled pairs" in html
-    services.label_record(
+    labelling.label_record(
         pair=pairs[0],
         editor=editor,
         verdict="duplicate",
@@ -163,7 +164,7 @@ def test_the_page_reads_the_stored_figures_and_says_how_fresh_they_are(
 
 
 def test_figures_stored_under_other_settings_are_not_shown(pairs, editor) -> None:
-    services.label_record(
+    labelling.label_record(
         pair=pairs[0],
         editor=editor,
         verdict="duplicate",
@@ -179,7 +180,7 @@ def test_figures_stored_under_other_settings_are_not_shown(pairs, editor) -> Non
 
 
 def test_calibrate_recompute_stores_what_the_page_shows(client, pairs, editor) -> None:
-    services.label_record(
+    labelling.label_record(
         pair=pairs[0],
         editor=editor,
         verdict="duplicate",

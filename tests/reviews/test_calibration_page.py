@@ -8,8 +8,8 @@ from django.test import override_settings
 from django.urls import reverse
 
 from ingest.models import CandidatePair
-from reviews import services
 from reviews.calibration import sweeps
+from reviews.labels import labelling
 from reviews.models import CalibrationSample
 from tests import factories
 from tests.factories import find, reviewed_document
@@ -18,7 +18,7 @@ pytestmark = pytest.mark.django_db
 
 
 def label(pair, editor, verdict: str, reason: str = "r"):  # type: ignore[no-untyped-def]
-    return services.label_record(
+    return labelling.label_record(
         pair=pair, editor=editor, verdict=verdict, reason_code="other", reason=reason, region="body"
     )
 
@@ -45,7 +45,7 @@ def test_only_current_labels_count(pairs, editor, other_editor) -> None:
     label(p1, editor, "duplicate")
     label(p1, other_editor, "distinct")  # tie: disputed
     label(p2, editor, "duplicate")
-    services.label_undo(editor=editor, pair=p2)  # withdrawn
+    labelling.label_undo(editor=editor, pair=p2)  # withdrawn
     counted = sweeps.labeled_pairs()
     assert [(p.distance, p.verdict) for p in counted] == [(p0.distance, "duplicate")]
     assert counted[0].split == sweeps.pair_split(p0)

@@ -8,15 +8,15 @@ import re
 import pytest
 from django.urls import reverse
 
-from reviews import services
 from reviews.calibration import stored_figures
+from reviews.labels import labelling
 
 pytestmark = pytest.mark.django_db
 HX = {"HX-Request": "true"}
 
 
 def _label(pair, editor, verdict: str):  # type: ignore[no-untyped-def]
-    return services.label_record(
+    return labelling.label_record(
         pair=pair, editor=editor, verdict=verdict, reason_code="other", reason="r", region="body"
     )
 

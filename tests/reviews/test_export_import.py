@@ -14,8 +14,8 @@ from django.urls import reverse
 
 from ingest.core.channels import SEMANTIC, SIMHASH
 from ingest.models import CandidatePair, DoNotMatch
-from reviews import exports, services
 from reviews.calibration import sweeps
+from reviews.labels import exports, imports, labelling
 from reviews.models import CalibrationSample, Label
 from tests import factories
 
@@ -24,7 +24,7 @@ pytestmark = pytest.mark.django_db
 
 def label(pair, editor, verdict: str = "duplicate", reason: str = "same body") -> Label:  # type: ignore[no-untyped-def]
     code = "different_item" if verdict == "distinct" else "same_text"
-    return services.label_record(
+    return labelling.label_record(
         pair=pair, editor=editor, verdict=verdict, reason_code=code, reason=reason, region="body"
     )
 
@@ -38,7 +38,7 @@ def history(pairs, editor, other_editor):  # type: ignore[no-untyped-def]
     label(p1, editor, "distinct", "first look")
     label(p1, editor, "near_duplicate", "second look")
     label(p2, editor, "duplicate")
-    services.label_undo(editor=editor, pair=p2)
+    labelling.label_undo(editor=editor, pair=p2)
     return pairs
 
 
@@ -120,7 +120,7 @@ def test_spreadsheet_formulas_are_defused_and_come_back(pairs, editor) -> None:
     label(pairs[0], editor, "duplicate", '=HYPERLINK("http://evil")')
     line = "".join(exports.export_lines(fmt="csv"))
     assert ",'=HYPERLINK" in line.replace('"', "")
-    rows = list(exports.read_rows(io.StringIO(line), "csv"))
+    rows = list(imports.read_rows(io.StringIO(line), "csv"))
     assert rows[0][1]["reason"] == '=HYPERLINK("http://evil")'  # type: ignore[index]
 
 
@@ -229,7 +229,7 @@ def test_import_rebuilds_the_history_under_imported_users(history, tmp_path) -> 
 def test_importing_the_same_file_twice_adds_nothing(history) -> None:
     text = "".join(exports.export_lines(fmt="csv"))
     before = Label.objects.count()
-    result = exports.labels_import_text(text, "csv")
+    result = imports.labels_import_text(text, "csv")
     assert result.created == 0 and result.skipped == before
     assert Label.objects.count() == before
 
@@ -268,12 +268,12 @@ def test_a_row_without_urls_names_its_pair_by_id(pairs) -> None:
         "annotator": "sheet",
         "labeled_at": "2026-01-02T03:04:05Z",
     }
-    result = exports.labels_import_text(json.dumps(row) + "\n", "jsonl")
+    result = imports.labels_import_text(json.dumps(row) + "\n", "jsonl")
     assert result.created == 1 and result.users_created == ["imported:sheet"]
     assert Label.objects.get().pair == pairs[1]
     bad = dict(row, pair_id=999999, labeled_at="yesterday")
-    with pytest.raises(exports.LabelImportError) as e:
-        exports.labels_import_text(json.dumps(bad) + "\n{oops\n", "jsonl")
+    with pytest.raises(imports.LabelImportError) as e:
+        imports.labels_import_text(json.dumps(bad) + "\n{oops\n", "jsonl")
     assert e.value.problems == [
         "line 1: no pair 999999",
         "line 1: labeled_at is not an ISO 8601 time: 'yesterday'",
@@ -289,7 +289,7 @@ def test_an_existing_user_keeps_their_name(pairs, editor) -> None:
         "annotator": "editor",
         "labeled_at": "2026-01-02T03:04:05+00:00",
     }
-    exports.labels_import_text(json.dumps(row) + "\n", "jsonl")
+    imports.labels_import_text(json.dumps(row) + "\n", "jsonl")
     assert Label.objects.get().editor == editor
 
 
@@ -318,7 +318,7 @@ def _label_the_gold_crawl(ids, cases) -> None:  # type: ignore[no-untyped-def]
             label(pair, bob, "distinct" if verdict != "distinct" else "duplicate", "disagree")
         if i % 5 == 2:
             label(pair, bob, verdict, "agree")
-            services.label_undo(editor=bob, pair=pair)
+            labelling.label_undo(editor=bob, pair=pair)
     sweeps.calibration_sample_make(per_band=2, seed=3)
 
 
