@@ -1,6 +1,5 @@
 """Desk pages for adjudication, editor agreement and label import in the browser.
-Views translate: reviews.services owns the rules, reviews.labels.agreement and
-reviews.exports read and write."""
+Views translate: reviews.labels owns the rules (labelling, agreement, imports)."""
 
 import io
 

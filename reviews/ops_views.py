@@ -1,6 +1,7 @@
 """Operations pages: metrics and drift alerts, fingerprint methods (compute,
 compare, switch, retire), and the Prometheus endpoint. Views translate: the rules are in
-reviews.metrics, ingest.core.drift and reviews.operations.method_upgrades."""
+reviews.operations (rollups, drift_alerts, exposition, method_upgrades) and
+ingest.core.drift."""
 
 import hmac
 import ipaddress

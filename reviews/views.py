@@ -1,4 +1,4 @@
-"""Review desk pages. Views translate: services own the rules, selectors read."""
+"""Review desk pages. Views translate: the sub-domain packages own the rules and the reads."""
 
 import hashlib
 from collections.abc import Sequence

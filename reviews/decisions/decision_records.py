@@ -16,7 +16,8 @@ from reviews.rules import ReviewError
 
 class GroupConflict(ReviewError):
     """Optimistic versioning: the group changed since the editor loaded it (another
-    decision won). Nothing is applied; the attempt is recorded by reviews.decisions."""
+    decision won). Nothing is applied; the attempt is recorded by
+    reviews.decisions.group_merges.conflict_record."""
 
     def __init__(self, group: CandidateGroup, expected_version: int) -> None:
         self.group = group

@@ -375,8 +375,8 @@ def pair_count_rows(
     *, method: str = "", distance_min: int | None = None, distance_max: int | None = None
 ) -> list[dict[str, Any]]:
     """The pairs the queue can serve under these filters, counted by doc type, channels,
-    guards and review status, in the rows of one GROUP BY over the pairs (selectors'
-    queue counts): from the tally, the pairs and walls since its watermarks and the
+    guards and review status, in the rows of one GROUP BY over the pairs (the
+    queue's counts): from the tally, the pairs and walls since its watermarks and the
     label tally. Three queries whatever the number of pairs and labels (five while pages
     found to be walls in the last minutes are taken out), each compiled once per shape
     (reviews.queue.compiled_sql)."""
