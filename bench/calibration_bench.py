@@ -2,7 +2,7 @@
 
     .venv/bin/python bench/calibration_bench.py [--docs N] [--labels N] [--repeat N]
 
-- Errors per action: ``reviews.core.actions.action_sweep`` over N documents in clusters
+- Errors per action: ``reviews.core.actions_math.action_sweep`` over N documents in clusters
   of 2–40 (members 0–3 bits apart, a few clusters chained by a 4–6-bit link), every
   cluster with labelled pairs, for thresholds 0..16 under both grouping rules.
 - Pre-label: ``stratified_document_pairs`` (2,000 draws over N documents on 50 sites, one
@@ -26,8 +26,8 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 from ingest.core import grouping  # noqa: E402
-from reviews.core.actions import DocFacts, LabelledLink, ScoredPair, action_sweep  # noqa: E402
-from reviews.core.prelabel import histogram, stratified_document_pairs, suggest  # noqa: E402
+from reviews.core.actions_math import DocFacts, LabelledLink, ScoredPair, action_sweep  # noqa: E402
+from reviews.core.prelabel_math import histogram, stratified_document_pairs, suggest  # noqa: E402
 from reviews.core.scores import SIMHASH_DISTANCE  # noqa: E402
 
 POLICY = ("site_priority", "extraction_complete", "newest", "canonical_url")

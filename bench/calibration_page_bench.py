@@ -44,7 +44,7 @@ def _labels_add(upto: int, seed: int) -> None:
     from ingest.core.extract import EXTRACTOR_VERSION
     from ingest.models import CandidatePair
     from reviews.models import Label
-    from reviews.pair_states import pair_states_rebuild
+    from reviews.queue.pair_states import pair_states_rebuild
     from tests import factories
 
     have = Label.objects.count()
@@ -174,7 +174,7 @@ def main() -> None:
     from queue_bench import _fill, bench_database_open  # the same directory
 
     from ingest.models import CandidatePair
-    from reviews import calibration, calibration_figures, prelabel
+    from reviews.calibration import prelabel, stored_figures, sweeps
     from reviews.models import CalibrationFigures, Label
     from tests import factories
 
@@ -203,7 +203,7 @@ def main() -> None:
         client.force_login(user)
         for count in counts:
             _labels_add(count, args.seed)
-            calibration.calibration_sample_make(per_band=20, seed=count)
+            sweeps.calibration_sample_make(per_band=20, seed=count)
             with connection.cursor() as cursor:
                 cursor.execute("VACUUM ANALYZE")  # as autovacuum leaves a table in use
             if args.no_figures:
@@ -211,7 +211,7 @@ def main() -> None:
                 print(f"{Label.objects.count()} labels, no stored figures")
             else:
                 t0, c0 = time.perf_counter(), time.process_time()
-                calibration_figures.figures_recompute()
+                stored_figures.figures_recompute()
                 print(
                     f"{Label.objects.count()} labels: recompute (the beat task) "
                     f"{time.perf_counter() - t0:.1f} s wall, {time.process_time() - c0:.1f} s CPU"

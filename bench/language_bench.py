@@ -290,7 +290,8 @@ def _measure(
         FingerprintMethod,
         GroupMember,
     )
-    from reviews.selectors import QueueFilters, queue_pairs
+    from reviews.queue.pair_queue import queue_pairs
+    from reviews.queue.queue_filters import QueueFilters
 
     method = FingerprintMethod.objects.get(key=method_key)
     family: dict[int, str] = dict(

@@ -9,7 +9,7 @@ Builds a throw-away test database, stores two near-duplicate pages of about 300 
 HTML each (their extracted texts about 250 KB), and times the Django test client's GET
 of the pair view (the default main-text diff) as a first view (nothing derived from the
 two extractions kept yet) and as a view again (what the page derives from the texts
-is kept by extraction, reviews.passage_view), and of each toggle, then the main-text
+is kept by extraction, reviews.pair.passage_panel), and of each toggle, then the main-text
 word diff alone (cold) and its share of the pair view. Prints median and p95 in milliseconds with
 the machine noted. A script, not a test.
 """
@@ -146,13 +146,13 @@ def main() -> None:
             ("toggle: source frames", {"view": "source"}, {"HX-Target": "diff-panel"}),
         ]
         from ingest.core import passages as passages_core
-        from reviews import passage_view
+        from reviews.pair import passage_panel
 
         # A pair's first view: nothing derived from its extractions is kept yet.
         times = []
         cpu: list[float] = []
         for i in range(args.runs + 2):
-            passage_view.cache_clear()
+            passage_panel.cache_clear()
             passages_core.cache_clear()
             t0, c0 = time.perf_counter(), time.process_time()
             r = client.get(url)
@@ -191,14 +191,14 @@ def main() -> None:
                 f" {statistics.median(cpu):7.1f} ms"
             )
         # The main-text word diff alone, and its share of the pair view.
-        from reviews import selectors
+        from reviews.pair import pair_reads, text_diffs
 
-        pair_view = selectors.pair_view(pair=pair, user=user)
+        pair_view = pair_reads.pair_view(pair=pair, user=user)
         times = []
         for i in range(args.runs + 2):
-            passage_view.cache_clear()
+            passage_panel.cache_clear()
             t0 = time.perf_counter()
-            selectors.pair_text_diff(view=pair_view, branch="main")
+            text_diffs.pair_text_diff(view=pair_view, branch="main")
             if i >= 2:
                 times.append((time.perf_counter() - t0) * 1000)
         diff_median = statistics.median(times)

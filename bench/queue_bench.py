@@ -55,8 +55,8 @@ def _fill(n_pairs: int, n_labels: int, seed: int) -> None:
     )
     from ingest.services import methods_ensure
     from reviews.models import Label
-    from reviews.pair_states import pair_states_rebuild
-    from reviews.queue_tally import queue_sync
+    from reviews.queue.pair_states import pair_states_rebuild
+    from reviews.queue.queue_tally import queue_sync
     from tests import factories
 
     rng = random.Random(seed)

@@ -372,9 +372,9 @@ SHORT_DOC_MAX_TOKENS = env_int("SHORT_DOC_MAX_TOKENS", 40)
 # --- Fingerprints ---------------------------------------------------------------------
 # Every new document gets the methods that are searched (the active one, ACTIVE_METHOD and
 # CANDIDATE_METHODS), those computed in the background since (`refingerprint --method KEY`,
-# reviews.upgrades: what comparing or switching to a method starts) and FINGERPRINT_METHODS,
-# none by default: each method costs CPU at ingest. A database whose active method is an
-# older extractor's keeps it until a recorded switch.
+# reviews.operations.method_upgrades: what comparing or switching to a method starts) and
+# FINGERPRINT_METHODS, none by default: each method costs CPU at ingest. A database whose
+# active method is an older extractor's keeps it until a recorded switch.
 FINGERPRINT_METHODS = [m for m in env_str("FINGERPRINT_METHODS", "").split(",") if m]
 # New databases start on the mixed-script method (ingest.core.methods.DEFAULT_KEY); a
 # database already on another method keeps it until a recorded switch (docs/languages.md).
@@ -620,7 +620,7 @@ PRELABEL_SEED = env_int("PRELABEL_SEED", 1)
 PRELABEL_MIN_DOCUMENTS = env_int("PRELABEL_MIN_DOCUMENTS", 10)
 PRELABEL_EVERY_SECONDS = env_int("PRELABEL_EVERY_SECONDS", 21600)
 # How often the beat task "calibration-figures" recomputes what the calibration page shows
-# (reviews/calibration_figures.py); the page says when its figures were computed.
+# (reviews/calibration/stored_figures.py); the page says when its figures were computed.
 CALIBRATION_FIGURES_EVERY_SECONDS = env_int("CALIBRATION_FIGURES_EVERY_SECONDS", 600)
 
 # --- Merge decisions: automatic merging ------------------------------------------

@@ -429,7 +429,7 @@ class FingerprintMethod(models.Model):
     is_active = models.BooleanField(default=False)
     created_at = models.DateTimeField(auto_now_add=True)
     # Retired: no longer computed for new documents nor searched; its fingerprints,
-    # pairs, groups and labels stay (see reviews.upgrades.method_retire).
+    # pairs, groups and labels stay (see reviews.operations.method_upgrades.method_retire).
     retired_at = models.DateTimeField(null=True, blank=True)
 
     class Meta:
@@ -820,7 +820,7 @@ class GroupMember(models.Model):
 
 class DailyRollup(models.Model):
     """One day's figures for one site (site = None: every site). Recomputing a day
-    replaces its row with the same values (reviews.metrics.rollup_day).
+    replaces its row with the same values (reviews.operations.rollups.rollup_day).
 
     A document counts on the day it was fetched (the crawl's date); pairs, groups,
     labels and decisions on the day they were made."""

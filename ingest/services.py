@@ -113,10 +113,11 @@ def fingerprint_method_keys(methods: dict[str, FingerprintMethod] | None = None)
     """Methods computed for every new document: the active method, the configured one
     (ACTIVE_METHOD: a database still on an older method moves to it) and CANDIDATE_METHODS
     (searched for candidates), FINGERPRINT_METHODS, and every method computed in the
-    background since (reviews.upgrades: comparing or switching to a method starts that) —
-    a new document must not lack the method it may be switched to. Retired methods are no
-    longer computed (the active one always is). Nothing else: each method costs CPU at
-    ingest, and a method wanted later is computed for the stored documents by its run."""
+    background since (reviews.operations.method_upgrades: comparing or switching to a
+    method starts that) — a new document must not lack the method it may be switched to.
+    Retired methods are no longer computed (the active one always is). Nothing else: each
+    method costs CPU at ingest, and a method wanted later is computed for the stored
+    documents by its run."""
     methods = methods if methods is not None else methods_ensure()
     upgraded = set(
         RefingerprintRun.objects.filter(kind=RefingerprintRun.Kind.FINGERPRINTS).values_list(

@@ -9,7 +9,7 @@ from django.urls import reverse
 from django.utils.html import format_html
 
 from ingest.models import Document, Site
-from reviews import audit
+from reviews.decisions import audit
 from reviews.models import Claim, Decision, Label, ReviewerPreference
 
 

@@ -9,7 +9,7 @@ from ninja import Query, Router
 
 from dedup_site import roles
 from ingest.api import api, require
-from reviews import canonical as view
+from reviews.decisions import canonical as view
 
 router = Router()
 # Records per page at most (a bound, so that no number reaches the iterator unchecked).

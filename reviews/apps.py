@@ -9,7 +9,9 @@ class ReviewsConfig(AppConfig):
         # The tasks register the work the services hand on after commit; the metrics
         # time every task for /metrics (Celery task_prerun / task_postrun).
         # The queue's tallies hear of late changes to pairs' facts (a late cosine).
-        from reviews import metrics, queue_tally, tasks  # noqa: F401
+        from reviews import tasks  # noqa: F401
+        from reviews.operations import task_timings
+        from reviews.queue import queue_tally
 
-        metrics.signals_connect()
+        task_timings.signals_connect()
         queue_tally.signals_connect()

@@ -1,5 +1,5 @@
 """Desk pages for merge decisions, restore, approvals and the audit page.
-Views translate: reviews.decisions owns the rules, reviews.audit reads."""
+Views translate: reviews.decisions owns the rules, reviews.decisions.audit reads."""
 
 from django.conf import settings
 from django.core.exceptions import PermissionDenied
@@ -9,7 +9,8 @@ from django.shortcuts import redirect, render
 from django.utils.translation import gettext, ngettext
 from django.views.decorators.http import require_GET, require_http_methods, require_POST
 
-from reviews import audit, decisions, pages, roles, selectors, services
+from reviews import pages, roles, rules
+from reviews.decisions import audit, automerge, decision_records, group_merges, group_reads
 from reviews.forms import MergeForm, ProposalsForm, RestoreForm
 from reviews.http import (
     DeskRequest,
@@ -25,7 +26,7 @@ from reviews.http import (
 @require_editor
 @require_POST
 def group_merge(request: DeskRequest, group_id: int) -> HttpResponse:
-    group = selectors.group_get(group_id=group_id)
+    group = group_reads.group_get(group_id=group_id)
     form = MergeForm(request.POST)
     other = None
     if form.is_valid() and form.cleaned_data["other_group"]:
@@ -34,7 +35,7 @@ def group_merge(request: DeskRequest, group_id: int) -> HttpResponse:
             form.add_error("other_group", "no such group")
 
     def merge() -> str:
-        decision = decisions.group_merge(
+        decision = group_merges.group_merge(
             group=group,
             editor=request.user,
             other_group=other,
@@ -64,21 +65,21 @@ def group_merge(request: DeskRequest, group_id: int) -> HttpResponse:
 @require_POST
 def group_accept(request: DeskRequest, group_id: int) -> HttpResponse:
     """Accept the whole group at once (exact copies are decided as one item)."""
-    group = selectors.group_get(group_id=group_id)
+    group = group_reads.group_get(group_id=group_id)
     form = RestoreForm(request.POST)  # one field: the reason
     reason = form.cleaned_data["reason"] if form.is_valid() else ""
     try:
-        decisions.group_accept(
+        automerge.group_accept(
             group=group,
             editor=request.user,
             reason=reason,
             expected_version=pages.expected_version(request),
         )
-    except services.GroupConflict as e:
+    except decision_records.GroupConflict as e:
         return pages.group_conflict(
-            request, e, "accept", selectors.group_member_ids(group=group), form
+            request, e, "accept", group_reads.group_member_ids(group=group), form
         )
-    except services.ReviewError as e:
+    except rules.ReviewError as e:
         notice = gettext("Not accepted: %(error)s.") % {"error": error_text(e)}
     else:
         if not request.htmx:
@@ -97,20 +98,20 @@ def group_accept(request: DeskRequest, group_id: int) -> HttpResponse:
 @require_POST
 def decision_restore(request: DeskRequest, decision_id: int) -> HttpResponse:
     decision = audit.decision_get(decision_id=decision_id)
-    group = selectors.group_get(group_id=decision.group_id)
+    group = group_reads.group_get(group_id=decision.group_id)
     form = RestoreForm(request.POST)
     error = ""
     if form.is_valid():
         try:
-            restore = decisions.decision_restore(
+            restore = group_merges.decision_restore(
                 decision=decision,
                 editor=request.user,
                 reason=form.cleaned_data["reason"],
                 expected_version=pages.expected_version(request),
             )
-        except services.GroupConflict as e:
+        except decision_records.GroupConflict as e:
             return pages.group_conflict(request, e, "restore", decision.document_ids, form)
-        except services.ReviewError as e:
+        except rules.ReviewError as e:
             error = error_text(e)
         else:
             notice = gettext(
@@ -142,7 +143,7 @@ def approvals(request: DeskRequest) -> HttpResponse:
         if not roles.can_edit(request.user):
             raise PermissionDenied("this needs the editor role")
         if form.is_valid():
-            counts = decisions.proposals_decide(
+            counts = automerge.proposals_decide(
                 proposal_ids=form.cleaned_data["proposal_ids"],
                 editor=request.user,
                 approve=form.cleaned_data["verdict"] == "approve",

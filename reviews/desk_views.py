@@ -1,6 +1,5 @@
 """Desk pages for adjudication, editor agreement and label import in the browser.
-Views translate: reviews.services owns the rules, reviews.agreement and
-reviews.exports read and write."""
+Views translate: reviews.labels owns the rules (labelling, agreement, imports)."""
 
 import io
 
@@ -13,10 +12,13 @@ from django.shortcuts import redirect, render
 from django.utils.translation import gettext, ngettext
 from django.views.decorators.http import require_http_methods, require_POST
 
-from reviews import agreement, exports, pages, roles, selectors, services
+from reviews import pages, roles, rules
 from reviews.forms import AdjudicationForm, LabelImportForm
 from reviews.http import DeskRequest, error_text, require_admin, said_text
+from reviews.labels import agreement, exports, imports, labelling
 from reviews.models import Label
+from reviews.pair import pair_reads
+from reviews.queue import wall_pages
 
 
 @login_required
@@ -25,17 +27,17 @@ def pair_adjudicate(request: DeskRequest, pair_id: int) -> HttpResponse:
     """The final label of a disputed pair (adjudicator or admin)."""
     if not roles.can_adjudicate(request.user):
         raise PermissionDenied("adjudicating needs the adjudicator or admin role")
-    pair = selectors.pair_get(pair_id=pair_id)
+    pair = pair_reads.pair_get(pair_id=pair_id)
     form = AdjudicationForm(request.POST)
     error = ""
     if form.is_valid():
         try:
-            services.pair_adjudicate(
+            labelling.pair_adjudicate(
                 pair=pair,
                 adjudicator=request.user,
                 **form.cleaned_data,
             )
-        except services.ReviewError as e:
+        except rules.ReviewError as e:
             error = error_text(e)
         else:
             notice = gettext("Adjudicated pair %(pair)s: %(verdict)s.") % {
@@ -84,12 +86,12 @@ def labels_import(request: HttpRequest) -> HttpResponse:
         try:
             fmt = exports.format_for(upload.name, form.cleaned_data["format"])
             text = upload.read().decode("utf-8-sig")
-            result = exports.labels_import(stream=io.StringIO(text, newline=""), fmt=fmt)
+            result = imports.labels_import(stream=io.StringIO(text, newline=""), fmt=fmt)
         except UnicodeDecodeError:
             problems = [
                 gettext("%(file)s is not UTF-8 text; nothing imported") % {"file": upload.name}
             ]
-        except exports.LabelImportError as e:
+        except imports.LabelImportError as e:
             count = e.bad_rows
             heading = ngettext(
                 "%(count)s row is bad:",
@@ -116,5 +118,5 @@ def crawl_quality(request: HttpRequest) -> HttpResponse:
     return render(
         request,
         "reviews/crawl_quality.html",
-        {"quality": selectors.crawl_quality(), "statuses": selectors.WALL_STATUSES},
+        {"quality": wall_pages.crawl_quality(), "statuses": wall_pages.WALL_STATUSES},
     )

@@ -14,8 +14,8 @@ from django.conf import settings
 from django.http import HttpRequest, HttpResponse
 from django.utils import timezone, translation
 
-from reviews import selectors
 from reviews.http import LOCALE_SESSION_KEY, remember_locale
+from reviews.labels import preferences
 
 
 class DeskLocaleMiddleware:
@@ -28,7 +28,7 @@ class DeskLocaleMiddleware:
         if user is not None and user.is_authenticated:
             stored = request.session.get(LOCALE_SESSION_KEY)
             if not isinstance(stored, list) or len(stored) != 2:
-                stored = list(selectors.locale_for(user=user))
+                stored = list(preferences.locale_for(user=user))
                 remember_locale(request, *stored)
             language, time_zone = str(stored[0]), str(stored[1])
         if language and language in {code for code, _ in settings.LANGUAGES}:

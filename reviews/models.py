@@ -388,7 +388,7 @@ class CalibrationSample(models.Model):
 
 class PairState(models.Model):
     """What the queue needs to know of a pair's labels, kept up to date by the label
-    services (reviews.pair_states) so that the queue never scans labels: derived data,
+    services (reviews.queue.pair_states) so that the queue never scans labels: derived data,
     rebuilt from the labels at any time."""
 
     pair = models.OneToOneField(
@@ -412,7 +412,7 @@ class PairState(models.Model):
         max_length=16, blank=True, help_text="The latest adjudication's verdict, if any."
     )
     # The pair's own facts the queue counts by (copied; a late cosine changes the
-    # channels and `queued`, and reviews.queue_tally refreshes the copy then), so
+    # channels and `queued`, and reviews.queue.queue_tally refreshes the copy then), so
     # that the counts of labelled pairs read this table alone.
     method_ref = models.IntegerField(default=0, help_text="The pair's method id.")
     side_a = models.BigIntegerField(default=0, help_text="The pair's document a.")
@@ -447,7 +447,7 @@ class PairState(models.Model):
 class QueueTally(models.Model):
     """Candidate pairs the queue can serve (neither exact nor under the floor, no side a
     wall page), counted by the facts its filters count by, up to a watermark
-    (reviews.queue_tally): the queue's counts add the pairs since and take the labelled
+    (reviews.queue.queue_tally): the queue's counts add the pairs since and take the labelled
     ones from PairState, instead of counting every pair on every page. Derived data,
     rebuilt at any time."""
 
@@ -470,7 +470,7 @@ class QueueTally(models.Model):
         return f"{self.doc_type} d={self.distance} c={self.channels} g={self.guards}: {self.n}"
 
 
-# The facts a label tally row counts by, in the order of reviews.pair_states.LabelKey.
+# The facts a label tally row counts by, in the order of reviews.queue.pair_states.LabelKey.
 LABEL_TALLY_KEY = ("method_ref", "doc_type", "distance", "channels", "guards", "disputed", "stale")
 
 
@@ -478,7 +478,7 @@ class LabelTally(models.Model):
     """Labelled review states the queue can serve (labels, neither exact nor under the
     floor, no side a wall page up to the queue tally's wall watermark), counted by the
     facts the queue's filters count by and by disputed / stale. Kept by the one writer
-    of the states (reviews.pair_states) in the transaction that writes them, so that the
+    of the states (reviews.queue.pair_states) in the transaction that writes them, so that the
     queue's counts never group the states; derived data, recounted at any time."""
 
     method_ref = models.IntegerField()
@@ -506,7 +506,7 @@ class LabelTally(models.Model):
 
 class Watermark(models.Model):
     """How far an incremental job has read (e.g. the last fingerprint looked at).
-    Locked and written only through reviews.watermarks (one lock order)."""
+    Locked and written only through reviews.queue.watermarks (one lock order)."""
 
     name = models.CharField(max_length=64, primary_key=True)
     value = models.BigIntegerField(default=0)
@@ -564,7 +564,7 @@ class Adjudication(models.Model):
 class PrelabelDistribution(models.Model):
     """Score histograms of one doc type, method and score before labels: a stratified
     random sample of document pairs and the candidate pairs, with the suggested starting
-    threshold (reviews/core/prelabel.py). Recomputed by a beat task; a recompute
+    threshold (reviews/core/prelabel_math.py). Recomputed by a beat task; a recompute
     replaces the rows."""
 
     method_key = models.CharField(max_length=64)
@@ -596,7 +596,7 @@ class PrelabelDistribution(models.Model):
 
 class CalibrationFigures(models.Model):
     """What the calibration page shows, computed ahead by a beat task
-    (reviews/calibration_figures.py) so that the page reads rows instead of sweeping
+    (reviews/calibration/stored_figures.py) so that the page reads rows instead of sweeping
     every label on each request. One row per part of the page and its breakdown: a
     sweep or an action report, the score it is over (the channel), the doc type, the
     method (blank: every method pooled) and the language (blank: every language). A

@@ -1,6 +1,7 @@
 """Operations pages: metrics and drift alerts, fingerprint methods (compute,
 compare, switch, retire), and the Prometheus endpoint. Views translate: the rules are in
-reviews.metrics, ingest.core.drift and reviews.upgrades."""
+reviews.operations (rollups, drift_alerts, exposition, method_upgrades) and
+ingest.core.drift."""
 
 import hmac
 import ipaddress
@@ -21,9 +22,10 @@ from django.views.decorators.http import require_GET, require_POST
 from django.views.decorators.vary import vary_on_headers
 
 from ingest.models import DailyRollup
-from reviews import metrics, roles, upgrades
+from reviews import roles
 from reviews.core import charts
 from reviews.http import DeskRequest, error_text, fragment, require_viewer, template_for
+from reviews.operations import drift_alerts, exposition, method_upgrades, rollups
 
 METRICS_DAYS = 30
 
@@ -45,15 +47,15 @@ def _actor(request: HttpRequest) -> str:
 def metrics_page(request: HttpRequest) -> HttpResponse:
     """Daily charts for one site (or all sites) and the drift alerts of every site."""
     host = request.GET.get("site", "")
-    site = metrics.site_find(host=host)
+    site = rollups.site_find(host=host)
     today = timezone.now().date()
     # With nothing in the last window (a demo crawl of past dates, a paused crawler) the
     # window ends on the last day with data rather than showing empty charts.
-    latest = metrics.rollup_last_day()
+    latest = rollups.rollup_last_day()
     if latest is not None and latest < today - timedelta(days=METRICS_DAYS - 1):
         today = latest
     days = [today - timedelta(days=i) for i in range(METRICS_DAYS - 1, -1, -1)]
-    rows = metrics.rollups_by_day(site=site, first=days[0], last=today)
+    rows = rollups.rollups_by_day(site=site, first=days[0], last=today)
 
     def point(day: Any, value: Any) -> tuple[str, float | None]:
         return day.strftime("%m-%d"), value
@@ -73,7 +75,7 @@ def metrics_page(request: HttpRequest) -> HttpResponse:
         "reviews/metrics.html",
         {
             "site": site,
-            "sites": metrics.sites_with_rollups(),
+            "sites": rollups.sites_with_rollups(),
             "charts": [
                 charts.timeline(series["documents"], title=gettext("Documents fetched per day")),
                 charts.timeline(
@@ -87,11 +89,11 @@ def metrics_page(request: HttpRequest) -> HttpResponse:
                 ),
             ],
             "rows": [rows[d] for d in reversed(days) if d in rows],
-            "alerts": metrics.alerts(today=today),
-            "crawl_signals": metrics.crawl_signals(site=site),
-            "thresholds": metrics.thresholds(),
+            "alerts": drift_alerts.alerts(today=today),
+            "crawl_signals": rollups.crawl_signals(site=site),
+            "thresholds": drift_alerts.thresholds(),
             "alert_days": settings.DRIFT_ALERT_DAYS,
-            "last_computed": metrics.rollups_computed_at(),
+            "last_computed": rollups.rollups_computed_at(),
         },
     )
 
@@ -126,7 +128,7 @@ def prometheus(request: HttpRequest) -> HttpResponse:
         )
         response["WWW-Authenticate"] = 'Bearer realm="metrics"'
         return response
-    return HttpResponse(metrics.prometheus_text(), content_type=metrics.CONTENT_TYPE)
+    return HttpResponse(exposition.prometheus_text(), content_type=exposition.CONTENT_TYPE)
 
 
 # --- methods page ------------------------------------------------------------------------
@@ -134,8 +136,8 @@ def prometheus(request: HttpRequest) -> HttpResponse:
 
 def _methods_context(request: HttpRequest) -> dict[str, Any]:
     return {
-        "overview": upgrades.methods_overview(),
-        "running": upgrades.runs_active(),
+        "overview": method_upgrades.methods_overview(),
+        "running": method_upgrades.runs_active(),
         "can_admin": roles.can_admin(request.user),
     }
 
@@ -153,9 +155,9 @@ def methods_page(request: DeskRequest) -> HttpResponse:
     doc_type = request.GET.get("doc_type", "all")
     if doc_type not in ("all", *settings.DOC_TYPES):
         doc_type = "all"
-    keys = upgrades.compare_keys()
+    keys = method_upgrades.compare_keys()
     chosen = [k for k in request.GET.getlist("method") if k in keys] or keys
-    comparisons = upgrades.methods_compare(keys=chosen, doc_type=doc_type)
+    comparisons = method_upgrades.methods_compare(keys=chosen, doc_type=doc_type)
     for c in comparisons:
         chart = charts.histogram(c.distances, max_distance=settings.CALIBRATION_MAX_THRESHOLD)
         title = gettext("Distance by label · %(method)s") % {"method": c.key}
@@ -168,7 +170,7 @@ def methods_page(request: DeskRequest) -> HttpResponse:
             "chosen": chosen,
             "doc_type": doc_type,
             "doc_types": settings.DOC_TYPES,
-            "switches": upgrades.switches_recent(limit=50),
+            "switches": method_upgrades.switches_recent(limit=50),
         }
     )
     return render(request, "reviews/methods.html", context)
@@ -180,7 +182,7 @@ def _method_action(request: HttpRequest, act: Callable[[str, str, str], str]) ->
     _admin(request)
     try:
         done = act(request.POST.get("method", ""), _actor(request), request.POST.get("reason", ""))
-    except upgrades.UpgradeError as e:
+    except method_upgrades.UpgradeError as e:
         messages.error(request, error_text(e))
     else:
         messages.info(request, done)
@@ -191,7 +193,7 @@ def _method_action(request: HttpRequest, act: Callable[[str, str, str], str]) ->
 @require_viewer
 def method_compute(request: HttpRequest) -> HttpResponse:
     def compute(key: str, actor: str, reason: str) -> str:
-        run = upgrades.run_start(key=key, actor=actor)
+        run = method_upgrades.run_start(key=key, actor=actor)
         return gettext("Computing %(method)s: %(done)s of %(total)s done.") % {
             "method": run.method.key,
             "done": run.done,
@@ -205,7 +207,7 @@ def method_compute(request: HttpRequest) -> HttpResponse:
 @require_viewer
 def method_switch(request: HttpRequest) -> HttpResponse:
     def switch(key: str, actor: str, reason: str) -> str:
-        record = upgrades.method_switch(key=key, actor=actor, reason=reason)
+        record = method_upgrades.method_switch(key=key, actor=actor, reason=reason)
         return gettext("%(method)s is the active method; candidates are being searched.") % {
             "method": record.to_method.key
         }
@@ -217,7 +219,7 @@ def method_switch(request: HttpRequest) -> HttpResponse:
 @require_viewer
 def method_retire(request: HttpRequest) -> HttpResponse:
     def retire(key: str, actor: str, reason: str) -> str:
-        record = upgrades.method_retire(key=key, actor=actor, reason=reason)
+        record = method_upgrades.method_retire(key=key, actor=actor, reason=reason)
         return gettext("%(method)s is retired; nothing was deleted.") % {
             "method": record.to_method.key
         }

@@ -13,8 +13,9 @@ from django.utils.functional import SimpleLazyObject
 from django.utils.translation import gettext_lazy as _
 
 from ingest.models import CandidateGroup
-from reviews import audit, decisions, pair_panels, roles, selectors, services
+from reviews import roles, rules
 from reviews.core.words import Said, gettext_noop
+from reviews.decisions import audit, decision_records, group_merges, group_reads
 from reviews.forms import (
     VERDICT_KEYS,
     AdjudicationForm,
@@ -24,6 +25,9 @@ from reviews.forms import (
     SplitForm,
 )
 from reviews.http import DeskRequest, bounded_int, error_text, fragment, template_for
+from reviews.labels import label_reads, preferences
+from reviews.pair import pair_reads, panels, simhash_panel, text_diffs
+from reviews.queue import queue_counts, queue_filters
 
 DIFF_TABS = (
     ("main", _("main text diff")),
@@ -43,15 +47,15 @@ def pair_context(
     diff_view: str = "main",
     notice: str = "",
 ) -> dict[str, Any]:
-    view = selectors.pair_view(pair=pair, user=request.user)
+    view = pair_reads.pair_view(pair=pair, user=request.user)
     context: dict[str, Any] = {
         "view": view,
         "pair": pair,
-        "form": form or LabelForm(initial=selectors.label_defaults(user=request.user)),
+        "form": form or LabelForm(initial=label_reads.label_defaults(user=request.user)),
         # Counted when the template first reads it: a toggle of the diff panel does not.
         "progress": SimpleLazyObject(
-            lambda: selectors.progress_for(
-                user=request.user, filters=selectors.QueueFilters(kind="pair")
+            lambda: queue_counts.progress_for(
+                user=request.user, filters=queue_filters.QueueFilters(kind="pair")
             )
         )
         if roles.can_edit(request.user)
@@ -62,22 +66,22 @@ def pair_context(
         "can_edit": roles.can_edit(request.user),
         "diff_tabs": DIFF_TABS,
         "can_adjudicate": roles.can_adjudicate(request.user),
-        "simhash": selectors.simhash_view(pair=pair),
-        "panels": pair_panels.panels(view),
+        "simhash": simhash_panel.simhash_view(pair=pair),
+        "panels": panels.panels(view),
         "adjudication_form": AdjudicationForm(),
-        "previous_pair": selectors.previous_pair_id(user=request.user, pair=pair),
+        "previous_pair": label_reads.previous_pair_id(user=request.user, pair=pair),
     }
     context.update(diff_context(view, diff_view))
     return context
 
 
-def diff_context(view: selectors.PairView, diff_view: str) -> dict[str, Any]:
+def diff_context(view: pair_reads.PairView, diff_view: str) -> dict[str, Any]:
     if diff_view in ("main", "full"):
-        return {"word_diff": selectors.pair_text_diff(view=view, branch=diff_view)}
+        return {"word_diff": text_diffs.pair_text_diff(view=view, branch=diff_view)}
     if diff_view == "aligned":
-        return {"alignment": selectors.pair_alignment(view=view)}
+        return {"alignment": text_diffs.pair_alignment(view=view)}
     if diff_view == "html":
-        return {"line_diff": selectors.pair_source_diff(pair=view.pair)}
+        return {"line_diff": text_diffs.pair_source_diff(pair=view.pair)}
     return {}
 
 
@@ -100,7 +104,7 @@ def pair_render(
 
 def group_decision_context(
     request: DeskRequest,
-    view: selectors.GroupView,
+    view: group_reads.GroupView,
     *,
     merge_form: MergeForm | None = None,
     restore_errors: dict[int, str] | None = None,
@@ -112,7 +116,7 @@ def group_decision_context(
     return {
         "merge_form": merge_form or MergeForm(),
         "restorable": {
-            d.pk for d in view.decisions if decisions.restorable(d) and d.pk not in restored
+            d.pk for d in view.decisions if group_merges.restorable(d) and d.pk not in restored
         },
         "restored": restored,
         "restore_errors": restore_errors or {},
@@ -130,7 +134,7 @@ def group_render(
     partial: str | None = None,
     extra: dict[str, Any] | None = None,
 ) -> HttpResponse:
-    view = selectors.group_view(group=group)
+    view = group_reads.group_view(group=group)
     ids = [m.document.pk for m in view.members]
     template = template_for("reviews/group_detail.html", partial)
     return render(
@@ -147,8 +151,8 @@ def group_render(
             "can_edit": roles.can_edit(request.user),
             # A dissolved group has nothing left to decide (a restore still works).
             "live": roles.can_edit(request.user) and not group.dissolved,
-            "is_decided": decisions.deciding(group) is not None,
-            "blind": selectors.blind_mode_for(user=request.user),
+            "is_decided": decision_records.deciding(group) is not None,
+            "blind": preferences.blind_mode_for(user=request.user),
         },
     )
 
@@ -159,7 +163,7 @@ def expected_version(request: HttpRequest) -> int:
     is refused like any invalid form."""
     version = bounded_int(request.POST.get("version", ""))
     if version is None:
-        raise services.ReviewError(
+        raise rules.ReviewError(
             Said(
                 gettext_noop(
                     "This form lacks the group's version, so a concurrent change could not "
@@ -172,14 +176,14 @@ def expected_version(request: HttpRequest) -> int:
 
 def group_conflict(
     request: DeskRequest,
-    conflict: services.GroupConflict,
+    conflict: decision_records.GroupConflict,
     action: str,
     document_ids: list[int],
     form: Any,
 ) -> HttpResponse:
     """The losing editor: the attempt goes on the record, the page shows the current
     state (the form is not re-filled: it was decided on a stale view)."""
-    decisions.conflict_record(
+    group_merges.conflict_record(
         conflict=conflict,
         editor=request.user,
         action=action,
@@ -187,7 +191,7 @@ def group_conflict(
         reason_code=form.cleaned_data.get("reason_code", ""),
         reason=form.cleaned_data.get("reason", ""),
     )
-    group = selectors.group_get(group_id=conflict.group.pk)
+    group = group_reads.group_get(group_id=conflict.group.pk)
     response = group_render(
         request,
         group,
@@ -226,9 +230,9 @@ def group_form_answer(
     if form.is_valid():
         try:
             notice = apply()
-        except services.GroupConflict as e:
+        except decision_records.GroupConflict as e:
             return group_conflict(request, e, action, document_ids(), form)
-        except services.ReviewError as e:
+        except rules.ReviewError as e:
             form.add_error(None, error_text(e))
         else:
             return group_done(request, group, notice)

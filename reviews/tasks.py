@@ -5,18 +5,20 @@ from django.conf import settings
 
 from dedup_site import dispatch
 from dedup_site.task_policy import db_task
-from reviews import calibration_figures, decisions, metrics, prelabel, upgrades
+from reviews.calibration import prelabel, stored_figures
+from reviews.decisions import automerge
+from reviews.operations import method_upgrades, rollups, task_timings
 
 
 @db_task()
 def automerge_run(group_ids: list[int] | None = None) -> dict[str, int]:
-    return decisions.automerge_run(group_ids=group_ids)
+    return automerge.automerge_run(group_ids=group_ids)
 
 
 @db_task()
 def calibration_figures_recompute() -> int:
     """The beat task: recompute and store what the calibration page shows."""
-    return calibration_figures.figures_recompute()
+    return stored_figures.figures_recompute()
 
 
 @db_task()
@@ -29,7 +31,7 @@ def prelabel_compute() -> int:
 def refingerprint_run(run_id: int) -> int:
     """Work on a background run for a while, then hand the rest to a fresh task (a
     long run never holds one message; a worker that dies loses at most one chunk)."""
-    run = upgrades.run_work(run_id=run_id)
+    run = method_upgrades.run_work(run_id=run_id)
     if run.status == run.Status.RUNNING:
         refingerprint_run.delay(run_id)
     return run.done
@@ -38,8 +40,8 @@ def refingerprint_run(run_id: int) -> int:
 @db_task()
 def rollup_metrics(days: int | None = None) -> int:
     """The beat task: recompute the recent days' rollups (idempotent)."""
-    written = metrics.rollups_compute(days=metrics.recent_days(days or settings.ROLLUP_DAYS))
-    metrics.task_runs_prune()
+    written = rollups.rollups_compute(days=rollups.recent_days(days or settings.ROLLUP_DAYS))
+    task_timings.task_runs_prune()
     return written
 
 

@@ -1,4 +1,4 @@
-"""Review desk pages. Views translate: services own the rules, selectors read."""
+"""Review desk pages. Views translate: the sub-domain packages own the rules and the reads."""
 
 import hashlib
 from collections.abc import Sequence
@@ -31,20 +31,13 @@ from django.views.decorators.vary import vary_on_headers
 from django_htmx.http import HttpResponseClientRedirect
 
 from dedup_site.transactions import BUSY_TEXT, DatabaseBusy
-from reviews import calibration as cal
-from reviews import (
-    calibration_figures,
-    exports,
-    pages,
-    prelabel,
-    roles,
-    selectors,
-    services,
-)
-from reviews import search as desk_search
-from reviews.actions import action_views
-from reviews.core.calibration import SPLITS
-from reviews.core.prelabel import METHOD_NAME
+from reviews import pages, roles
+from reviews.calibration import prelabel, stored_figures
+from reviews.calibration import sweeps as cal
+from reviews.calibration.action_errors import action_views
+from reviews.core.calibration_math import SPLITS
+from reviews.core.prelabel_math import METHOD_NAME
+from reviews.decisions import group_reads, group_splits
 from reviews.forms import (
     LabelForm,
     QueueFilterForm,
@@ -61,7 +54,18 @@ from reviews.http import (
     require_viewer,
     template_for,
 )
+from reviews.labels import exports, labelling, preferences
 from reviews.models import Claim
+from reviews.pair import pair_reads, text_diffs
+from reviews.queue import (
+    claiming,
+    desk_search,
+    group_queue,
+    pair_queue,
+    queue_counts,
+    queue_filters,
+    queue_tally,
+)
 
 # Crawled HTML runs under this policy only, inside <iframe sandbox> (crawled HTML is hostile):
 # no script, no network, no same-origin access.
@@ -73,12 +77,12 @@ SOURCE_CSP: dict[str, Any] = {
 }
 
 
-def _filters(data: Any) -> tuple[QueueFilterForm, selectors.QueueFilters]:
+def _filters(data: Any) -> tuple[QueueFilterForm, queue_filters.QueueFilters]:
     form = QueueFilterForm(data)
     if not form.is_valid():
-        return form, selectors.QueueFilters()
+        return form, queue_filters.QueueFilters()
     c = form.cleaned_data
-    return form, selectors.QueueFilters(
+    return form, queue_filters.QueueFilters(
         doc_type=c["doc_type"] or "",
         site=c["site"] or "",
         distance_min=c["distance_min"],
@@ -99,29 +103,29 @@ def _filters(data: Any) -> tuple[QueueFilterForm, selectors.QueueFilters]:
 @vary_on_headers("HX-Request")
 def queue(request: DeskRequest) -> HttpResponse:
     form, filters = _filters(request.GET)
-    selectors.queue_sync()
-    disputed = selectors.groups_disputed()  # read once for the counts and the groups
+    queue_tally.queue_sync()
+    disputed = group_queue.groups_disputed()  # read once for the counts and the groups
     # Each group in scope with its facts, read once for the counts and the list.
-    in_scope = selectors.queue_group_facts(filters=filters, disputed=disputed)
-    counts = selectors.queue_counts(
+    in_scope = group_queue.queue_group_facts(filters=filters, disputed=disputed)
+    counts = queue_counts.queue_counts(
         filters=filters, disputed=disputed, sync=False, groups_in_scope=in_scope
     )
     # The counts already know how many pairs match: the page fetches ids, then rows.
-    page = selectors.QueuePairPage(
+    page = pair_queue.QueuePairPage(
         filters=filters, count=counts["kind"]["pair"] if filters.kind in ("", "pair") else 0
     )
     pairs = Paginator(
-        cast(Sequence[selectors.QueueRow], page),  # a lazy sequence: len() and slices
+        cast(Sequence[pair_queue.QueueRow], page),  # a lazy sequence: len() and slices
         50,
     ).get_page(request.GET.get("page"))
     groups = (
-        selectors.queue_group_page(filters=filters, groups_in_scope=in_scope)
+        group_queue.queue_group_page(filters=filters, groups_in_scope=in_scope)
         if filters.kind in ("", "group")
         else []
     )
     claims = {
         (c.kind, c.pair_id or c.group_id): c
-        for c in selectors.active_claims().select_related("editor")
+        for c in claiming.active_claims().select_related("editor")
     }
     for pair in pairs:
         pair.claim = claims.get(("pair", pair.pk))
@@ -136,11 +140,11 @@ def queue(request: DeskRequest) -> HttpResponse:
             "filters": filters,
             "query": filters.as_query(),
             "counts": counts,
-            "choices": selectors.filter_choices(),
+            "choices": queue_filters.filter_choices(),
             "pairs": pairs,
             "groups": groups,
             "can_edit": roles.can_edit(request.user),
-            "blind": selectors.blind_mode_for(user=request.user),
+            "blind": preferences.blind_mode_for(user=request.user),
         },
     )
 
@@ -173,7 +177,7 @@ def queue_next(request: DeskRequest) -> HttpResponse:
     skip_pairs = _skip(request, "skip_pair")
     skipped = _skipped(request, skip_pairs if request.POST.get("skip") else set())
     try:
-        claim = services.claim_next(
+        claim = claiming.claim_next(
             editor=request.user,
             filters=filters,
             skip_pairs=skip_pairs | skipped,
@@ -181,7 +185,7 @@ def queue_next(request: DeskRequest) -> HttpResponse:
         )
         if claim is None and skipped - skip_pairs:
             # Nothing else is left: the pairs skipped earlier come back.
-            claim = services.claim_next(
+            claim = claiming.claim_next(
                 editor=request.user,
                 filters=filters,
                 skip_pairs=skip_pairs,
@@ -234,7 +238,7 @@ def _goto(request: DeskRequest, claim: Claim | None, *, notice: str) -> HttpResp
         return redirect(url)
     if claim.kind == Claim.Kind.GROUP:
         return HttpResponseClientRedirect(url)
-    pair = selectors.pair_get(pair_id=claim.pair_id)  # type: ignore[arg-type]
+    pair = pair_reads.pair_get(pair_id=claim.pair_id)  # type: ignore[arg-type]
     response = pages.pair_render(request, pair, partial="pair-review", notice=notice)
     response["HX-Push-Url"] = url
     return response
@@ -257,7 +261,7 @@ def queue_done(request: HttpRequest) -> HttpResponse:
 @require_GET
 @vary_on_headers("HX-Request")
 def pair_detail(request: DeskRequest, pair_id: int) -> HttpResponse:
-    pair = selectors.pair_get(pair_id=pair_id)
+    pair = pair_reads.pair_get(pair_id=pair_id)
     diff_view = request.GET.get("view", "main")
     if diff_view not in pages.DIFF_VIEWS:
         diff_view = "main"
@@ -269,13 +273,13 @@ def pair_detail(request: DeskRequest, pair_id: int) -> HttpResponse:
 @require_POST
 def pair_label(request: DeskRequest, pair_id: int) -> HttpResponse:
     """Save a label, then move on to the next pair (one request with htmx)."""
-    pair = selectors.pair_get(pair_id=pair_id)
+    pair = pair_reads.pair_get(pair_id=pair_id)
     form = LabelForm(request.POST)
     if not form.is_valid():
         # 200, not 4xx: htmx swaps the panel with the errors shown.
         return pages.pair_render(request, pair, partial=fragment(request, "pair-review"), form=form)
     try:
-        label = services.label_record(pair=pair, editor=request.user, **form.cleaned_data)
+        label = labelling.label_record(pair=pair, editor=request.user, **form.cleaned_data)
     except DatabaseBusy:
         # Nothing was stored: the same panel, the form as filled, and why.
         response = pages.pair_render(
@@ -296,7 +300,7 @@ def pair_label(request: DeskRequest, pair_id: int) -> HttpResponse:
         messages.success(request, notice)
     _, filters = _filters(request.POST)
     try:
-        claim = services.claim_next(
+        claim = claiming.claim_next(
             editor=request.user,
             filters=filters.replace(kind="pair"),
             skip_pairs={pair.pk},
@@ -317,8 +321,8 @@ def pair_label(request: DeskRequest, pair_id: int) -> HttpResponse:
 def label_undo(request: DeskRequest) -> HttpResponse:
     """Withdraw my last label (append a retraction) and show that pair again."""
     pair_id = bounded_int(request.POST.get("pair"))
-    pair = selectors.pair_get(pair_id=pair_id) if pair_id is not None else None
-    undone = services.label_undo(editor=request.user, pair=pair)
+    pair = pair_reads.pair_get(pair_id=pair_id) if pair_id is not None else None
+    undone = labelling.label_undo(editor=request.user, pair=pair)
     if undone is None:
         if pair is None:
             return (
@@ -351,9 +355,9 @@ def document_source(request: HttpRequest, document_id: int) -> HttpResponse:
     and nothing is fetched."""
     if not roles.can_view(request.user):
         raise PermissionDenied
-    document = selectors.document_get(document_id=document_id)
+    document = text_diffs.document_get(document_id=document_id)
     response = HttpResponse(
-        selectors.document_source(document=document), content_type="text/html; charset=utf-8"
+        text_diffs.document_source(document=document), content_type="text/html; charset=utf-8"
     )
     response["X-Frame-Options"] = "SAMEORIGIN"
     response["Referrer-Policy"] = "no-referrer"
@@ -367,7 +371,7 @@ def document_source(request: HttpRequest, document_id: int) -> HttpResponse:
 @require_viewer
 @require_POST
 def preference_blind(request: DeskRequest) -> HttpResponse:
-    services.preference_set(
+    preferences.preference_set(
         user=request.user,
         blind_mode=request.POST.get("blind_mode") == "on",
     )
@@ -399,7 +403,7 @@ def preference_locale(request: HttpRequest) -> HttpResponse:
         time_zone = request.POST.get("time_zone", "")
         time_zone = time_zone if time_zone in settings.DESK_TIME_ZONES else ""
         user = cast(User, request.user)
-        services.preference_locale_set(user=user, language=language, time_zone=time_zone)
+        preferences.preference_locale_set(user=user, language=language, time_zone=time_zone)
         remember_locale(request, language, time_zone)
     if language:
         response.set_cookie(
@@ -420,17 +424,17 @@ def preference_locale(request: HttpRequest) -> HttpResponse:
 @require_viewer
 @require_GET
 def group_detail(request: DeskRequest, group_id: int) -> HttpResponse:
-    return pages.group_render(request, selectors.group_get(group_id=group_id))
+    return pages.group_render(request, group_reads.group_get(group_id=group_id))
 
 
 @require_editor
 @require_http_methods(["POST"])
 def group_split(request: DeskRequest, group_id: int) -> HttpResponse:
-    group = selectors.group_get(group_id=group_id)
-    form = SplitForm(request.POST, member_ids=selectors.group_member_ids(group=group))
+    group = group_reads.group_get(group_id=group_id)
+    form = SplitForm(request.POST, member_ids=group_reads.group_member_ids(group=group))
 
     def split() -> str:
-        decision = services.group_split(
+        decision = group_splits.group_split(
             group=group,
             editor=request.user,
             document_ids=form.cleaned_data["document_ids"],
@@ -461,11 +465,11 @@ def group_split(request: DeskRequest, group_id: int) -> HttpResponse:
 @require_editor
 @require_http_methods(["POST"])
 def group_representative(request: DeskRequest, group_id: int) -> HttpResponse:
-    group = selectors.group_get(group_id=group_id)
-    form = RepresentativeForm(request.POST, member_ids=selectors.group_member_ids(group=group))
+    group = group_reads.group_get(group_id=group_id)
+    form = RepresentativeForm(request.POST, member_ids=group_reads.group_member_ids(group=group))
 
     def choose() -> str:
-        services.group_representative_set(
+        group_splits.group_representative_set(
             group=group,
             editor=request.user,
             expected_version=pages.expected_version(request),
@@ -501,7 +505,7 @@ def search(request: DeskRequest) -> HttpResponse:
             "q": q,
             "results": desk_search.search(q=q),
             "min_chars": desk_search.MIN_CHARS,
-            "blind": selectors.blind_mode_for(user=request.user),
+            "blind": preferences.blind_mode_for(user=request.user),
         },
     )
 
@@ -514,7 +518,7 @@ def _calibration_filters(data: Any) -> tuple[str, str]:
     method = data.get("method", "")
     if doc_type not in settings.DOC_TYPES:
         doc_type = ""
-    if method not in selectors.filter_choices()["methods"]:
+    if method not in queue_filters.filter_choices()["methods"]:
         method = ""
     return doc_type, method
 
@@ -543,8 +547,8 @@ def _calibration_sections(
 ) -> dict[str, Any]:
     """The figures of the sections named by `parts` ("sweep", "actions", "cosine",
     "prelabel"), ready for the template."""
-    figures = calibration_figures.figures(
-        doc_type=doc_type, method=method, parts=parts & calibration_figures.PARTS
+    figures = stored_figures.figures(
+        doc_type=doc_type, method=method, parts=parts & stored_figures.PARTS
     )
     views = figures.views
     acts = action_views(reports=figures.actions, at=request.GET.get("at", ""))
@@ -586,7 +590,7 @@ def calibration(request: HttpRequest) -> HttpResponse:
             # A threshold chosen in a table of errors per action: those sections open.
             "calibration_actions_open": bool(at),
             "figures_every": settings.CALIBRATION_FIGURES_EVERY_SECONDS,
-            "choices": selectors.filter_choices(),
+            "choices": queue_filters.filter_choices(),
             "splits": SPLITS,
             "holdout_share": settings.LABEL_HOLDOUT_SHARE,
             "sampled": cal.calibration_sample_pairs().count(),
@@ -622,7 +626,7 @@ def calibration_section(request: DeskRequest) -> HttpResponse:
     n = bounded_int(request.GET.get("n"), lo=1, hi=10_000, default=1)
     at = request.GET.get("at", "")[:20]
     whole = not request.htmx
-    stamp = calibration_figures.figures_stamp()
+    stamp = stored_figures.figures_stamp()
     key = ":".join(
         [
             "calibration-section",

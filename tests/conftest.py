@@ -159,6 +159,17 @@ def _flush_past_append_only_triggers() -> Iterator[None]:
 
 
 @pytest.fixture(autouse=True)
+def _pair_view_caches_cleared() -> Iterator[None]:
+    """The pair view keeps what it derives from an extraction by the extraction's id (an
+    extraction's text never changes). A test database that rolls back hands the same ids
+    out again (SQLite), so each test starts with those caches empty."""
+    from reviews.pair import passage_panel
+
+    passage_panel.cache_clear()
+    yield
+
+
+@pytest.fixture(autouse=True)
 def _eager_tasks(request: pytest.FixtureRequest) -> Iterator[None]:
     """Tasks run inline unless the test talks to a real worker."""
     from dedup_site.celery import app

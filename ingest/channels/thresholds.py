@@ -33,7 +33,7 @@ def cosine_pair_threshold(type_a: str, type_b: str) -> float:
 
 def active_method_key() -> str:
     """The active method: the database's (a switch is recorded there, see
-    reviews.upgrades), settings.ACTIVE_METHOD until a method row exists."""
+    reviews.operations.method_upgrades), settings.ACTIVE_METHOD until a method row exists."""
     key = FingerprintMethod.objects.filter(is_active=True).values_list("key", flat=True).first()
     return key or settings.ACTIVE_METHOD
 

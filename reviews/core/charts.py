@@ -14,7 +14,7 @@ import math
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 
-from reviews.core.calibration import Row
+from reviews.core.calibration_math import Row
 from reviews.core.words import Said, gettext_noop
 
 DECIMALS = 2

@@ -86,8 +86,8 @@ def _claim(row: Any) -> str:
 
 @register.simple_tag
 def queue_pair_rows(pairs: Iterable[Any], blind: bool) -> SafeString:
-    """The pair rows (selectors.QueueRow, each with its `claim`); without the distance,
-    full distance and similarity cells in blind mode."""
+    """The pair rows (reviews.queue.pair_queue.QueueRow, each with its `claim`); without
+    the distance, full distance and similarity cells in blind mode."""
     base, placeholder = _id_url("reviews:pair-detail")
     name, stale = gettext("pair %(pk)s"), gettext("stale")
     labeled, unlabeled = gettext("labeled"), gettext("unlabeled")
@@ -139,7 +139,7 @@ def queue_pair_rows(pairs: Iterable[Any], blind: bool) -> SafeString:
 
 @register.simple_tag
 def queue_group_rows(groups: Iterable[Any]) -> SafeString:
-    """The group rows (selectors.queue_groups with_urls, each with its `claim`)."""
+    """The group rows (reviews.queue.group_queue.queue_groups with_urls, each with its `claim`)."""
     base, placeholder = _id_url("reviews:group-detail")
     name = gettext("group %(pk)s")
     chained = pgettext("group flag", "chained")

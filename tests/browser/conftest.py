@@ -19,6 +19,15 @@ LAUNCH_ARGS = [
 ]
 
 
+def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
+    """Every test here drives the browser: marked so, it skips with the reason where
+    Chromium is missing (and fails under REQUIRE_SERVICES), whatever its module says."""
+    here = os.path.dirname(__file__)
+    for item in items:
+        if str(item.path).startswith(here + os.sep):
+            item.add_marker(pytest.mark.browser)
+
+
 @pytest.fixture(scope="session")
 def browser() -> Iterator[object]:
     from playwright.sync_api import sync_playwright

@@ -2,7 +2,7 @@
 
 import pytest
 
-pytestmark = [pytest.mark.django_db(transaction=True)]
+pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True)]
 
 
 def test_the_admin_index_has_no_404_in_the_console(page, live_server) -> None:

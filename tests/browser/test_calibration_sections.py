@@ -5,7 +5,8 @@ import pytest
 from django.contrib.auth.models import User
 from playwright.sync_api import expect
 
-from reviews import calibration_figures, services
+from reviews.calibration import stored_figures
+from reviews.labels import labelling
 from tests.factories import TEXT, find, pair_of, reviewed_document
 
 pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True)]
@@ -17,7 +18,7 @@ def test_a_section_loads_when_opened(logged_in) -> None:
     a = reviewed_document(url="https://wire.example.com/a", text=TEXT)
     b = reviewed_document(url="https://copy.example.com/b", text=TEXT + " more", flips=1)
     find(a, b)
-    services.label_record(
+    labelling.label_record(
         pair=pair_of(a, b),
         editor=editor,
         verdict="duplicate",
@@ -25,7 +26,7 @@ def test_a_section_loads_when_opened(logged_in) -> None:
         reason="r",
         region="body",
     )
-    calibration_figures.figures_recompute()
+    stored_figures.figures_recompute()
     errors: list[str] = []
     page.on("console", lambda m: errors.append(m.text) if m.type == "error" else None)
     page.goto("/review/calibration/")

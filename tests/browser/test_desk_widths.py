@@ -9,7 +9,7 @@ from typing import Any
 import pytest
 
 from ingest.models import CandidatePair, CrawlBatch, Document
-from reviews import services
+from reviews.labels import labelling
 from tests import factories
 from tests.factories import find, group_of, reviewed_document
 
@@ -122,7 +122,7 @@ def _desk() -> dict[str, Any]:
     find(a, b, v1, v2, v3)
     pair = factories.pair_of(a, b)
     for verdict, code in (("near_duplicate", "cosmetic"), ("duplicate", "same_text")):
-        services.label_record(
+        labelling.label_record(
             pair=pair,
             editor=editor,
             verdict=verdict,

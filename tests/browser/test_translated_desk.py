@@ -7,6 +7,7 @@ import re
 import pytest
 
 from ingest.models import CandidateGroup, CandidatePair
+from reviews.labels import labelling
 from reviews.models import Label, ReviewerPreference
 from tests import factories
 from tests.factories import find, group_of, reviewed_document
@@ -94,9 +95,7 @@ def test_under_the_pseudo_locale_every_desk_word_is_a_translated_string(
     # A label on the pair, so the history and the label panel have rows.
     from django.contrib.auth.models import Group, User
 
-    from reviews import services
-
-    services.label_record(
+    labelling.label_record(
         pair=pair,
         editor=User.objects.get(username="ann"),
         verdict="near_duplicate",

@@ -1,4 +1,4 @@
-"""reviews.core.actions: calibration errors per merge action, by re-running the rule."""
+"""reviews.core.actions_math: calibration errors per merge action, by re-running the rule."""
 
 from datetime import UTC, datetime
 
@@ -7,7 +7,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from ingest.core import grouping
-from reviews.core.actions import (
+from reviews.core.actions_math import (
     ActionRow,
     DocFacts,
     LabelledLink,

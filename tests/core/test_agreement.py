@@ -6,7 +6,7 @@ from collections.abc import Hashable
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from reviews.core.agreement import agreement_share, cohen_kappa, krippendorff_alpha
+from reviews.core.agreement_math import agreement_share, cohen_kappa, krippendorff_alpha
 
 VERDICTS = st.sampled_from(["duplicate", "near_duplicate", "revision", "distinct", "unsure"])
 

@@ -1,4 +1,4 @@
-"""reviews.core.calibration: split, weighted sweep, policies, report, stratified sample."""
+"""reviews.core.calibration_math: split, weighted sweep, policies, report, stratified sample."""
 
 import random
 
@@ -6,7 +6,7 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from reviews.core.calibration import (
+from reviews.core.calibration_math import (
     HOLDOUT,
     VERDICTS,
     LabeledPair,

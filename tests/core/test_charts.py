@@ -7,7 +7,7 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from reviews.core import charts
-from reviews.core.calibration import Row
+from reviews.core.calibration_math import Row
 from reviews.core.charts import Chart, histogram, pr_curve, timeline
 
 NUMBERS_ONLY = re.compile(r"^(-?\d+\.\d{2},-?\d+\.\d{2})( -?\d+\.\d{2},-?\d+\.\d{2})*$")

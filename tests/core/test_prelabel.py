@@ -1,4 +1,4 @@
-"""reviews.core.prelabel and reviews.core.scores: the pre-label suggestion."""
+"""reviews.core.prelabel_math and reviews.core.scores: the pre-label suggestion."""
 
 import random
 
@@ -6,7 +6,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from reviews.core.prelabel import (
+from reviews.core.prelabel_math import (
     LABELLED,
     NONE,
     UNLABELLED,

@@ -9,6 +9,7 @@ import pytest
 from django.urls import reverse
 
 from ingest.models import Document
+from reviews.labels import labelling
 from reviews.models import Label, ReviewerPreference
 from tests import factories
 from tests.factories import find, pair_of, reviewed_document
@@ -111,9 +112,7 @@ def test_a_reason_is_stored_as_its_code_and_shown_translated(client, pair) -> No
 def test_the_label_export_is_the_same_in_every_language(client, pair) -> None:
     from django.contrib.auth.models import User
 
-    from reviews import services
-
-    services.label_record(
+    labelling.label_record(
         pair=pair,
         editor=factories.user_create(username="ed", role="editor"),
         verdict="distinct",
@@ -153,7 +152,7 @@ def test_a_services_refusal_is_shown_in_the_readers_language_and_stays_english_e
 
     from reviews.core.words import Said, gettext_noop
     from reviews.http import error_text
-    from reviews.services import ReviewError
+    from reviews.rules import ReviewError
 
     error = ReviewError(
         Said(gettext_noop("decision %(decision)s is already restored"), decision=12)

@@ -16,7 +16,9 @@ from ingest import services
 from ingest.core.extract import EXTRACTOR_VERSION
 from ingest.core.readers import read_jsonl
 from ingest.models import CandidatePair, Document, Extraction, GroupMember
-from reviews.selectors import QueueFilters, queue_groups, queue_pairs
+from reviews.queue.group_queue import queue_groups
+from reviews.queue.pair_queue import queue_pairs
+from reviews.queue.queue_filters import QueueFilters
 from tests import crawl_quality_pages as fixtures
 
 pytestmark = pytest.mark.django_db

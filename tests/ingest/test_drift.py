@@ -10,7 +10,7 @@ from ingest import candidates, services
 from ingest.core import drift
 from ingest.core.readers import read_warc
 from ingest.models import DailyRollup
-from reviews import metrics
+from reviews.operations import drift_alerts, rollups
 from tests import factories
 
 START = date(2026, 5, 1)
@@ -47,7 +47,7 @@ def week_then(committed, changed: list[str]) -> date:
             else:
                 pages = [normal(seed := seed + 1) for _ in range(PAGES)]
             crawl(committed, day, site, pages)
-        metrics.rollup_day(day=day)
+        rollups.rollup_day(day=day)
     return START + timedelta(days=7)
 
 
@@ -55,7 +55,7 @@ def week_then(committed, changed: list[str]) -> date:
 def test_template_change_on_one_site_raises_a_token_shift_alert_for_it_only(committed) -> None:
     changed = [normal(1000 + i, words=900) for i in range(PAGES)]  # a much longer main text
     day = week_then(committed, changed)
-    alerts = metrics.alerts(today=day)
+    alerts = drift_alerts.alerts(today=day)
     assert [(a.site, a.kind) for a in alerts] == [("a.example", drift.TOKEN_SHIFT)]
     alert = alerts[0]
     assert alert.value > 3 * alert.baseline  # type: ignore[operator]
@@ -74,7 +74,7 @@ def test_mostly_empty_extraction_on_one_site_raises_an_empty_share_alert(committ
     day = week_then(committed, changed)
     row = DailyRollup.objects.get(day=day, site__host="a.example")
     assert row.status_empty >= PAGES - 1
-    alerts = metrics.alerts(today=day)
+    alerts = drift_alerts.alerts(today=day)
     kinds = {(a.site, a.kind) for a in alerts}
     assert ("a.example", drift.EMPTY_SHARE) in kinds
     assert not any(site == "b.example" for site, _ in kinds)
@@ -97,10 +97,10 @@ def test_a_sudden_large_group_raises_an_alert_linking_to_the_group(settings) -> 
     ]
     candidates.candidates_find(document_ids=[d.pk for d in docs])
     today = datetime.now(UTC).date()
-    metrics.rollup_day(day=today)
+    rollups.rollup_day(day=today)
     overall = DailyRollup.objects.get(day=today, site__isnull=True)
     assert overall.largest_new_group == 15
-    (alert,) = [a for a in metrics.alerts(today=today) if a.kind == drift.LARGE_GROUP]
+    (alert,) = [a for a in drift_alerts.alerts(today=today) if a.kind == drift.LARGE_GROUP]
     assert alert.group_id == overall.largest_new_group_id
     assert alert.site == "" and len(alert.sample_ids) == 5
     # Per-site rows carry the group too, but the alert is raised once.
@@ -118,5 +118,5 @@ def test_a_small_group_raises_no_alert(settings) -> None:
     ]
     candidates.candidates_find(document_ids=[d.pk for d in docs])
     today = datetime.now(UTC).date()
-    metrics.rollup_day(day=today)
-    assert metrics.alerts(today=today) == []
+    rollups.rollup_day(day=today)
+    assert drift_alerts.alerts(today=today) == []

@@ -6,7 +6,7 @@ from django.utils import timezone
 from ingest import services
 from ingest.core.readers import read_warc
 from ingest.models import BatchError, Document, DocumentBody, Extraction, Fingerprint, Site
-from reviews.selectors import document_source
+from reviews.pair.text_diffs import document_source
 from tests import factories
 
 pytestmark = pytest.mark.django_db

@@ -31,8 +31,10 @@ from ingest.models import (
     MethodSwitch,
     RefingerprintRun,
 )
-from reviews import selectors, upgrades
 from reviews.models import Label
+from reviews.operations import method_upgrades
+from reviews.queue import pair_queue
+from reviews.queue.queue_filters import QueueFilters
 from tests import factories
 
 ACTIVE = DEFAULT_KEY
@@ -133,7 +135,7 @@ def label(pair: CandidatePair, editor, verdict: str) -> Label:
 def test_upgrade_without_mixing_distances(corpus, editor, committed) -> None:
     old = FingerprintMethod.objects.get(key=ACTIVE)
     assert old.is_active
-    new = upgrades.method_register(key=NEW)
+    new = method_upgrades.method_register(key=NEW)
     assert not Fingerprint.objects.filter(method=new).exists()
     old_pairs = pair_rows()
     assert old_pairs and {m for _, m, *_ in old_pairs} == {old.pk}
@@ -141,29 +143,31 @@ def test_upgrade_without_mixing_distances(corpus, editor, committed) -> None:
         label(p, editor, "duplicate")
 
     # A switch before the method is computed is refused.
-    with pytest.raises(upgrades.UpgradeError, match="compute the method first"):
-        upgrades.method_switch(key=NEW, actor="person:admin", reason="nfkc")
+    with pytest.raises(method_upgrades.UpgradeError, match="compute the method first"):
+        method_upgrades.method_switch(key=NEW, actor="person:admin", reason="nfkc")
 
     # Interrupted after one chunk, then resumed: same result as uninterrupted.
-    run = upgrades.run_start(key=NEW, enqueue=False)
-    run = upgrades.run_step(run_id=run.pk, chunk=5)
+    run = method_upgrades.run_start(key=NEW, enqueue=False)
+    run = method_upgrades.run_step(run_id=run.pk, chunk=5)
     assert (run.done, run.status) == (5, "running")
     assert Fingerprint.objects.filter(method=new).values("document_id").distinct().count() == 5
-    resumed = upgrades.run_start(key=NEW, enqueue=False)
+    resumed = method_upgrades.run_start(key=NEW, enqueue=False)
     assert resumed.pk == run.pk and resumed.last_document_id == run.last_document_id
     while resumed.status == "running":
-        resumed = upgrades.run_step(run_id=run.pk, chunk=7)
+        resumed = method_upgrades.run_step(run_id=run.pk, chunk=7)
     assert resumed.done == resumed.total == Document.objects.count()
     assert stored_prints(new) == expected_prints(new)
     # Computing a method makes no pair: candidates still come from the active one.
     assert pair_rows() == old_pairs
 
-    comparison = {c.key: c for c in upgrades.methods_compare(keys=[ACTIVE, NEW])}
+    comparison = {c.key: c for c in method_upgrades.methods_compare(keys=[ACTIVE, NEW])}
     assert comparison[ACTIVE].pairs == comparison[NEW].pairs == 6
     assert comparison[NEW].reports and comparison[NEW].reports[0].method == NEW  # type: ignore[attr-defined]
 
     with committed():  # the candidates run is enqueued on commit
-        record = upgrades.method_switch(key=NEW, actor="person:admin", reason="full-width copies")
+        record = method_upgrades.method_switch(
+            key=NEW, actor="person:admin", reason="full-width copies"
+        )
     assert (record.from_method, record.to_method, record.action) == (old, new, "switch")
     assert list(FingerprintMethod.objects.filter(is_active=True)) == [new]
     assert candidates.active_method_key() == NEW
@@ -184,7 +188,7 @@ def test_upgrade_without_mixing_distances(corpus, editor, committed) -> None:
 def test_new_documents_after_a_switch_use_the_new_method(corpus, committed) -> None:
     call_command("refingerprint", "--method", NEW, "--no-progress")
     with committed():
-        upgrades.method_switch(key=NEW, actor="person:admin", reason="nfkc")
+        method_upgrades.method_switch(key=NEW, actor="person:admin", reason="nfkc")
     new = FingerprintMethod.objects.get(key=NEW)
     text = factories.article_text(500, words=160)
     ingest(committed, [("https://d.example/late", text)])
@@ -218,15 +222,15 @@ def test_ingest_computes_the_searched_methods_and_those_being_compared(
 @pytest.mark.django_db
 def test_retire_keeps_every_row_and_leaves_the_queue(corpus, editor) -> None:
     call_command("refingerprint", "--method", NEW, "--no-progress")
-    upgrades.method_switch(key=NEW, actor="person:admin", reason="nfkc")
+    method_upgrades.method_switch(key=NEW, actor="person:admin", reason="nfkc")
     old = FingerprintMethod.objects.get(key=ACTIVE)
-    with pytest.raises(upgrades.UpgradeError, match="active"):
-        upgrades.method_retire(key=NEW, actor="person:admin", reason="x")
+    with pytest.raises(method_upgrades.UpgradeError, match="active"):
+        method_upgrades.method_retire(key=NEW, actor="person:admin", reason="x")
     before = (
         Fingerprint.objects.filter(method=old).count(),
         CandidatePair.objects.filter(method=old).count(),
     )
-    record = upgrades.method_retire(key=ACTIVE, actor="person:admin", reason="replaced")
+    record = method_upgrades.method_retire(key=ACTIVE, actor="person:admin", reason="replaced")
     assert record.action == MethodSwitch.Action.RETIRE
     old.refresh_from_db()
     assert old.retired_at is not None
@@ -234,16 +238,16 @@ def test_retire_keeps_every_row_and_leaves_the_queue(corpus, editor) -> None:
         Fingerprint.objects.filter(method=old).count(),
         CandidatePair.objects.filter(method=old).count(),
     )
-    queued = selectors.queue_pairs(filters=selectors.QueueFilters(status="all"))
+    queued = pair_queue.queue_pairs(filters=QueueFilters(status="all"))
     assert not queued.filter(method=old).exists()
     assert ACTIVE not in services.fingerprint_method_keys()
 
 
 @pytest.mark.django_db
 def test_refingerprint_command_resumes_a_run(corpus, capsys) -> None:
-    new = upgrades.method_register(key=NEW)
-    run = upgrades.run_start(key=NEW, enqueue=False)
-    upgrades.run_step(run_id=run.pk, chunk=4)
+    new = method_upgrades.method_register(key=NEW)
+    run = method_upgrades.run_start(key=NEW, enqueue=False)
+    method_upgrades.run_step(run_id=run.pk, chunk=4)
     call_command("refingerprint", "--method", NEW, "--no-progress", "--chunk", "10")
     out = capsys.readouterr().out
     assert "resuming run" in out and "0 of 36 documents lack" in out
@@ -259,10 +263,10 @@ def test_a_method_needing_an_unknown_extractor_is_refused(monkeypatch) -> None:
 
     spec = replace(methods.METHODS[NEW], key="x-other-extractor", extractor_version="other-v9")
     monkeypatch.setitem(methods.METHODS, spec.key, spec)
-    with pytest.raises(upgrades.UpgradeError, match="does not have"):
-        upgrades.method_register(key=spec.key)
-    with pytest.raises(upgrades.UpgradeError, match="unknown"):
-        upgrades.method_register(key="no-such-method")
+    with pytest.raises(method_upgrades.UpgradeError, match="does not have"):
+        method_upgrades.method_register(key=spec.key)
+    with pytest.raises(method_upgrades.UpgradeError, match="unknown"):
+        method_upgrades.method_register(key="no-such-method")
 
 
 # --- stale labels after a re-crawl -------------------------------------------------------
@@ -275,11 +279,7 @@ def test_a_label_goes_stale_when_a_recrawl_changes_a_side(corpus, editor, commit
     label(pair, editor, "duplicate")
 
     def status() -> bool:
-        return (
-            selectors.queue_pairs(filters=selectors.QueueFilters(status="all"))  # type: ignore[attr-defined]
-            .get(pk=pair.pk)
-            .is_stale
-        )
+        return pair_queue.queue_pairs(filters=QueueFilters(status="all")).get(pk=pair.pk).is_stale  # type: ignore[attr-defined]
 
     assert not status()
     bodies = dict(corpus)
@@ -291,9 +291,9 @@ def test_a_label_goes_stale_when_a_recrawl_changes_a_side(corpus, editor, commit
     # Re-crawl of b's URL with other text: stale, back in the default queue.
     ingest(committed, [(pair.b.url, factories.article_text(9999, words=160))], when=later)
     assert status()
-    default = selectors.queue_pairs(filters=selectors.QueueFilters())
+    default = pair_queue.queue_pairs(filters=QueueFilters())
     assert default.filter(pk=pair.pk).exists()
-    stale = selectors.queue_pairs(filters=selectors.QueueFilters(status="stale"))
+    stale = pair_queue.queue_pairs(filters=QueueFilters(status="stale"))
     assert list(stale.values_list("pk", flat=True)) == [pair.pk]
 
 
@@ -327,7 +327,7 @@ def test_methods_page_compute_and_switch(client, corpus, committed) -> None:
 
 @pytest.mark.django_db
 def test_running_runs_are_polled(client, corpus) -> None:
-    upgrades.run_start(key=NEW, enqueue=False)
+    method_upgrades.run_start(key=NEW, enqueue=False)
     client.force_login(factories.user_create(username="boss", role="admin"))
     r = client.get("/review/methods/")
     assert b'hx-trigger="every 2s"' in r.content
@@ -370,11 +370,11 @@ def test_a_new_extractor_moves_a_database_over_and_the_old_prints_stay(
     assert (
         Extraction.objects.filter(extractor_version=EXTRACTOR).count() == Document.objects.count()
     )
-    assert upgrades.coverage(method=new)["missing"] == 0
+    assert method_upgrades.coverage(method=new)["missing"] == 0
     assert stored_prints(new) == expected_prints(new)
     with committed():
-        upgrades.method_switch(key=CURRENT_REFERENCE_KEY, actor="person:admin", reason="v2")
-    upgrades.method_retire(key=REFERENCE_KEY, actor="person:admin", reason="v2 extractor")
+        method_upgrades.method_switch(key=CURRENT_REFERENCE_KEY, actor="person:admin", reason="v2")
+    method_upgrades.method_retire(key=REFERENCE_KEY, actor="person:admin", reason="v2 extractor")
 
     # The old extractor's rows all stay; new documents get only the current extractor.
     assert old_prints <= stored_prints(old)

@@ -8,8 +8,8 @@ from django.core.management import call_command
 
 from ingest import candidates, services
 from ingest.models import DailyRollup, Extraction, TaskRun
-from reviews import metrics
 from reviews.models import Label
+from reviews.operations import exposition, rollups
 from tests import factories
 
 # Prometheus text exposition format 0.0.4, one sample line.
@@ -65,7 +65,7 @@ def test_rollup_per_site_and_overall(editor) -> None:
         method_key=pair.method.key,
         extractor_version="v",
     )
-    metrics.rollup_day(day=DAY.date())
+    rollups.rollup_day(day=DAY.date())
     overall = DailyRollup.objects.get(day=DAY.date(), site__isnull=True)
     site_a = DailyRollup.objects.get(day=DAY.date(), site__host="a.example")
     site_b = DailyRollup.objects.get(day=DAY.date(), site__host="b.example")
@@ -75,7 +75,7 @@ def test_rollup_per_site_and_overall(editor) -> None:
     assert site_b.samples["empty"] == [empty.pk]
     # Pairs and labels were made today, not on the crawl day.
     today = datetime.now(UTC).date()
-    metrics.rollup_day(day=today)
+    rollups.rollup_day(day=today)
     now = DailyRollup.objects.get(day=today, site__isnull=True)
     assert now.documents == 0
     assert now.exact_hits + now.near_candidates == 1 and now.labels == 1
@@ -86,10 +86,10 @@ def test_rollup_per_site_and_overall(editor) -> None:
 @pytest.mark.django_db
 def test_recomputing_a_day_gives_identical_rows() -> None:
     populated()
-    metrics.rollup_day(day=DAY.date())
+    rollups.rollup_day(day=DAY.date())
     first = {r.site_id: values(r) for r in DailyRollup.objects.all()}
-    metrics.rollup_day(day=DAY.date())
-    metrics.rollup_day(day=DAY.date())
+    rollups.rollup_day(day=DAY.date())
+    rollups.rollup_day(day=DAY.date())
     again = {r.site_id: values(r) for r in DailyRollup.objects.all()}
     assert first == again and len(again) == 3
 
@@ -168,7 +168,7 @@ def test_prometheus_exposition_is_well_formed(client, committed, settings) -> No
 @pytest.mark.django_db
 def test_label_values_are_escaped() -> None:
     TaskRun.objects.create(task='a"b\\c\nd', duration=1.0, finished_at=DAY)
-    assert 'task="a\\"b\\\\c\\nd"' in metrics.prometheus_text()
+    assert 'task="a\\"b\\\\c\\nd"' in exposition.prometheus_text()
 
 
 @pytest.mark.django_db
@@ -191,7 +191,7 @@ def test_metrics_page_needs_a_desk_role(client) -> None:
 def test_metrics_page_shows_charts_and_alerts(client, settings) -> None:
     settings.DRIFT_LARGE_GROUP = 2
     populated()
-    metrics.rollup_day(day=datetime.now(UTC).date())
+    rollups.rollup_day(day=datetime.now(UTC).date())
     client.force_login(factories.user_create(username="aud", role="auditor"))
     r = client.get("/review/metrics/")
     assert r.status_code == 200

@@ -12,7 +12,7 @@ from ingest.channels import minhash, registry
 from ingest.core import channels
 from ingest.core import minhash as core
 from ingest.models import CandidatePair, MinHashSet
-from reviews import services
+from reviews.labels import labelling
 from reviews.management.commands.calibrate import calibration_json
 from tests import factories
 
@@ -187,7 +187,7 @@ def test_calibration_sweeps_the_jaccard_beside_the_other_scores(minhash_on, clie
     a, b, c = _doc(1, text), _doc(2, _edited(rng, text, 1)), _doc(3, _edited(rng, text, 4))
     factories.find(a, b, c)
     for x, y, verdict in ((a, b, "duplicate"), (a, c, "distinct")):
-        services.label_record(
+        labelling.label_record(
             pair=factories.pair_of(x, y),
             editor=editor,
             verdict=verdict,

@@ -12,7 +12,7 @@ from ingest import candidates, passages, services
 from ingest.core.methods import CURRENT_REFERENCE_KEY, DEFAULT_KEY
 from ingest.core.readers import read_warc
 from ingest.models import CandidatePair, Document, FingerprintMethod, MethodSwitch, PassageSet
-from reviews import upgrades
+from reviews.operations import method_upgrades
 from tests import factories
 from tests.ingest.test_chinese_repost import MENU, ORIGINAL, ORIGINAL_URL, REPOST_URL, WHEN
 from tests.ingest.test_chinese_repost import _html as html
@@ -48,7 +48,7 @@ def test_a_reference_database_moves_to_the_mixed_method_by_a_recorded_switch(
 
     call_command("refingerprint", "--method", DEFAULT_KEY, "--no-progress")
     with committed():  # the switch's candidates run is enqueued on commit
-        record = upgrades.method_switch(key=DEFAULT_KEY, actor="person:admin", reason="zh")
+        record = method_upgrades.method_switch(key=DEFAULT_KEY, actor="person:admin", reason="zh")
     new = FingerprintMethod.objects.get(key=DEFAULT_KEY)
     assert record.from_method is not None
     assert (record.from_method.key, record.to_method, record.action) == (

@@ -11,7 +11,7 @@ from ingest import candidates, sites
 from ingest.core.methods import fingerprint_text
 from ingest.core.simhash import hamming
 from ingest.models import BoilerplateDrop, CandidatePair, Document
-from reviews.passage_view import pair_passages
+from reviews.pair.passage_panel import pair_passages
 from tests import factories
 
 pytestmark = pytest.mark.django_db

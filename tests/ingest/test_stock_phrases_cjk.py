@@ -12,7 +12,7 @@ from ingest import candidates, passages
 from ingest.core import passages as core
 from ingest.core.methods import DEFAULT_KEY, fingerprint_text
 from ingest.models import CandidatePair, PassageCommon
-from reviews.passage_view import pair_passages
+from reviews.pair.passage_panel import pair_passages
 from tests import factories
 
 pytestmark = [pytest.mark.django_db, pytest.mark.postgres]

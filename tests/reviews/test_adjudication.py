@@ -8,16 +8,20 @@ import pytest
 from django.core.files.uploadedfile import SimpleUploadedFile
 from django.urls import reverse
 
-from reviews import calibration, exports, selectors, services
+from reviews import rules
+from reviews.calibration import sweeps
+from reviews.labels import exports, label_reads, labelling
 from reviews.models import Adjudication, Label
+from reviews.queue import pair_queue
+from reviews.queue.queue_filters import QueueFilters
 from tests import factories
 
 pytestmark = pytest.mark.django_db
-PAIRS = selectors.QueueFilters(kind="pair")
+PAIRS = QueueFilters(kind="pair")
 
 
 def _label(pair, editor, verdict):
-    return services.label_record(
+    return labelling.label_record(
         pair=pair,
         editor=editor,
         verdict=verdict,
@@ -46,7 +50,9 @@ def disputed(pairs, editor, other_editor):
 
 def _disputed_ids() -> list[int]:
     return list(
-        selectors.queue_pairs(filters=PAIRS.replace(status="disputed")).values_list("pk", flat=True)
+        pair_queue.queue_pairs(filters=PAIRS.replace(status="disputed")).values_list(
+            "pk", flat=True
+        )
     )
 
 
@@ -65,7 +71,7 @@ def test_an_adjudicated_pair_leaves_the_disputed_queue_and_keeps_its_labels(
     assert (a.verdict, a.adjudicator, a.reason) == ("distinct", judge, "two stories")
     assert len(a.labels_seen) == 2
     assert _disputed_ids() == []
-    assert selectors.current_labels().filter(pair=disputed).count() == 2
+    assert label_reads.current_labels().filter(pair=disputed).count() == 2
     assert "two stories" in r.content.decode()  # shown in the history
 
 
@@ -79,8 +85,8 @@ def test_an_editor_cannot_adjudicate(client, disputed, editor) -> None:
 
 
 def test_only_a_disputed_pair_is_adjudicated(pairs, judge) -> None:
-    with pytest.raises(services.ReviewError):
-        services.pair_adjudicate(
+    with pytest.raises(rules.ReviewError):
+        labelling.pair_adjudicate(
             pair=pairs[1],
             adjudicator=judge,
             verdict="duplicate",
@@ -91,22 +97,22 @@ def test_only_a_disputed_pair_is_adjudicated(pairs, judge) -> None:
 
 def test_calibration_counts_the_adjudicated_verdict(disputed, judge, settings) -> None:
     # Tied classes: the pair does not count until an adjudicator decides.
-    assert not [p for p in calibration.labeled_pairs() if p.distance == disputed.distance]
-    services.pair_adjudicate(
+    assert not [p for p in sweeps.labeled_pairs() if p.distance == disputed.distance]
+    labelling.pair_adjudicate(
         pair=disputed,
         adjudicator=judge,
         verdict="distinct",
         reason_code="different_item",
         reason="two stories",
     )
-    counted = [p for p in calibration.labeled_pairs() if p.distance == disputed.distance]
+    counted = [p for p in sweeps.labeled_pairs() if p.distance == disputed.distance]
     assert [p.verdict for p in counted] == ["distinct"]
 
 
 def test_the_agreement_page_is_for_admins(client, disputed, editor, admin_user, judge) -> None:
     client.force_login(editor)
     assert client.get(reverse("reviews:agreement")).status_code == 403
-    services.pair_adjudicate(
+    labelling.pair_adjudicate(
         pair=disputed,
         adjudicator=judge,
         verdict="distinct",

@@ -11,7 +11,8 @@ from django.core.management import call_command
 from django.db import DatabaseError, connection, transaction
 
 from ingest.models import Site, SitePriorityChange
-from reviews import services
+from reviews.decisions import group_splits
+from reviews.labels import labelling
 from reviews.models import Adjudication, Decision, Label
 from tests import factories
 from tests.factories import TEXT, find, group_of, pair_of, reviewed_document
@@ -20,7 +21,7 @@ pytestmark = pytest.mark.postgres
 
 
 def _label(pair, editor) -> Label:
-    return services.label_record(
+    return labelling.label_record(
         pair=pair,
         editor=editor,
         verdict="duplicate",
@@ -36,7 +37,7 @@ def _decision(editor) -> Decision:
     find(a, b)
     group = group_of(a)
     assert group is not None
-    return services.group_representative_set(
+    return group_splits.group_representative_set(
         group=group,
         document_id=b.pk,
         editor=editor,
@@ -119,7 +120,7 @@ def test_the_owner_cannot_update_delete_or_truncate_a_decision(editor) -> None:
 @pytest.mark.django_db
 def test_the_owner_cannot_update_or_delete_an_adjudication(pair, editor, other_editor) -> None:
     adjudicator = factories.user_create(username="ada", role="adjudicator")
-    services.label_record(
+    labelling.label_record(
         pair=pair,
         editor=editor,
         verdict="duplicate",
@@ -127,7 +128,7 @@ def test_the_owner_cannot_update_or_delete_an_adjudication(pair, editor, other_e
         reason="a",
         region="body",
     )
-    services.label_record(
+    labelling.label_record(
         pair=pair,
         editor=other_editor,
         verdict="distinct",
@@ -135,7 +136,7 @@ def test_the_owner_cannot_update_or_delete_an_adjudication(pair, editor, other_e
         reason="b",
         region="body",
     )
-    adjudication = services.pair_adjudicate(
+    adjudication = labelling.pair_adjudicate(
         pair=pair, adjudicator=adjudicator, verdict="duplicate", reason_code="same_text", reason="c"
     )
     assert "append-only" in _refused(

@@ -4,7 +4,7 @@ audit page in the desk; merge, restore and conflicts from the group page."""
 import pytest
 from django.contrib.auth.models import User
 
-from reviews import decisions
+from reviews.decisions import automerge, group_merges
 from reviews.models import Decision
 from tests.factories import group_of
 
@@ -14,7 +14,7 @@ pytestmark = pytest.mark.django_db
 @pytest.fixture
 def merged(two_groups, editor):
     a1, _, b1, _ = two_groups
-    return decisions.group_merge(
+    return group_merges.group_merge(
         group=group_of(a1),
         other_group=group_of(b1),
         editor=editor,
@@ -76,7 +76,7 @@ def test_admin_csv_export_of_the_selected_rows(client, superuser, merged) -> Non
 def test_the_audit_page_counts_per_day_and_actor_and_lists_restores(
     client, merged, editor, auditor
 ) -> None:
-    decisions.decision_restore(decision=merged, editor=editor, reason="false merge: two stories")
+    group_merges.decision_restore(decision=merged, editor=editor, reason="false merge: two stories")
     client.force_login(auditor)
     r = client.get("/review/audit/")
     assert r.status_code == 200
@@ -141,7 +141,7 @@ def test_the_approval_queue_approves_in_bulk(client, editor, settings, two_group
 
     settings.AUTO_MERGE = {**settings.AUTO_MERGE, "article": "semi"}
     settings.AUTO_MERGE_THRESHOLDS = {**settings.AUTO_MERGE_THRESHOLDS, "article": 1}
-    decisions.automerge_run()
+    automerge.automerge_run()
     ids = list(MergeProposal.objects.values_list("pk", flat=True))
     assert len(ids) == 2
     client.force_login(editor)

@@ -10,7 +10,9 @@ from django.core.management import call_command
 from django.test import override_settings
 from django.urls import reverse
 
-from reviews import prelabel, services, tasks
+from reviews import tasks
+from reviews.calibration import prelabel
+from reviews.labels import labelling
 from reviews.management.commands.calibrate import calibration_json
 from reviews.models import PrelabelDistribution
 from tests import factories
@@ -22,7 +24,7 @@ THRESHOLDS_4 = {"article": 4, "product": 3, "short": 2, "listing": 3, "other": 3
 
 
 def label(pair, editor, verdict: str):
-    return services.label_record(
+    return labelling.label_record(
         pair=pair, editor=editor, verdict=verdict, reason_code="other", reason="r", region="body"
     )
 

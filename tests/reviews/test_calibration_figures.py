@@ -15,7 +15,9 @@ from django.urls import reverse
 
 from ingest.models import CandidatePair, Document, Site
 from ingest.services import methods_ensure
-from reviews import calibration, calibration_figures, services, tasks
+from reviews import tasks
+from reviews.calibration import stored_figures, sweeps
+from reviews.labels import labelling
 from reviews.models import CalibrationFigures
 from tests import factories
 
@@ -81,9 +83,9 @@ def _corpus(seed: int, *, n_docs: int = 36, n_pairs: int = 60, n_labels: int = 5
     CandidatePair.objects.bulk_create(rows)
     pairs = list(CandidatePair.objects.order_by("id"))
     editors = [factories.user_create(username=f"ed{seed}-{i}", role="editor") for i in range(3)]
-    calibration.calibration_sample_make(per_band=3, seed=seed)
+    sweeps.calibration_sample_make(per_band=3, seed=seed)
     for _ in range(n_labels):
-        services.label_record(
+        labelling.label_record(
             pair=rng.choice(pairs),
             editor=rng.choice(editors),
             verdict=rng.choice(VERDICTS),
@@ -113,13 +115,13 @@ def _page(client, **query: str) -> str:
 @pytest.mark.parametrize("seed", [1, 2])
 def test_the_stored_figures_are_those_computed_from_scratch(seed, client, editor) -> None:
     _corpus(seed)
-    stored_rows = calibration_figures.figures_recompute()
+    stored_rows = stored_figures.figures_recompute()
     assert stored_rows == CalibrationFigures.objects.count() > 1
     client.force_login(editor)
     compared = 0
     for doc_type, method in _filters():
-        stored = calibration_figures.figures_stored(doc_type=doc_type, method=method)
-        fresh = calibration_figures.figures_fresh(doc_type=doc_type, method=method)
+        stored = stored_figures.figures_stored(doc_type=doc_type, method=method)
+        fresh = stored_figures.figures_fresh(doc_type=doc_type, method=method)
         assert stored is not None and stored.computed_at is not None
         assert [v.report for v in stored.views] == [v.report for v in fresh.views]
         assert [v.histogram for v in stored.views] == [v.histogram for v in fresh.views]
@@ -141,11 +143,11 @@ def test_the_page_reads_the_stored_figures_and_says_how_fresh_they_are(
     client.force_login(editor)
     r = client.get(reverse("reviews:calibration"))
     assert "Figures computed for this request (none stored yet)." in r.content.decode()
-    calibration_figures.figures_recompute()
+    stored_figures.figures_recompute()
     html = client.get(reverse("reviews:calibration")).content.decode()
     assert "no label stored since" in html
     assert "No labelled pairs" in html
-    services.label_record(
+    labelling.label_record(
         pair=pairs[0],
         editor=editor,
         verdict="duplicate",
@@ -162,7 +164,7 @@ def test_the_page_reads_the_stored_figures_and_says_how_fresh_they_are(
 
 
 def test_figures_stored_under_other_settings_are_not_shown(pairs, editor) -> None:
-    services.label_record(
+    labelling.label_record(
         pair=pairs[0],
         editor=editor,
         verdict="duplicate",
@@ -170,15 +172,15 @@ def test_figures_stored_under_other_settings_are_not_shown(pairs, editor) -> Non
         reason="r",
         region="body",
     )
-    calibration_figures.figures_recompute()
-    assert calibration_figures.figures_stored() is not None
+    stored_figures.figures_recompute()
+    assert stored_figures.figures_stored() is not None
     with override_settings(CALIBRATION_COST_FALSE_MERGE=3.0):
-        assert calibration_figures.figures_stored() is None
-        assert calibration_figures.figures().computed_at is None  # computed for the call
+        assert stored_figures.figures_stored() is None
+        assert stored_figures.figures().computed_at is None  # computed for the call
 
 
 def test_calibrate_recompute_stores_what_the_page_shows(client, pairs, editor) -> None:
-    services.label_record(
+    labelling.label_record(
         pair=pairs[0],
         editor=editor,
         verdict="duplicate",
@@ -189,9 +191,9 @@ def test_calibrate_recompute_stores_what_the_page_shows(client, pairs, editor) -
     out = io.StringIO()
     call_command("calibrate", "--recompute", stdout=out)
     assert "rows of the calibration page's figures" in out.getvalue()
-    stored = calibration_figures.figures_stored()
+    stored = stored_figures.figures_stored()
     assert stored is not None
-    assert [v.report for v in stored.views] == calibration.calibration_reports()
+    assert [v.report for v in stored.views] == sweeps.calibration_reports()
 
 
 def test_the_beat_schedule_recomputes_the_figures() -> None:
@@ -209,9 +211,9 @@ def test_stored_figures_keep_the_cores_sentences_for_translation() -> None:
     from reviews.templatetags.desk_words import desk_words
 
     _corpus(3)
-    calibration_figures.figures_recompute()
-    stored = calibration_figures.figures_stored()
-    fresh = calibration_figures.figures_fresh()
+    stored_figures.figures_recompute()
+    stored = stored_figures.figures_stored()
+    fresh = stored_figures.figures_fresh()
     assert stored is not None
     reasons = [r.reason for v in stored.views for r in v.report.recommendations]
     fresh_reasons = [r.reason for v in fresh.views for r in v.report.recommendations]

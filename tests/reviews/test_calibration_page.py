@@ -8,7 +8,8 @@ from django.test import override_settings
 from django.urls import reverse
 
 from ingest.models import CandidatePair
-from reviews import calibration, services
+from reviews.calibration import sweeps
+from reviews.labels import labelling
 from reviews.models import CalibrationSample
 from tests import factories
 from tests.factories import find, reviewed_document
@@ -17,7 +18,7 @@ pytestmark = pytest.mark.django_db
 
 
 def label(pair, editor, verdict: str, reason: str = "r"):
-    return services.label_record(
+    return labelling.label_record(
         pair=pair, editor=editor, verdict=verdict, reason_code="other", reason=reason, region="body"
     )
 
@@ -34,7 +35,7 @@ def label(pair, editor, verdict: str, reason: str = "r"):
     ],
 )
 def test_several_editors_count_by_majority_class(verdicts, counted) -> None:
-    assert calibration.pair_verdict(verdicts) == counted
+    assert sweeps.pair_verdict(verdicts) == counted
 
 
 def test_only_current_labels_count(pairs, editor, other_editor) -> None:
@@ -44,17 +45,17 @@ def test_only_current_labels_count(pairs, editor, other_editor) -> None:
     label(p1, editor, "duplicate")
     label(p1, other_editor, "distinct")  # tie: disputed
     label(p2, editor, "duplicate")
-    services.label_undo(editor=editor, pair=p2)  # withdrawn
-    counted = calibration.labeled_pairs()
+    labelling.label_undo(editor=editor, pair=p2)  # withdrawn
+    counted = sweeps.labeled_pairs()
     assert [(p.distance, p.verdict) for p in counted] == [(p0.distance, "duplicate")]
-    assert counted[0].split == calibration.pair_split(p0)
+    assert counted[0].split == sweeps.pair_split(p0)
 
 
 def test_sampling_weights_enter_the_estimates(pairs, editor) -> None:
     label(pairs[0], editor, "duplicate")
     CalibrationSample.objects.create(pair=pairs[0], weight=2.0, seed=1, band="3-4")
     CalibrationSample.objects.create(pair=pairs[0], weight=7.5, seed=2, band="3-4")
-    (p,) = calibration.labeled_pairs()
+    (p,) = sweeps.labeled_pairs()
     assert p.weight == 7.5  # the latest sample
 
 
@@ -67,15 +68,15 @@ def test_the_sample_is_stratified_by_band_with_weights(db) -> None:
     find(*docs)
     n = CandidatePair.objects.count()
     assert n > 5
-    drawn = calibration.calibration_sample_make(per_band=1, seed=4)
+    drawn = sweeps.calibration_sample_make(per_band=1, seed=4)
     bands = {s.band for s in drawn}
     assert len(drawn) == len(bands)  # one per band
     per_band: dict[str, int] = {}
     for pair in CandidatePair.objects.all():
-        band = calibration.band_of(pair.distance)
+        band = sweeps.band_of(pair.distance)
         per_band[band] = per_band.get(band, 0) + 1
     assert {s.band: s.weight for s in drawn} == {b: float(per_band[b]) for b in bands}
-    again = calibration.calibration_sample_make(per_band=1, seed=4)
+    again = sweeps.calibration_sample_make(per_band=1, seed=4)
     assert [s.pair_id for s in again] == [s.pair_id for s in drawn]  # reproducible
 
 
@@ -111,7 +112,7 @@ def test_the_page_filters_and_says_when_there_is_nothing(client, pairs, editor) 
 def test_enough_labels_gives_no_warning(client, pairs, editor) -> None:
     for p in pairs:
         label(p, editor, "duplicate")
-    assert [r.warnings for r in calibration.calibration_reports()] == [[]]
+    assert [r.warnings for r in sweeps.calibration_reports()] == [[]]
     client.force_login(editor)
     assert "Too few labels" not in client.get(reverse("reviews:calibration")).content.decode()
 
@@ -135,7 +136,7 @@ def test_the_sample_list_escapes_crawled_urls(client, editor) -> None:
     a = reviewed_document(url="https://x.example.com/<script>alert(1)</script>", text=text)
     b = reviewed_document(url="https://x.example.com/b", text=text + " x", flips=1)
     find(a, b)
-    calibration.calibration_sample_make(per_band=5, seed=1)
+    sweeps.calibration_sample_make(per_band=5, seed=1)
     client.force_login(editor)
     html = client.get(reverse("reviews:calibration-sample")).content.decode()
     assert "<script>alert(1)" not in html
@@ -198,7 +199,7 @@ def test_the_cosine_is_swept_on_both_splits(client, pairs, editor, settings) -> 
     assert "-cosine" not in html.split('id="cosine"')[0]  # no action report either
     CandidatePair.objects.filter(pk=p0.pk).update(cosine=0.95)
     CandidatePair.objects.filter(pk=p1.pk).update(cosine=0.6)  # p2: a side without a vector
-    (sweep,) = calibration.cosine_sweeps()
+    (sweep,) = sweeps.cosine_sweeps()
     assert (sweep.doc_type, sweep.configured) == ("article", 0.9)
     assert (sweep.counted, sweep.without_cosine) == (2, 1)
 

@@ -8,14 +8,15 @@ import re
 import pytest
 from django.urls import reverse
 
-from reviews import calibration_figures, services
+from reviews.calibration import stored_figures
+from reviews.labels import labelling
 
 pytestmark = pytest.mark.django_db
 HX = {"HX-Request": "true"}
 
 
 def _label(pair, editor, verdict: str):
-    return services.label_record(
+    return labelling.label_record(
         pair=pair, editor=editor, verdict=verdict, reason_code="other", reason="r", region="body"
     )
 
@@ -38,7 +39,7 @@ def labelled(client, pairs, editor):
 def test_the_page_shows_the_recommendation_and_leaves_the_rest_to_sections(
     client, labelled
 ) -> None:
-    calibration_figures.figures_recompute()
+    stored_figures.figures_recompute()
     page = client.get(reverse("reviews:calibration")).content.decode()
     report = page.split('id="report-1"')[1]
     assert "send to review" in report and "merge automatically" in report
@@ -52,7 +53,7 @@ def test_the_page_shows_the_recommendation_and_leaves_the_rest_to_sections(
 
 
 def test_each_section_is_a_fragment_with_its_figures(client, labelled) -> None:
-    calibration_figures.figures_recompute()
+    stored_figures.figures_recompute()
     page = client.get(reverse("reviews:calibration")).content.decode()
     urls = {re.search(r"part=(\w+)", u).group(1): u for u in _section_urls(page)}  # type: ignore[union-attr]
     expect = {
@@ -75,19 +76,19 @@ def test_each_section_is_a_fragment_with_its_figures(client, labelled) -> None:
 
 
 def test_a_section_is_rendered_once_per_recompute(client, labelled, pairs, editor) -> None:
-    calibration_figures.figures_recompute()
+    stored_figures.figures_recompute()
     page = client.get(reverse("reviews:calibration")).content.decode()
     url = next(u for u in _section_urls(page) if "part=sweep" in u)
     first = client.get(url, headers=HX).content
     assert client.get(url, headers=HX).content == first
     # A recompute (here with one more label) shows the new figures.
     _label(pairs[0], editor, "distinct")
-    calibration_figures.figures_recompute()
+    stored_figures.figures_recompute()
     assert client.get(url, headers=HX).content != first
 
 
 def test_a_chosen_threshold_opens_the_errors_per_action(client, labelled) -> None:
-    calibration_figures.figures_recompute()
+    stored_figures.figures_recompute()
     page = client.get(reverse("reviews:calibration"), {"at": "2"}).content.decode()
     actions = page.split('id="actions-1-more"')[1].split("</details>")[0]
     assert actions.startswith(" open") and 'hx-trigger="load"' in actions

@@ -10,7 +10,7 @@ import pytest
 from django.core.management import call_command
 
 from ingest.models import Document
-from reviews import canonical, decisions
+from reviews.decisions import canonical, group_merges
 from tests import factories
 from tests.factories import group_of, reviewed_document
 
@@ -21,7 +21,7 @@ pytestmark = pytest.mark.django_db
 def corpus(two_groups, editor):
     a1, a2, b1, b2 = two_groups
     loner = reviewed_document(url="https://c.example.com/alone", text="alone", base=0)
-    merge = decisions.group_merge(
+    merge = group_merges.group_merge(
         group=group_of(a1), document_ids=[loner.pk], editor=editor, reason_code="other", reason="x"
     )
     return a1, a2, b1, b2, loner, merge

@@ -1,4 +1,4 @@
-"""The queue's statements compiled once per shape (reviews.compiled_sql) read what the
+"""The queue's statements compiled once per shape (reviews.queue.compiled_sql) read what the
 querysets they are compiled from read: whatever filters, settings and labels came
 before, and in any order."""
 
@@ -6,9 +6,12 @@ import pytest
 from django.conf import settings as live_settings
 
 from ingest.models import CandidateGroup, CandidatePair
-from reviews import compiled_sql, selectors, services
-from reviews.compiled_sql import compiled
-from reviews.selectors import QueueFilters, QueuePairPage, queue_group_page, queue_groups
+from reviews.labels import label_reads, labelling
+from reviews.queue import compiled_sql, group_queue, pair_queue, queue_tally
+from reviews.queue.compiled_sql import compiled
+from reviews.queue.group_queue import queue_group_page, queue_groups
+from reviews.queue.pair_queue import QueuePairPage
+from reviews.queue.queue_filters import QueueFilters
 from tests import factories
 from tests.factories import pair_of
 
@@ -34,16 +37,16 @@ def _page(filters: QueueFilters) -> list[tuple[int, bool, int]]:
 def _fresh(filters: QueueFilters) -> list[tuple[int, bool, int]]:
     return [
         (p.pk, bool(p.is_labeled), p.threshold)  # type: ignore[attr-defined]
-        for p in selectors.queue_pairs(filters=filters, sync=False)[:50]
+        for p in pair_queue.queue_pairs(filters=filters, sync=False)[:50]
     ]
 
 
 def test_each_shape_reads_its_own_rows_in_any_order(pairs, editor) -> None:
-    selectors.queue_sync()
+    queue_tally.queue_sync()
     for shapes in (SHAPES, SHAPES[::-1]):
         for f in shapes:
             assert _page(f) == _fresh(f), f
-    services.label_record(
+    labelling.label_record(
         pair=pairs[0],
         editor=editor,
         verdict="duplicate",
@@ -51,17 +54,17 @@ def test_each_shape_reads_its_own_rows_in_any_order(pairs, editor) -> None:
         reason="seen",
         region="body",
     )
-    selectors.queue_sync()
+    queue_tally.queue_sync()
     for f in SHAPES:
         assert _page(f) == _fresh(f), f
     assert [pk for pk, *_ in _page(ALL.replace(status="labeled"))] == [pairs[0].pk]
 
 
 def test_a_new_threshold_compiles_anew(pairs, settings) -> None:
-    selectors.queue_sync()
+    queue_tally.queue_sync()
     before = {pk: threshold for pk, _, threshold in _page(ALL)}
     settings.CANDIDATE_THRESHOLDS = {t: 0 for t in settings.DOC_TYPES}
-    selectors.queue_sync()  # the stored order follows the thresholds
+    queue_tally.queue_sync()  # the stored order follows the thresholds
     after = _page(ALL)
     assert {threshold for _, _, threshold in after} == {0} != set(before.values())
     assert after == _fresh(ALL)
@@ -69,7 +72,7 @@ def test_a_new_threshold_compiles_anew(pairs, settings) -> None:
 
 def test_the_thresholds_are_part_of_the_key_even_without_the_signal(pairs) -> None:
     """A setting changed behind the signal's back (by assignment) compiles anew too."""
-    selectors.queue_sync()
+    queue_tally.queue_sync()
     _page(ALL)
     thresholds = live_settings.CANDIDATE_THRESHOLDS
     try:
@@ -97,10 +100,10 @@ GROUP_SHAPES = (
 
 
 def _group_pages() -> None:
-    selectors.queue_sync()
-    disputed = selectors.groups_disputed()
+    queue_tally.queue_sync()
+    disputed = group_queue.groups_disputed()
     for f in GROUP_SHAPES:
-        facts = selectors.queue_group_facts(filters=f, disputed=disputed)
+        facts = group_queue.queue_group_facts(filters=f, disputed=disputed)
         shown = queue_group_page(filters=f, groups_in_scope=facts)
         fresh = list(queue_groups(filters=f, with_urls=True, disputed=disputed)[:25])
         assert [g.pk for g in shown] == [g.pk for g in fresh], f
@@ -126,7 +129,7 @@ def test_the_group_list_is_the_one_queue_groups_gives(chain, two_groups, editor)
     _group_pages()
     CandidateGroup.objects.filter(pk=ids[-1]).update(size=1)
     _group_pages()
-    services.label_record(
+    labelling.label_record(
         pair=pair_of(b, c),
         editor=editor,
         verdict="distinct",
@@ -136,12 +139,12 @@ def test_the_group_list_is_the_one_queue_groups_gives(chain, two_groups, editor)
     )
     _group_pages()
     assert queue_group_page(
-        filters=ALL, groups_in_scope=selectors.queue_group_facts(filters=ALL)
+        filters=ALL, groups_in_scope=group_queue.queue_group_facts(filters=ALL)
     ), "the test lists no group"
 
 
 def test_a_setting_change_empties_the_cache(settings) -> None:
-    compiled(("probe",), lambda: selectors.current_labels().values_list("pk"))
+    compiled(("probe",), lambda: label_reads.current_labels().values_list("pk"))
     assert compiled_sql._SQL
     settings.REVIEW_LEASE_MINUTES = 16
     assert not compiled_sql._SQL
@@ -149,8 +152,8 @@ def test_a_setting_change_empties_the_cache(settings) -> None:
 
 def test_a_distinct_label_inside_a_group_is_read_anew(chain, editor) -> None:
     a, b, _ = chain
-    assert selectors.groups_disputed() == []
-    services.label_record(
+    assert group_queue.groups_disputed() == []
+    labelling.label_record(
         pair=pair_of(a, b),
         editor=editor,
         verdict="distinct",
@@ -158,8 +161,8 @@ def test_a_distinct_label_inside_a_group_is_read_anew(chain, editor) -> None:
         reason="two stories",
         region="body",
     )
-    selectors.queue_sync()
-    assert len(selectors.groups_disputed()) == 1
+    queue_tally.queue_sync()
+    assert len(group_queue.groups_disputed()) == 1
 
 
 def _disputed_then_adjudicated(chain, editor, other_editor, verdict: str) -> None:
@@ -167,30 +170,30 @@ def _disputed_then_adjudicated(chain, editor, other_editor, verdict: str) -> Non
     a, b, _ = chain
     pair = pair_of(a, b)
     for who, given in ((editor, "distinct"), (other_editor, "duplicate")):
-        services.label_record(
+        labelling.label_record(
             pair=pair, editor=who, verdict=given, reason_code="other", reason="r", region="body"
         )
-    selectors.queue_sync()
-    assert len(selectors.groups_disputed()) == 1
-    services.pair_adjudicate(
+    queue_tally.queue_sync()
+    assert len(group_queue.groups_disputed()) == 1
+    labelling.pair_adjudicate(
         pair=pair,
         adjudicator=factories.user_create(username="judy", role="adjudicator"),
         verdict=verdict,
         reason_code="other",
         reason="decided",
     )
-    selectors.queue_sync()
+    queue_tally.queue_sync()
 
 
 def test_an_adjudication_that_overrules_the_distinct_label_ends_the_dispute(
     chain, editor, other_editor
 ) -> None:
     _disputed_then_adjudicated(chain, editor, other_editor, "duplicate")
-    assert selectors.groups_disputed() == []
+    assert group_queue.groups_disputed() == []
 
 
 def test_an_adjudication_that_confirms_the_distinct_label_keeps_the_group_disputed(
     chain, editor, other_editor
 ) -> None:
     _disputed_then_adjudicated(chain, editor, other_editor, "distinct")
-    assert len(selectors.groups_disputed()) == 1
+    assert len(group_queue.groups_disputed()) == 1

@@ -17,8 +17,8 @@ from django.core.management import CommandError, call_command
 from django.urls import reverse
 
 from ingest.models import CandidatePair
-from reviews import services
 from reviews.core import csvstream
+from reviews.labels import labelling
 from tests import factories
 from tests.factories import find, pair_of, reviewed_document
 
@@ -46,7 +46,7 @@ def labelled(editor) -> CandidatePair:
     b = reviewed_document(url=URL_B, text=text + "。", flips=1)
     find(a, b)
     pair = pair_of(a, b)
-    services.label_record(
+    labelling.label_record(
         pair=pair,
         editor=editor,
         verdict="duplicate",

@@ -18,7 +18,9 @@ from ingest.models import (
     Extraction,
     GroupMember,
 )
-from reviews import decisions, services
+from reviews import rules
+from reviews.decisions import automerge, decision_records, group_merges, group_splits
+from reviews.labels import labelling
 from reviews.models import AppendOnlyError, Decision, Label, MergeProposal
 from tests import factories
 from tests.factories import TEXT, find, group_of, group_or_none, pair_of, reviewed_document
@@ -33,7 +35,7 @@ def _members(group: CandidateGroup) -> list[int]:
 def test_merge_moves_the_other_group_in_and_is_on_the_record(two_groups, editor) -> None:
     a1, a2, b1, b2 = two_groups
     ga, gb = group_of(a1), group_of(b1)
-    d = decisions.group_merge(
+    d = group_merges.group_merge(
         group=ga, other_group=gb, editor=editor, reason_code="same_item", reason="same story"
     )
     ga.refresh_from_db()
@@ -45,13 +47,13 @@ def test_merge_moves_the_other_group_in_and_is_on_the_record(two_groups, editor)
     assert d.membership_before["members"] == sorted([a1.pk, a2.pk])
     assert d.membership_before["origin"] == {str(b1.pk): gb.pk, str(b2.pk): gb.pk}
     assert d.group_version == ga.version
-    assert decisions.is_accepted(ga)
+    assert decision_records.is_accepted(ga)
 
 
 def test_the_workers_keep_a_persons_merge(two_groups, editor) -> None:
     a1, a2, b1, b2 = two_groups
     ga = group_of(a1)
-    decisions.group_merge(
+    group_merges.group_merge(
         group=ga, other_group=group_of(b1), editor=editor, reason_code="other", reason="x"
     )
     candidates.groups_update(method=ga.method, document_ids=[a1.pk, b1.pk])
@@ -62,10 +64,10 @@ def test_restore_of_a_merge_puts_both_groups_back(two_groups, editor) -> None:
     a1, a2, b1, b2 = two_groups
     ga, gb = group_of(a1), group_of(b1)
     rep_b = gb.representative_id
-    merge = decisions.group_merge(
+    merge = group_merges.group_merge(
         group=ga, other_group=gb, editor=editor, reason_code="other", reason="oops"
     )
-    restore = decisions.decision_restore(decision=merge, editor=editor, reason="false merge")
+    restore = group_merges.decision_restore(decision=merge, editor=editor, reason="false merge")
     ga.refresh_from_db()
     gb.refresh_from_db()
     assert _members(ga) == sorted([a1.pk, a2.pk]) and ga.size == 2
@@ -76,32 +78,32 @@ def test_restore_of_a_merge_puts_both_groups_back(two_groups, editor) -> None:
     # Workers do not undo the restore either.
     candidates.groups_update(method=ga.method, document_ids=[a1.pk, b1.pk])
     assert group_of(a1) != group_of(b1)
-    with pytest.raises(services.ReviewError):
-        decisions.decision_restore(decision=merge, editor=editor, reason="again")
-    with pytest.raises(services.ReviewError):
-        decisions.decision_restore(decision=restore, editor=editor, reason="undo the undo")
+    with pytest.raises(rules.ReviewError):
+        group_merges.decision_restore(decision=merge, editor=editor, reason="again")
+    with pytest.raises(rules.ReviewError):
+        group_merges.decision_restore(decision=restore, editor=editor, reason="undo the undo")
 
 
 def test_merge_of_a_single_document_and_restore(two_groups, editor) -> None:
     a1, a2, _, _ = two_groups
     loner = reviewed_document(url="https://c.example.com/", text="other words", base=0)
     ga = group_of(a1)
-    merge = decisions.group_merge(
+    merge = group_merges.group_merge(
         group=ga, document_ids=[loner.pk], editor=editor, reason_code="other", reason="same"
     )
     assert group_of(loner) == ga
-    decisions.decision_restore(decision=merge, editor=editor, reason="not the same")
-    assert group_or_none(loner) is None and _members(group_of(a1)) == sorted([a1.pk, a2.pk])
+    group_merges.decision_restore(decision=merge, editor=editor, reason="not the same")
+    assert group_of(loner) is None and _members(group_of(a1)) == sorted([a1.pk, a2.pk])
 
 
 def test_restore_of_a_split_revokes_its_do_not_match(chain, editor) -> None:
     a, b, c = chain
     group = group_of(a)
-    split = services.group_split(
+    split = group_splits.group_split(
         group=group, document_ids=[b.pk, c.pk], editor=editor, reason_code="other", reason="x"
     )
     assert DoNotMatch.objects.filter(revoked_at__isnull=True).count() == 2
-    restore = decisions.decision_restore(decision=split, editor=editor, reason="same story")
+    restore = group_merges.decision_restore(decision=split, editor=editor, reason="same story")
     group.refresh_from_db()
     assert _members(group) == [a.pk, b.pk, c.pk] and not group.dissolved and group.size == 3
     assert split.new_group is not None
@@ -119,17 +121,17 @@ def test_restore_of_a_representative_choice(chain, editor) -> None:
     group = group_of(a)
     old = group.representative_id
     chosen = c.pk if old != c.pk else b.pk
-    d = services.group_representative_set(
+    d = group_splits.group_representative_set(
         group=group, document_id=chosen, editor=editor, reason_code="editorial", reason="x"
     )
-    decisions.decision_restore(decision=d, editor=editor, reason="the old one was right")
+    group_merges.decision_restore(decision=d, editor=editor, reason="the old one was right")
     group.refresh_from_db()
     assert group.representative_id == old and not group.representative_locked
 
 
 def test_decisions_stay_append_only_in_the_model_layer(two_groups, editor) -> None:
     a1, _, b1, _ = two_groups
-    d = decisions.group_merge(
+    d = group_merges.group_merge(
         group=group_of(a1), other_group=group_of(b1), editor=editor, reason_code="o", reason="r"
     )
     with pytest.raises(AppendOnlyError):
@@ -143,7 +145,7 @@ def test_the_database_refuses_update_and_delete_of_decisions(two_groups, editor)
     from django.db import DatabaseError, transaction
 
     a1, _, b1, _ = two_groups
-    d = decisions.group_merge(
+    d = group_merges.group_merge(
         group=group_of(a1), other_group=group_of(b1), editor=editor, reason_code="o", reason="r"
     )
     for sql in (
@@ -162,8 +164,8 @@ def test_the_database_refuses_update_and_delete_of_decisions(two_groups, editor)
 def test_a_stale_version_is_a_conflict_and_nothing_changes(chain, editor) -> None:
     a, b, c = chain
     group = group_of(a)
-    with pytest.raises(services.GroupConflict):
-        services.group_split(
+    with pytest.raises(decision_records.GroupConflict):
+        group_splits.group_split(
             group=group,
             document_ids=[c.pk],
             editor=editor,
@@ -198,7 +200,7 @@ def test_reingesting_the_crawl_does_not_regroup_a_split(editor, committed) -> No
     docs = list(Document.objects.order_by("pk"))
     group = group_of(docs[0])
     assert group is not None and _members(group) == ids
-    services.group_split(
+    group_splits.group_split(
         group=group, document_ids=[ids[2]], editor=editor, reason_code="other", reason="apart"
     )
     assert _ingest(data, committed) == ids  # already stored: nothing new
@@ -212,7 +214,7 @@ def test_a_distinct_label_keeps_pages_apart_after_reingest(editor, committed) ->
     ids = _ingest(data, committed)
     docs = list(Document.objects.order_by("pk"))
     for other in docs[:2]:
-        services.label_record(
+        labelling.label_record(
             pair=pair_of(other, docs[2]),
             editor=editor,
             verdict=Label.Verdict.DISTINCT,
@@ -239,79 +241,79 @@ def exact_pair(db):
 
 
 def test_automerge_is_off_by_default(exact_pair) -> None:
-    assert decisions.automerge_run() == {"auto_merged": 0, "proposed": 0, "skipped": 0}
+    assert automerge.automerge_run() == {"auto_merged": 0, "proposed": 0, "skipped": 0}
     assert not Decision.objects.exists()
 
 
 def test_auto_mode_accepts_exact_groups_as_a_rule(exact_pair, settings) -> None:
     settings.AUTO_MERGE = {**settings.AUTO_MERGE, "article": "auto"}
     _, _, group = exact_pair
-    assert decisions.automerge_run()["auto_merged"] == 1
+    assert automerge.automerge_run()["auto_merged"] == 1
     d = Decision.objects.get()
     assert d.action == "auto_merge" and d.actor == "rule:automerge-v1" and d.reason_code == "exact"
-    assert decisions.is_accepted(group)
-    assert decisions.automerge_run()["auto_merged"] == 0  # idempotent
+    assert decision_records.is_accepted(group)
+    assert automerge.automerge_run()["auto_merged"] == 0  # idempotent
 
 
 def test_never_for_short_texts_or_bad_extractions(exact_pair, settings) -> None:
     settings.AUTO_MERGE = {t: "auto" for t in settings.DOC_TYPES}
     a, _, group = exact_pair
     Extraction.objects.filter(document=a).update(status="blocked")
-    assert decisions.automerge_run()["auto_merged"] == 0
+    assert automerge.automerge_run()["auto_merged"] == 0
     Extraction.objects.filter(document=a).update(status="ok")
     Document.objects.filter(pk__in=_members(group)).update(doc_type="short")
-    assert decisions.automerge_run()["auto_merged"] == 0
+    assert automerge.automerge_run()["auto_merged"] == 0
 
 
 def test_never_against_a_human_decision(exact_pair, settings, editor) -> None:
     settings.AUTO_MERGE = {**settings.AUTO_MERGE, "article": "auto"}
     a, b, group = exact_pair
     DoNotMatch.objects.create(a_id=a.pk, b_id=b.pk, source="label", actor="person:editor")
-    assert decisions.automerge_run()["auto_merged"] == 0
+    assert automerge.automerge_run()["auto_merged"] == 0
 
 
 def test_near_groups_need_the_auto_threshold_and_no_guard(two_groups, settings) -> None:
     settings.AUTO_MERGE = {**settings.AUTO_MERGE, "article": "auto"}
     settings.AUTO_MERGE_THRESHOLDS = {**settings.AUTO_MERGE_THRESHOLDS, "article": 0}
-    assert decisions.automerge_run()["auto_merged"] == 0  # diameter 1 > 0
+    assert automerge.automerge_run()["auto_merged"] == 0  # diameter 1 > 0
     settings.AUTO_MERGE_THRESHOLDS = {**settings.AUTO_MERGE_THRESHOLDS, "article": 1}
-    assert decisions.automerge_run()["auto_merged"] == 2
+    assert automerge.automerge_run()["auto_merged"] == 2
 
 
 def test_semi_mode_waits_for_an_editor(exact_pair, settings, editor) -> None:
     settings.AUTO_MERGE = {**settings.AUTO_MERGE, "article": "semi"}
     _, _, group = exact_pair
-    assert decisions.automerge_run()["proposed"] == 1
-    assert decisions.automerge_run()["proposed"] == 0  # one proposal per version
+    assert automerge.automerge_run()["proposed"] == 1
+    assert automerge.automerge_run()["proposed"] == 0  # one proposal per version
     assert not Decision.objects.exists()
     p = MergeProposal.objects.get()
-    counts = decisions.proposals_decide(
+    counts = automerge.proposals_decide(
         proposal_ids=[p.pk], editor=editor, approve=True, reason="checked"
     )
     assert counts["approved"] == 1
     d = Decision.objects.get()
     assert d.action == "auto_merge" and d.actor == "person:editor"
-    assert decisions.is_accepted(group)
+    assert decision_records.is_accepted(group)
 
 
 def test_a_rejected_proposal_is_not_proposed_again(exact_pair, settings, editor) -> None:
     settings.AUTO_MERGE = {**settings.AUTO_MERGE, "article": "semi"}
-    decisions.automerge_run()
+    automerge.automerge_run()
     p = MergeProposal.objects.get()
-    decisions.proposals_decide(proposal_ids=[p.pk], editor=editor, approve=False, reason="no")
+    automerge.proposals_decide(proposal_ids=[p.pk], editor=editor, approve=False, reason="no")
     assert MergeProposal.objects.get().status == "rejected"
-    assert decisions.automerge_run()["proposed"] == 0
+    assert automerge.automerge_run()["proposed"] == 0
 
 
 def test_restoring_an_auto_merge_withdraws_it_for_good(exact_pair, settings, editor) -> None:
     settings.AUTO_MERGE = {**settings.AUTO_MERGE, "article": "auto"}
     _, _, group = exact_pair
-    decisions.automerge_run()
+    automerge.automerge_run()
     auto = Decision.objects.get()
-    decisions.decision_restore(decision=auto, editor=editor, reason="boilerplate page")
+    group_merges.decision_restore(decision=auto, editor=editor, reason="boilerplate page")
     group.refresh_from_db()
-    assert not decisions.is_accepted(group)
-    assert decisions.automerge_run()["auto_merged"] == 0
+    assert not decision_records.is_accepted(group)
+    assert automerge.automerge_run()["auto_merged"] == 0
 
 
 def _semantic_only(a, b, cosine: float | None) -> None:
@@ -327,12 +329,12 @@ def test_a_group_linked_only_by_the_semantic_channel_is_never_merged_by_the_rule
     settings.AUTO_MERGE_THRESHOLDS = {**settings.AUTO_MERGE_THRESHOLDS, "article": 1}
     a1, a2, b1, _ = two_groups
     _semantic_only(a1, a2, 0.97)
-    why, why_not = decisions.auto_eligibility_explained(group_of(a1))
+    why, why_not = automerge.auto_eligibility_explained(group_of(a1))
     assert why is None and "only by the semantic channel" in why_not
-    assert decisions.automerge_run()["auto_merged"] == 1  # group B only
+    assert automerge.automerge_run()["auto_merged"] == 1  # group B only
     assert Decision.objects.get().group == group_of(b1)
     settings.AUTO_MERGE = {**settings.AUTO_MERGE, "article": "semi"}
-    assert decisions.automerge_run()["proposed"] == 0  # not proposed either
+    assert automerge.automerge_run()["proposed"] == 0  # not proposed either
 
 
 def test_a_doc_type_whose_policy_names_the_semantic_channel_merges_on_the_cosine(
@@ -344,10 +346,10 @@ def test_a_doc_type_whose_policy_names_the_semantic_channel_merges_on_the_cosine
     settings.SEMANTIC_THRESHOLDS = {**settings.SEMANTIC_THRESHOLDS, "article": 0.9}
     a1, a2, _, _ = two_groups
     _semantic_only(a1, a2, 0.85)
-    why, why_not = decisions.auto_eligibility_explained(group_of(a1))
+    why, why_not = automerge.auto_eligibility_explained(group_of(a1))
     assert why is None and "cosine is under 0.9" in why_not
     _semantic_only(a1, a2, 0.93)
-    assert decisions.automerge_run()["auto_merged"] == 2
+    assert automerge.automerge_run()["auto_merged"] == 2
     d = Decision.objects.get(group=group_of(a1))
     assert d.reason_code == "semantic" and "lowest semantic cosine 0.93" in d.reason
 
@@ -359,7 +361,7 @@ def test_members_a_person_put_together_are_not_held_to_the_semantic_rule(
     link is involved, so the semantic rule does not refuse the group."""
     settings.AUTO_MERGE = {**settings.AUTO_MERGE, "article": "auto"}
     a1, a2, b1, b2 = two_groups
-    decisions.group_merge(
+    group_merges.group_merge(
         group=group_of(a1),
         other_group=group_of(b1),
         editor=editor,
@@ -368,5 +370,5 @@ def test_members_a_person_put_together_are_not_held_to_the_semantic_rule(
     )
     group = group_of(a1)
     assert group == group_of(b2)
-    _, why_not = decisions.auto_eligibility_explained(group)
+    _, why_not = automerge.auto_eligibility_explained(group)
     assert why_not and "semantic" not in why_not

@@ -6,16 +6,19 @@ from datetime import UTC, datetime
 import pytest
 
 from ingest import candidates
-from reviews import selectors, services
+from reviews.decisions import group_splits
+from reviews.labels import labelling
+from reviews.queue import claiming, pair_queue
+from reviews.queue.queue_filters import QueueFilters
 from tests import factories
 from tests.factories import TEXT, find, group_of, group_or_none, pair_of, reviewed_document
 
 pytestmark = pytest.mark.django_db
-PAIRS = selectors.QueueFilters(kind="pair")
+PAIRS = QueueFilters(kind="pair")
 
 
 def _label(pair, editor, verdict="duplicate"):
-    return services.label_record(
+    return labelling.label_record(
         pair=pair,
         editor=editor,
         verdict=verdict,
@@ -26,7 +29,7 @@ def _label(pair, editor, verdict="duplicate"):
 
 
 def _needs_review(pair) -> bool:
-    return selectors.queue_pairs(filters=selectors.QueueFilters()).filter(pk=pair.pk).exists()
+    return pair_queue.queue_pairs(filters=QueueFilters()).filter(pk=pair.pk).exists()
 
 
 def test_two_snapshots_of_one_url_are_not_stale_after_a_label(editor) -> None:
@@ -38,7 +41,7 @@ def test_two_snapshots_of_one_url_are_not_stale_after_a_label(editor) -> None:
     find(old, new)
     pair = pair_of(old, new)
     _label(pair, editor, "revision")
-    row = selectors.queue_pairs(filters=selectors.QueueFilters(status="all")).get(pk=pair.pk)
+    row = pair_queue.queue_pairs(filters=QueueFilters(status="all")).get(pk=pair.pk)
     assert not row.is_stale  # type: ignore[attr-defined]
     assert not _needs_review(pair)
 
@@ -55,7 +58,7 @@ def test_a_third_snapshot_still_makes_the_label_stale(editor) -> None:
     reviewed_document(
         url=url, text=TEXT + " again", flips=2, fetched_at=datetime(2026, 5, 3, tzinfo=UTC)
     )
-    row = selectors.queue_pairs(filters=selectors.QueueFilters(status="all")).get(pk=pair.pk)
+    row = pair_queue.queue_pairs(filters=QueueFilters(status="all")).get(pk=pair.pk)
     assert row.is_stale  # type: ignore[attr-defined]
 
 
@@ -67,7 +70,7 @@ def test_next_never_serves_a_disputed_pair_to_an_editor_who_labelled_it(
     _label(first, editor, "distinct")  # now disputed
     served = []
     for _ in range(4):
-        claim = services.claim_next(editor=editor, filters=PAIRS)
+        claim = claiming.claim_next(editor=editor, filters=PAIRS)
         if claim is None:
             break
         assert claim.pair_id is not None
@@ -82,20 +85,20 @@ def test_the_disputed_pair_goes_to_an_editor_without_a_label(pairs, editor, othe
     _label(first, other_editor, "duplicate")
     _label(first, editor, "distinct")
     third = factories.user_create(username="thea", role="editor")
-    claim = services.claim_next(editor=third, filters=PAIRS)
+    claim = claiming.claim_next(editor=third, filters=PAIRS)
     assert claim is not None and claim.pair_id == first.pk
 
 
 def test_asking_for_labelled_pairs_still_serves_them(pairs, editor) -> None:
     _label(pairs[0], editor)
-    claim = services.claim_next(editor=editor, filters=PAIRS.replace(status="labeled"))
+    claim = claiming.claim_next(editor=editor, filters=PAIRS.replace(status="labeled"))
     assert claim is not None and claim.pair_id == pairs[0].pk
 
 
 def test_a_rebuild_does_not_flag_a_split_group_again(chain, editor) -> None:
     a, b, c = chain
     group = group_of(a)
-    services.group_split(
+    group_splits.group_split(
         group=group,
         document_ids=[c.pk],
         editor=editor,

@@ -5,7 +5,8 @@ links, the API docs load from static files, and the small things an editor meets
 import pytest
 from django.urls import reverse
 
-from reviews import decisions, services
+from reviews.decisions import automerge, group_merges, group_splits
+from reviews.labels import labelling, preferences
 from reviews.models import MergeProposal
 from tests import factories
 from tests.factories import TEXT, find, group_of, reviewed_document
@@ -15,7 +16,7 @@ HX = {"HX-Request": "true"}
 
 
 def _label(pair, editor, verdict="duplicate", reason="seen"):
-    return services.label_record(
+    return labelling.label_record(
         pair=pair,
         editor=editor,
         verdict=verdict,
@@ -35,10 +36,10 @@ def test_a_restore_gives_the_representative_back_to_the_rule(chain, editor) -> N
     )
     assert rule_by.startswith("rule:")
     chosen = c.pk if old != c.pk else b.pk
-    d = services.group_representative_set(
+    d = group_splits.group_representative_set(
         group=group, document_id=chosen, editor=editor, reason_code="editorial", reason="x"
     )
-    decisions.decision_restore(decision=d, editor=editor, reason="the old one was right")
+    group_merges.decision_restore(decision=d, editor=editor, reason="the old one was right")
     group.refresh_from_db()
     assert group.representative_id == old
     assert group.representative_by == rule_by
@@ -48,7 +49,7 @@ def test_a_restore_gives_the_representative_back_to_the_rule(chain, editor) -> N
 def test_a_dissolved_group_says_where_its_members_went(client, chain, editor) -> None:
     a, b, c = chain
     group = group_of(a)
-    services.group_split(
+    group_splits.group_split(
         group=group, document_ids=[b.pk, c.pk], editor=editor, reason_code="other", reason="x"
     )
     group.refresh_from_db()
@@ -67,10 +68,10 @@ def test_an_approval_after_the_mode_changed_is_applied(settings, editor) -> None
     b = reviewed_document(url="https://e.example.com/2", text=TEXT)
     find(a, b)
     settings.AUTO_MERGE = {**settings.AUTO_MERGE, "article": "semi"}
-    decisions.automerge_run()
+    automerge.automerge_run()
     p = MergeProposal.objects.get()
     settings.AUTO_MERGE = {**settings.AUTO_MERGE, "article": "off"}
-    counts = decisions.proposals_decide(
+    counts = automerge.proposals_decide(
         proposal_ids=[p.pk], editor=editor, approve=True, reason="checked"
     )
     assert counts["approved"] == 1 and counts["stale"] == 0
@@ -81,12 +82,12 @@ def test_a_stale_proposal_says_why(settings, editor, client) -> None:
     b = reviewed_document(url="https://e.example.com/2", text=TEXT)
     find(a, b)
     settings.AUTO_MERGE = {**settings.AUTO_MERGE, "article": "semi"}
-    decisions.automerge_run()
+    automerge.automerge_run()
     p = MergeProposal.objects.get()
     group = group_of(a)
     group.version += 1
     group.save()
-    decisions.proposals_decide(proposal_ids=[p.pk], editor=editor, approve=True, reason="ok")
+    automerge.proposals_decide(proposal_ids=[p.pk], editor=editor, approve=True, reason="ok")
     p.refresh_from_db()
     assert p.status == "stale" and "the group changed since the proposal" in p.decision_reason
     client.force_login(editor)
@@ -119,7 +120,7 @@ def test_k_goes_to_the_previously_labelled_pair_and_n_is_next(client, editor, pa
 
 def test_blind_mode_hides_group_distances(client, chain, editor) -> None:
     a, _, _ = chain
-    services.preference_set(user=editor, blind_mode=True)
+    preferences.preference_set(user=editor, blind_mode=True)
     client.force_login(editor)
     body = client.get(reverse("reviews:group-detail", args=[group_of(a).pk])).content.decode()
     assert 'class="heatmap"' not in body and "bits <small" not in body
@@ -130,7 +131,7 @@ def test_blind_mode_hides_other_verdicts_on_a_disputed_pair(
 ) -> None:
     _label(pair, other_editor, "distinct", reason="secret reason of oscar")
     _label(pair, editor, "duplicate")
-    services.preference_set(user=editor, blind_mode=True)
+    preferences.preference_set(user=editor, blind_mode=True)
     client.force_login(editor)
     body = client.get(reverse("reviews:pair-detail", args=[pair.pk])).content.decode()
     assert "Disputed" in body

@@ -4,9 +4,11 @@ value; the progress counter and the saved notice work without JavaScript."""
 import pytest
 from django.urls import reverse
 
-from reviews import selectors, services
 from reviews.forms import LabelForm
+from reviews.labels import labelling
 from reviews.models import Label
+from reviews.queue import queue_counts
+from reviews.queue.queue_filters import QueueFilters
 
 pytestmark = pytest.mark.django_db
 
@@ -39,7 +41,7 @@ def test_a_note_is_kept_as_the_reason() -> None:
 
 
 def test_region_and_purpose_keep_their_last_value(client, editor, pairs) -> None:
-    services.label_record(
+    labelling.label_record(
         pair=pairs[0],
         editor=editor,
         verdict="duplicate",
@@ -66,7 +68,7 @@ def test_without_javascript_the_next_page_says_saved(client, editor, pairs) -> N
 
 
 def test_the_progress_counter_counts_today_and_left(client, editor, pairs) -> None:
-    services.label_record(
+    labelling.label_record(
         pair=pairs[0],
         editor=editor,
         verdict="duplicate",
@@ -74,7 +76,7 @@ def test_the_progress_counter_counts_today_and_left(client, editor, pairs) -> No
         reason="x",
         region="body",
     )
-    progress = selectors.progress_for(user=editor, filters=selectors.QueueFilters(kind="pair"))
+    progress = queue_counts.progress_for(user=editor, filters=QueueFilters(kind="pair"))
     assert (progress.done_today, progress.left) == (1, 2)
     client.force_login(editor)
     body = client.get(reverse("reviews:pair-detail", args=[pairs[1].pk])).content.decode()

@@ -5,12 +5,14 @@ import pytest
 from django.urls import reverse
 
 from ingest.models import Extraction
-from reviews import decisions, selectors
+from reviews.decisions import automerge, decision_records, group_merges
 from reviews.models import Decision
+from reviews.queue import group_queue, pair_queue, queue_counts
+from reviews.queue.queue_filters import QueueFilters
 from tests.factories import TEXT, find, group_of, pair_of, reviewed_document
 
 pytestmark = pytest.mark.django_db
-ALL = selectors.QueueFilters()
+ALL = QueueFilters()
 
 
 @pytest.fixture
@@ -24,9 +26,9 @@ def exact_copies(db):
 
 def test_exact_pairs_are_not_queued_one_by_one(exact_copies) -> None:
     docs, group = exact_copies
-    assert not selectors.queue_pairs(filters=ALL).filter(exact=True).exists()
-    assert list(selectors.queue_groups(filters=ALL)) == [group]
-    counts = selectors.queue_counts(filters=ALL)
+    assert not pair_queue.queue_pairs(filters=ALL).filter(exact=True).exists()
+    assert list(group_queue.queue_groups(filters=ALL)) == [group]
+    counts = queue_counts.queue_counts(filters=ALL)
     assert counts["kind"] == {"": 1, "pair": 0, "group": 1}
 
 
@@ -42,24 +44,24 @@ def test_an_exact_group_is_accepted_in_one_decision(client, exact_copies, editor
     assert d.actor == "person:editor" and sorted(d.document_ids) == sorted(x.pk for x in docs)
     # A person's acceptance is on the record as theirs, not as a rule's auto_merge.
     assert d.action == "accept" and d.reason_code == "accepted_exact"
-    assert decisions.is_accepted(group)
-    assert not selectors.queue_groups(filters=ALL).exists()
-    assert selectors.queue_counts(filters=ALL)["status"][""] == 0
+    assert decision_records.is_accepted(group)
+    assert not group_queue.queue_groups(filters=ALL).exists()
+    assert queue_counts.queue_counts(filters=ALL)["status"][""] == 0
 
 
 def test_a_restored_acceptance_is_withdrawn_and_keeps_the_rule_away(
     exact_copies, editor, settings
 ) -> None:
     _, group = exact_copies
-    accepted = decisions.group_accept(group=group, editor=editor, reason="exact copies")
+    accepted = automerge.group_accept(group=group, editor=editor, reason="exact copies")
     group.refresh_from_db()
-    decisions.decision_restore(
+    group_merges.decision_restore(
         decision=accepted, editor=editor, reason="not the same edition", expected_version=None
     )
     group.refresh_from_db()
-    assert not decisions.is_accepted(group)
+    assert not decision_records.is_accepted(group)
     settings.AUTO_MERGE = {**settings.AUTO_MERGE, "article": "auto"}
-    assert decisions.automerge_run()["auto_merged"] == 0
+    assert automerge.automerge_run()["auto_merged"] == 0
 
 
 @pytest.fixture
@@ -79,9 +81,9 @@ def login_walls(db):
 def test_walls_go_to_crawl_quality_not_to_the_queue(client, login_walls, pair, editor) -> None:
     a, b, _ = login_walls
     wall_pair = pair_of(a, b)
-    queued = set(selectors.queue_pairs(filters=ALL).values_list("pk", flat=True))
+    queued = set(pair_queue.queue_pairs(filters=ALL).values_list("pk", flat=True))
     assert wall_pair.pk not in queued and pair.pk in queued
-    assert group_of(a) not in list(selectors.queue_groups(filters=ALL))
+    assert group_of(a) not in list(group_queue.queue_groups(filters=ALL))
     client.force_login(editor)
     body = client.get(reverse("reviews:crawl-quality")).content.decode()
     assert "paywall.example.com" in body and "login wall" in body

@@ -14,7 +14,8 @@ from django.urls import reverse
 
 from ingest.core.channels import SEMANTIC, SIMHASH
 from ingest.models import CandidatePair, DoNotMatch
-from reviews import calibration, exports, services
+from reviews.calibration import sweeps
+from reviews.labels import exports, imports, labelling
 from reviews.models import CalibrationSample, Label
 from tests import factories
 
@@ -23,7 +24,7 @@ pytestmark = pytest.mark.django_db
 
 def label(pair, editor, verdict: str = "duplicate", reason: str = "same body") -> Label:
     code = "different_item" if verdict == "distinct" else "same_text"
-    return services.label_record(
+    return labelling.label_record(
         pair=pair, editor=editor, verdict=verdict, reason_code=code, reason=reason, region="body"
     )
 
@@ -37,7 +38,7 @@ def history(pairs, editor, other_editor):
     label(p1, editor, "distinct", "first look")
     label(p1, editor, "near_duplicate", "second look")
     label(p2, editor, "duplicate")
-    services.label_undo(editor=editor, pair=p2)
+    labelling.label_undo(editor=editor, pair=p2)
     return pairs
 
 
@@ -62,7 +63,7 @@ def test_csv_has_every_column_and_every_label_with_history_marked(history, edito
     assert by_reason["second look"]["disputed"] == "false"
     for r in rows:
         assert r["labeled_at"].endswith("Z")
-        assert r["split"] == calibration.pair_split(CandidatePair.objects.get(pk=r["pair_id"]))
+        assert r["split"] == sweeps.pair_split(CandidatePair.objects.get(pk=r["pair_id"]))
         assert r["sampling_weight"] == "1.0"
 
 
@@ -119,7 +120,7 @@ def test_spreadsheet_formulas_are_defused_and_come_back(pairs, editor) -> None:
     label(pairs[0], editor, "duplicate", '=HYPERLINK("http://evil")')
     line = "".join(exports.export_lines(fmt="csv"))
     assert ",'=HYPERLINK" in line.replace('"', "")
-    rows = list(exports.read_rows(io.StringIO(line), "csv"))
+    rows = list(imports.read_rows(io.StringIO(line), "csv"))
     assert rows[0][1]["reason"] == '=HYPERLINK("http://evil")'  # type: ignore[index]
 
 
@@ -229,7 +230,7 @@ def test_import_rebuilds_the_history_under_imported_users(history, tmp_path) -> 
 def test_importing_the_same_file_twice_adds_nothing(history) -> None:
     text = "".join(exports.export_lines(fmt="csv"))
     before = Label.objects.count()
-    result = exports.labels_import_text(text, "csv")
+    result = imports.labels_import_text(text, "csv")
     assert result.created == 0 and result.skipped == before
     assert Label.objects.count() == before
 
@@ -268,12 +269,12 @@ def test_a_row_without_urls_names_its_pair_by_id(pairs) -> None:
         "annotator": "sheet",
         "labeled_at": "2026-01-02T03:04:05Z",
     }
-    result = exports.labels_import_text(json.dumps(row) + "\n", "jsonl")
+    result = imports.labels_import_text(json.dumps(row) + "\n", "jsonl")
     assert result.created == 1 and result.users_created == ["imported:sheet"]
     assert Label.objects.get().pair == pairs[1]
     bad = dict(row, pair_id=999999, labeled_at="yesterday")
-    with pytest.raises(exports.LabelImportError) as e:
-        exports.labels_import_text(json.dumps(bad) + "\n{oops\n", "jsonl")
+    with pytest.raises(imports.LabelImportError) as e:
+        imports.labels_import_text(json.dumps(bad) + "\n{oops\n", "jsonl")
     assert e.value.problems == [
         "line 1: no pair 999999",
         "line 1: labeled_at is not an ISO 8601 time: 'yesterday'",
@@ -289,7 +290,7 @@ def test_an_existing_user_keeps_their_name(pairs, editor) -> None:
         "annotator": "editor",
         "labeled_at": "2026-01-02T03:04:05+00:00",
     }
-    exports.labels_import_text(json.dumps(row) + "\n", "jsonl")
+    imports.labels_import_text(json.dumps(row) + "\n", "jsonl")
     assert Label.objects.get().editor == editor
 
 
@@ -318,8 +319,8 @@ def _label_the_gold_crawl(ids, cases) -> None:
             label(pair, bob, "distinct" if verdict != "distinct" else "duplicate", "disagree")
         if i % 5 == 2:
             label(pair, bob, verdict, "agree")
-            services.label_undo(editor=bob, pair=pair)
-    calibration.calibration_sample_make(per_band=2, seed=3)
+            labelling.label_undo(editor=bob, pair=pair)
+    sweeps.calibration_sample_make(per_band=2, seed=3)
 
 
 @pytest.mark.django_db(transaction=True)
@@ -328,7 +329,7 @@ def test_labels_exported_then_imported_into_a_fresh_database_calibrate_the_same(
 ) -> None:
     ids, cases, _ = factories.gold_crawl_ingest()
     _label_the_gold_crawl(ids, cases)
-    before = calibration.calibration_reports()
+    before = sweeps.calibration_reports()
     table_before = io.StringIO()
     call_command("calibrate", stdout=table_before)
     path = tmp_path / "labels.jsonl"
@@ -348,7 +349,7 @@ def test_labels_exported_then_imported_into_a_fresh_database_calibrate_the_same(
     call_command("import_labels", str(path), stdout=out)
     assert f"{len(exported)} label(s) imported" in out.getvalue()
 
-    after = calibration.calibration_reports()
+    after = sweeps.calibration_reports()
     assert before and after == before
     table_after = io.StringIO()
     call_command("calibrate", stdout=table_after)

@@ -5,8 +5,12 @@ import pytest
 
 from ingest import candidates
 from ingest.models import DoNotMatch, GroupMember
-from reviews import selectors, services
+from reviews import rules
+from reviews.decisions import group_reads, group_splits
+from reviews.labels import labelling
 from reviews.models import AppendOnlyError, Decision
+from reviews.queue import group_queue
+from reviews.queue.queue_filters import QueueFilters
 from tests.factories import group_of, reviewed_document
 
 pytestmark = pytest.mark.django_db
@@ -28,7 +32,7 @@ def test_split_moves_members_and_writes_decision_and_do_not_match(chain, editor)
     a, b, c = chain
     group = group_of(a)
     version = group.version
-    decision = services.group_split(
+    decision = group_splits.group_split(
         group=group,
         document_ids=[b.pk, c.pk],
         editor=editor,
@@ -53,7 +57,7 @@ def test_split_moves_members_and_writes_decision_and_do_not_match(chain, editor)
 
 def test_workers_never_regroup_what_a_split_separated(chain, editor) -> None:
     a, b, c = chain
-    services.group_split(
+    group_splits.group_split(
         group=group_of(a),
         document_ids=[a.pk],
         editor=editor,
@@ -68,7 +72,7 @@ def test_workers_never_regroup_what_a_split_separated(chain, editor) -> None:
 def test_detach_makes_singletons_kept_apart_from_each_other(chain, editor) -> None:
     a, b, c = chain
     group = group_of(a)
-    decision = services.group_split(
+    decision = group_splits.group_split(
         group=group,
         document_ids=[b.pk, c.pk],
         editor=editor,
@@ -83,8 +87,8 @@ def test_detach_makes_singletons_kept_apart_from_each_other(chain, editor) -> No
 
 def test_a_split_must_leave_someone_behind(chain, editor) -> None:
     a, b, c = chain
-    with pytest.raises(services.ReviewError):
-        services.group_split(
+    with pytest.raises(rules.ReviewError):
+        group_splits.group_split(
             group=group_of(a),
             document_ids=[a.pk, b.pk, c.pk],
             editor=editor,
@@ -96,7 +100,7 @@ def test_a_split_must_leave_someone_behind(chain, editor) -> None:
 def test_a_chosen_representative_is_locked_and_recorded(chain, editor) -> None:
     a, b, c = chain
     group = group_of(a)
-    decision = services.group_representative_set(
+    decision = group_splits.group_representative_set(
         group=group,
         document_id=c.pk,
         editor=editor,
@@ -117,8 +121,8 @@ def test_a_chosen_representative_is_locked_and_recorded(chain, editor) -> None:
 def test_the_representative_must_be_a_member(chain, editor) -> None:
     a, _, _ = chain
     outsider = reviewed_document(url="https://x.example.com/", text="other", base=0)
-    with pytest.raises(services.ReviewError):
-        services.group_representative_set(
+    with pytest.raises(rules.ReviewError):
+        group_splits.group_representative_set(
             group=group_of(a),
             document_id=outsider.pk,
             editor=editor,
@@ -129,7 +133,7 @@ def test_the_representative_must_be_a_member(chain, editor) -> None:
 
 def test_decisions_are_append_only(chain, editor) -> None:
     a, _, c = chain
-    decision = services.group_representative_set(
+    decision = group_splits.group_representative_set(
         group=group_of(a), document_id=c.pk, editor=editor, reason_code="newest", reason="x"
     )
     with pytest.raises(AppendOnlyError):
@@ -144,7 +148,7 @@ def test_a_distinct_label_suggests_the_minimum_cut(chain, editor) -> None:
     a, b, c = chain
     group = group_of(a)
     pair = group.method.candidatepair_set.get(a_id=a.pk, b_id=b.pk)
-    services.label_record(
+    labelling.label_record(
         pair=pair,
         editor=editor,
         verdict="distinct",
@@ -152,7 +156,7 @@ def test_a_distinct_label_suggests_the_minimum_cut(chain, editor) -> None:
         reason="different stories",
         region="body",
     )
-    view = selectors.group_view(group=group)
+    view = group_reads.group_view(group=group)
     assert len(view.conflicts) == 1
     conflict = view.conflicts[0]
     assert (conflict.a, conflict.b) == (a.pk, b.pk)
@@ -160,7 +164,7 @@ def test_a_distinct_label_suggests_the_minimum_cut(chain, editor) -> None:
     assert conflict.cut == [(a.pk, b.pk)]
     assert a.pk not in conflict.move and b.pk in conflict.move
     # Applying it separates them.
-    services.group_split(
+    group_splits.group_split(
         group=group,
         document_ids=conflict.move,
         editor=editor,
@@ -170,17 +174,17 @@ def test_a_distinct_label_suggests_the_minimum_cut(chain, editor) -> None:
     assert _group_id(a) != _group_id(b)
     assert not any(
         c.a == a.pk and c.b == b.pk
-        for g in {group_of(x) for x in (a, b) if _group_id(x) is not None}
-        for c in selectors.group_view(group=g).conflicts
+        for g in {group_of(a), group_of(b)} - {None}
+        for c in group_reads.group_view(group=g).conflicts
     )
 
 
 def test_a_group_needing_review_leaves_the_queue_after_a_decision(chain, editor) -> None:
     a, _, c = chain
     group = group_of(a)
-    assert list(selectors.queue_groups(filters=selectors.QueueFilters())) == [group]
-    services.group_representative_set(
+    assert list(group_queue.queue_groups(filters=QueueFilters())) == [group]
+    group_splits.group_representative_set(
         group=group, document_id=c.pk, editor=editor, reason_code="newest", reason="x"
     )
-    assert not selectors.queue_groups(filters=selectors.QueueFilters()).exists()
-    assert list(selectors.queue_groups(filters=selectors.QueueFilters(status="labeled"))) == [group]
+    assert not group_queue.queue_groups(filters=QueueFilters()).exists()
+    assert list(group_queue.queue_groups(filters=QueueFilters(status="labeled"))) == [group]

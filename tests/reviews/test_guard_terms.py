@@ -3,7 +3,7 @@ since the diff splits "1.2万" into the digits and the character."""
 
 from ingest.models import CandidatePair
 from reviews.core.diff import word_diff
-from reviews.selectors import guard_terms
+from reviews.pair.pair_reads import guard_terms
 
 
 def test_a_multiplied_number_emphasises_its_digits() -> None:

@@ -6,7 +6,7 @@ import threading
 import pytest
 from django.db import connections
 
-from reviews import services
+from reviews.labels import labelling
 from reviews.models import Label
 from tests import factories
 from tests.factories import TEXT, find, pair_of, reviewed_document
@@ -29,7 +29,7 @@ def test_twenty_tabs_of_one_editor_end_with_one_current_label() -> None:
     def tab(i: int) -> None:
         try:
             start.wait()
-            services.label_record(
+            labelling.label_record(
                 pair=pair,
                 editor=editor,
                 verdict="duplicate" if i % 2 else "distinct",

@@ -4,15 +4,19 @@ import pytest
 
 from ingest.core.extract import EXTRACTOR_VERSION
 from ingest.models import DoNotMatch
-from reviews import selectors, services
+from reviews import rules
+from reviews.labels import label_reads, labelling
 from reviews.models import AppendOnlyError, Label
+from reviews.pair import pair_reads
+from reviews.queue import pair_queue
+from reviews.queue.queue_filters import QueueFilters
 
 pytestmark = pytest.mark.django_db
 
 
 def _label(pair, editor, verdict="duplicate", **kw):
     data = {"reason_code": "same_text", "reason": "same body", "region": "body", **kw}
-    return services.label_record(pair=pair, editor=editor, verdict=verdict, **data)
+    return labelling.label_record(pair=pair, editor=editor, verdict=verdict, **data)
 
 
 def test_a_label_is_stamped_with_method_and_extractor(pair, editor) -> None:
@@ -37,7 +41,7 @@ def test_a_label_cannot_be_edited_or_deleted(pair, editor) -> None:
 
 
 def test_a_reason_is_required(pair, editor) -> None:
-    with pytest.raises(services.ReviewError):
+    with pytest.raises(rules.ReviewError):
         _label(pair, editor, reason="  ")
 
 
@@ -46,28 +50,28 @@ def test_a_relabel_supersedes_the_previous_label(pair, editor) -> None:
     second = _label(pair, editor, "near_duplicate")
     first.refresh_from_db()
     assert first.superseded_by == second
-    assert list(selectors.current_labels().filter(pair=pair)) == [second]
+    assert list(label_reads.current_labels().filter(pair=pair)) == [second]
     assert Label.objects.filter(pair=pair).count() == 2
 
 
 def test_undo_appends_a_retraction_and_the_pair_is_unlabeled_again(pair, editor) -> None:
     label = _label(pair, editor)
-    assert not selectors.queue_pairs(filters=selectors.QueueFilters()).filter(pk=pair.pk)
-    undone = services.label_undo(editor=editor)
+    assert not pair_queue.queue_pairs(filters=QueueFilters()).filter(pk=pair.pk)
+    undone = labelling.label_undo(editor=editor)
     assert undone == label
     label.refresh_from_db()
     assert label.superseded_by is not None and label.superseded_by.retraction
-    assert not selectors.current_labels().filter(pair=pair).exists()
-    assert selectors.queue_pairs(filters=selectors.QueueFilters(status="unlabeled")).get() == pair
+    assert not label_reads.current_labels().filter(pair=pair).exists()
+    assert pair_queue.queue_pairs(filters=QueueFilters(status="unlabeled")).get() == pair
     assert Label.objects.filter(pair=pair).count() == 2
 
 
 def test_disagreeing_editors_make_the_pair_disputed(pair, editor, other_editor) -> None:
     _label(pair, editor, "duplicate")
     _label(pair, other_editor, "revision", reason_code="updated", reason="price changed")
-    disputed = selectors.queue_pairs(filters=selectors.QueueFilters(status="disputed"))
+    disputed = pair_queue.queue_pairs(filters=QueueFilters(status="disputed"))
     assert list(disputed) == [pair]
-    view = selectors.pair_view(pair=pair, user=editor)
+    view = pair_reads.pair_view(pair=pair, user=editor)
     assert view.disputed
     assert [x.editor for x in view.disagreeing] == [other_editor]
 
@@ -75,8 +79,8 @@ def test_disagreeing_editors_make_the_pair_disputed(pair, editor, other_editor) 
 def test_agreeing_editors_do_not_dispute(pair, editor, other_editor) -> None:
     _label(pair, editor)
     _label(pair, other_editor)
-    assert not selectors.queue_pairs(filters=selectors.QueueFilters(status="disputed")).exists()
-    assert not selectors.queue_pairs(filters=selectors.QueueFilters()).exists()
+    assert not pair_queue.queue_pairs(filters=QueueFilters(status="disputed")).exists()
+    assert not pair_queue.queue_pairs(filters=QueueFilters()).exists()
 
 
 def test_a_label_from_an_older_extractor_is_stale(pair, editor) -> None:
@@ -90,7 +94,7 @@ def test_a_label_from_an_older_extractor_is_stale(pair, editor) -> None:
         method_key=pair.method.key,
         extractor_version="trafilatura-0.0-old",
     )
-    assert list(selectors.queue_pairs(filters=selectors.QueueFilters(status="stale"))) == [pair]
+    assert list(pair_queue.queue_pairs(filters=QueueFilters(status="stale"))) == [pair]
 
 
 def test_a_distinct_label_records_do_not_match(pair, editor) -> None:
@@ -104,7 +108,7 @@ def test_undoing_a_distinct_label_revokes_its_do_not_match(pair, editor) -> None
     _label(pair, editor, "distinct")
     row = DoNotMatch.objects.get(a=pair.a, b=pair.b)
     assert row.revoked_at is None
-    services.label_undo(editor=editor, pair=pair)
+    labelling.label_undo(editor=editor, pair=pair)
     row.refresh_from_db()
     assert row.revoked_at is not None
     assert row.revoked_by.startswith("label:")
@@ -121,5 +125,5 @@ def test_undo_keeps_the_constraint_while_another_editor_says_distinct(
     other = factories.user_create(username="olga", role="editor")
     _label(pair, editor, "distinct")
     _label(pair, other, "distinct")
-    services.label_undo(editor=editor, pair=pair)
+    labelling.label_undo(editor=editor, pair=pair)
     assert DoNotMatch.objects.filter(a=pair.a, b=pair.b, revoked_at__isnull=True).exists()

@@ -7,7 +7,7 @@ import pytest
 from django.db import IntegrityError, connection, transaction
 
 from ingest.models import CandidatePair, FingerprintMethod
-from reviews import services
+from reviews.labels import labelling
 from reviews.models import Label, label_subject
 from tests import factories
 from tests.factories import TEXT, find, pair_of, reviewed_document
@@ -16,7 +16,7 @@ pytestmark = pytest.mark.postgres
 
 
 def _label(pair, editor, verdict: str = "duplicate") -> Label:
-    return services.label_record(
+    return labelling.label_record(
         pair=pair,
         editor=editor,
         verdict=verdict,

@@ -9,8 +9,12 @@ import pytest
 from django.core.management import call_command
 
 from ingest.models import CandidatePair, FingerprintMethod
-from reviews import calibration, exports, selectors, services, upgrades
+from reviews.calibration import sweeps
+from reviews.labels import exports, labelling
 from reviews.models import Label
+from reviews.operations import method_upgrades
+from reviews.queue import claiming, pair_queue, queue_counts, queue_tally
+from reviews.queue.queue_filters import QueueFilters
 from tests import factories
 from tests.ingest.test_method_upgrade import ACTIVE, NEW, corpus, ingest
 
@@ -18,7 +22,7 @@ __all__ = ["corpus"]  # the fixture, imported for its name
 
 
 def _label(pair: CandidatePair, editor, verdict: str = "duplicate") -> Label:
-    return services.label_record(
+    return labelling.label_record(
         pair=pair,
         editor=editor,
         verdict=verdict,
@@ -35,8 +39,8 @@ def _queued(method: FingerprintMethod) -> list[CandidatePair]:
 
 
 def _unlabelled_count(method: str) -> int:
-    filters = selectors.QueueFilters(method=method, kind="pair", status="unlabeled")
-    return selectors.queue_counts(filters=filters)["kind"]["pair"]
+    filters = QueueFilters(method=method, kind="pair", status="unlabeled")
+    return queue_counts.queue_counts(filters=filters)["kind"]["pair"]
 
 
 @pytest.mark.django_db
@@ -51,10 +55,10 @@ def test_labels_count_for_the_new_methods_pairs_after_a_switch(corpus, committed
         _label(p, editor, "distinct" if i % 3 == 2 else "duplicate")
     _label(labelled[0], other, "duplicate")
     subjects = {(p.a_id, p.b_id) for p in labelled}
-    before = {(r.a, r.b): r.verdict for r in calibration.labeled_pairs(method=ACTIVE)}
+    before = {(r.a, r.b): r.verdict for r in sweeps.labeled_pairs(method=ACTIVE)}
 
     with committed():  # the switch's candidates run is enqueued on commit (eager here)
-        upgrades.method_switch(key=NEW, actor="person:admin", reason="nfkc")
+        method_upgrades.method_switch(key=NEW, actor="person:admin", reason="nfkc")
     new = FingerprintMethod.objects.get(key=NEW)
     twins = {p.pk: (p.a_id, p.b_id) for p in _queued(new) if (p.a_id, p.b_id) in subjects}
     assert len(twins) >= 3  # the new method nominated most of the labelled documents again
@@ -64,21 +68,19 @@ def test_labels_count_for_the_new_methods_pairs_after_a_switch(corpus, committed
     assert set(Label.objects.values_list("method_key", flat=True)) == {ACTIVE}
 
     # The queue: the new method's pairs of labelled documents are labelled.
-    rows = selectors.queue_pairs(filters=selectors.QueueFilters(method=NEW, status="all"))
+    rows = pair_queue.queue_pairs(filters=QueueFilters(method=NEW, status="all"))
     status = {p.pk: p.is_labeled for p in rows}  # type: ignore[attr-defined]
     assert all(status[pk] for pk in twins)
     assert not any(v for pk, v in status.items() if pk not in twins)
-    unlabelled = selectors.queue_pairs(filters=selectors.QueueFilters(method=NEW))
+    unlabelled = pair_queue.queue_pairs(filters=QueueFilters(method=NEW))
     assert not set(twins) & set(unlabelled.values_list("pk", flat=True))
     assert _unlabelled_count(NEW) == len(_queued(new)) - len(twins)
     # Next never hands the editor a pair of documents they already labelled.
-    claim = services.claim_next(
-        editor=editor, filters=selectors.QueueFilters(method=NEW, kind="pair")
-    )
+    claim = claiming.claim_next(editor=editor, filters=QueueFilters(method=NEW, kind="pair"))
     assert claim is None or claim.pair_id not in twins
 
     # Calibration: the same labels, with the new method's distances.
-    after = {(r.a, r.b): r for r in calibration.labeled_pairs(method=NEW)}
+    after = {(r.a, r.b): r for r in sweeps.labeled_pairs(method=NEW)}
     assert set(after) == set(twins.values())
     assert all(after[s].verdict == before[s] for s in after)
     assert {r.pair_id for r in after.values()} == set(twins)
@@ -101,9 +103,9 @@ def test_labels_count_for_the_new_methods_pairs_after_a_switch(corpus, committed
     later = datetime(2026, 5, 8, 12, tzinfo=UTC)
     b_url = CandidatePair.objects.get(pk=pk).b.url
     ingest(committed, [(b_url, factories.article_text(9999, words=160))], when=later)
-    stale = selectors.queue_pairs(filters=selectors.QueueFilters(method=NEW, status="stale"))
+    stale = pair_queue.queue_pairs(filters=QueueFilters(method=NEW, status="stale"))
     assert pk in set(stale.values_list("pk", flat=True))
-    stale_old = selectors.queue_pairs(filters=selectors.QueueFilters(method=ACTIVE, status="stale"))
+    stale_old = pair_queue.queue_pairs(filters=QueueFilters(method=ACTIVE, status="stale"))
     assert given_on.pk in set(stale_old.values_list("pk", flat=True))
 
 
@@ -115,7 +117,7 @@ def test_a_later_pair_of_labelled_documents_counts_as_labelled(corpus) -> None:
     old = FingerprintMethod.objects.get(key=ACTIVE)
     first = _queued(old)[0]
     _label(first, editor, "duplicate")
-    selectors.queue_sync()
+    queue_tally.queue_sync()
     other = FingerprintMethod.objects.create(key="simhash64-test-v9", params={})
     fields = {
         f.attname: getattr(first, f.attname)
@@ -123,19 +125,19 @@ def test_a_later_pair_of_labelled_documents_counts_as_labelled(corpus) -> None:
         if f.attname not in ("id", "method_id")
     }
     second = CandidatePair.objects.create(**{**fields, "method_id": other.pk})
-    rows = selectors.queue_pairs(filters=selectors.QueueFilters(status="all"))
+    rows = pair_queue.queue_pairs(filters=QueueFilters(status="all"))
     assert rows.get(pk=second.pk).is_labeled  # type: ignore[attr-defined]
     assert _unlabelled_count(other.key) == 0
     # Withdrawing the label clears it on both pairs.
-    services.label_undo(editor=editor, pair=second)
-    rows = selectors.queue_pairs(filters=selectors.QueueFilters(status="all"))
+    labelling.label_undo(editor=editor, pair=second)
+    rows = pair_queue.queue_pairs(filters=QueueFilters(status="all"))
     assert not rows.get(pk=second.pk).is_labeled  # type: ignore[attr-defined]
     assert not rows.get(pk=first.pk).is_labeled  # type: ignore[attr-defined]
 
 
 @pytest.mark.django_db
 def test_agreement_compares_labels_given_on_two_methods_pairs_of_one_subject(corpus) -> None:
-    from reviews.agreement import agreement_reports
+    from reviews.labels.agreement import agreement_reports
 
     ed = factories.user_create(username="ed", role="editor")
     olga = factories.user_create(username="olga", role="editor")

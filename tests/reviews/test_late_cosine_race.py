@@ -13,8 +13,8 @@ from django.db import connection, transaction
 
 from ingest import candidates
 from ingest.models import CandidatePair, Extraction
-from reviews.pair_states import pair_states_rebuild
-from reviews.queue_tally import _advance, queue_sync, queue_tally_rebuild
+from reviews.queue.pair_states import pair_states_rebuild
+from reviews.queue.queue_tally import _advance, queue_sync, queue_tally_rebuild
 from tests import factories
 from tests.reviews.test_queue_tally import _tables, _unlike_pair
 

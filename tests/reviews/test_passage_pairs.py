@@ -8,7 +8,7 @@ from django.urls import reverse
 from ingest import candidates, passages
 from ingest.core.methods import fingerprint_text
 from ingest.models import CandidatePair, PassageTemplate
-from reviews import exports
+from reviews.labels import exports
 from reviews.models import Label
 from tests import factories
 

@@ -26,7 +26,8 @@ from ingest.models import (
     Site,
     SitePriorityChange,
 )
-from reviews import services
+from reviews.decisions import group_splits
+from reviews.labels import labelling
 from reviews.models import CalibrationSample, Label, MergeProposal
 from tests import factories
 from tests.factories import TEXT, embedding_row, find, group_of, pair_of, reviewed_document
@@ -156,10 +157,10 @@ def every_table_filled(transactional_db, settings) -> None:
         (editor, "distinct", "different_item"),
         (other, "duplicate", "same_text"),
     ):
-        services.label_record(
+        labelling.label_record(
             pair=pair, editor=who, verdict=verdict, reason_code=code, reason="x", region="body"
         )
-    services.pair_adjudicate(
+    labelling.pair_adjudicate(
         pair=pair, adjudicator=adjudicator, verdict="duplicate", reason_code="same_text", reason="c"
     )
     CalibrationSample.objects.create(pair=pair, weight=2.0, seed=1, band="1-2")
@@ -172,7 +173,7 @@ def every_table_filled(transactional_db, settings) -> None:
         basis="near",
         method_key=method.key,
     )
-    services.group_representative_set(
+    group_splits.group_representative_set(
         group=group,
         document_id=b.pk,
         editor=editor,

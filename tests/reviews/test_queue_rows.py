@@ -11,7 +11,7 @@ from django.urls import reverse
 from hypothesis import given
 from hypothesis import strategies as st
 
-from reviews.selectors import QueueRow
+from reviews.queue.pair_queue import QueueRow
 from reviews.templatetags.queue_tags import _whole, queue_group_rows, queue_pair_rows
 
 HOSTILE = 'https://evil.example.com/"><script>alert(1)</script>'

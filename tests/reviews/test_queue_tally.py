@@ -16,10 +16,13 @@ from ingest.core import channels
 from ingest.core.channels import ACTIVE, SEMANTIC
 from ingest.core.extract import EXTRACTOR_VERSION
 from ingest.models import CandidatePair, Document, Extraction
-from reviews import selectors, services
+from reviews.decisions import group_splits
+from reviews.labels import labelling
 from reviews.models import LabelTally, PairState, QueueTally, Watermark
-from reviews.pair_states import TALLY_WALLS, label_key_counts, pair_states_rebuild
-from reviews.queue_tally import (
+from reviews.queue import group_queue, pair_queue, queue_counts, queue_filters
+from reviews.queue.pair_states import TALLY_WALLS, label_key_counts, pair_states_rebuild
+from reviews.queue.queue_filters import QueueFilters
+from reviews.queue.queue_tally import (
     ORDER,
     _uncertainty,
     pair_count_rows,
@@ -31,7 +34,7 @@ from tests import factories
 from tests.reviews.conftest import BASE, TEXT, find, group_of, pair_of, reviewed_document
 
 pytestmark = pytest.mark.django_db
-ALL = selectors.QueueFilters()
+ALL = QueueFilters()
 FACETS = ("status", "kind", "doc_type", "guard", "channel")
 
 
@@ -55,11 +58,11 @@ def _recount(monkeypatch: pytest.MonkeyPatch) -> dict[str, dict[str, int]]:
     pair, as the queue does under a site filter)."""
     with monkeypatch.context() as m:
         m.setattr(
-            selectors,
+            queue_counts,
             "pair_count_rows",
-            lambda **kw: selectors._pair_count_rows(selectors.QueueFilters(**kw)),
+            lambda **kw: pair_queue.pair_rows_in_scope(QueueFilters(**kw)),
         )
-        return selectors.queue_counts(filters=ALL)
+        return queue_counts.queue_counts(filters=ALL)
 
 
 def _label_tally() -> Counter[tuple[Any, ...]]:
@@ -84,20 +87,20 @@ def assert_counts_true(monkeypatch: pytest.MonkeyPatch) -> None:
     # The labelled part, kept as labels come in, equals a count of the review states.
     assert _label_tally() == _label_recount()
     kept = _rows(pair_count_rows())
-    fresh = _rows(selectors._pair_count_rows(ALL))
+    fresh = _rows(pair_queue.pair_rows_in_scope(ALL))
     assert kept == fresh
     for distance_max in (0, 2):
         kept = _rows(pair_count_rows(distance_max=distance_max))
-        fresh = _rows(selectors._pair_count_rows(ALL.replace(distance_max=distance_max)))
+        fresh = _rows(pair_queue.pair_rows_in_scope(ALL.replace(distance_max=distance_max)))
         assert kept == fresh
-    shown = selectors.queue_counts(filters=ALL)
+    shown = queue_counts.queue_counts(filters=ALL)
     assert shown == _recount(monkeypatch)
     # The stored order is the order the thresholds give.
     assert not CandidatePair.objects.exclude(uncertainty=_uncertainty()).exists()
 
 
 def _label(pair, editor, verdict):
-    return services.label_record(
+    return labelling.label_record(
         pair=pair,
         editor=editor,
         verdict=verdict,
@@ -126,12 +129,12 @@ def test_counts_equal_a_recount_through_labels_walls_splits_and_rebuilds(
     _label(first, other_editor, "distinct")  # disputed
     _label(second, editor, "distinct")
     assert_counts_true(monkeypatch)
-    assert selectors.queue_counts(filters=ALL)["status"]["disputed"] >= 1
-    services.pair_adjudicate(
+    assert queue_counts.queue_counts(filters=ALL)["status"]["disputed"] >= 1
+    labelling.pair_adjudicate(
         pair=first, adjudicator=judge, verdict="duplicate", reason_code="same_text", reason="x"
     )
     assert_counts_true(monkeypatch)
-    services.label_undo(editor=editor, pair=second)
+    labelling.label_undo(editor=editor, pair=second)
     assert_counts_true(monkeypatch)
     _label(second, editor, "near_duplicate")  # relabel after the undo
     _label(second, editor, "duplicate")  # supersedes
@@ -152,7 +155,7 @@ def test_counts_equal_a_recount_through_labels_walls_splits_and_rebuilds(
     a, b, c = chain
     _label(pair_of(a, b), editor, "distinct")
     assert_counts_true(monkeypatch)
-    services.group_split(
+    group_splits.group_split(
         group=group_of(a),
         document_ids=[a.pk],
         editor=editor,
@@ -202,9 +205,9 @@ def test_new_thresholds_reorder_the_queue(settings, pairs, monkeypatch) -> None:
     at a threshold of 0 the pair at 0 is."""
     settings.QUEUE_TALLY_LAG_SECONDS = 0
     first, second, third = pairs
-    assert list(selectors.queue_pairs(filters=ALL))[0] == first
+    assert list(pair_queue.queue_pairs(filters=ALL))[0] == first
     settings.CANDIDATE_THRESHOLDS = {t: 0 for t in settings.DOC_TYPES}
-    assert list(selectors.queue_pairs(filters=ALL)) == [third, second, first]
+    assert list(pair_queue.queue_pairs(filters=ALL)) == [third, second, first]
     assert_counts_true(monkeypatch)
 
 
@@ -213,13 +216,13 @@ def test_semantic_only_pairs_rank_below_every_other_pair(settings, pairs, monkey
     every other pair; the stored order equals ingest.core.channels.queue_rank."""
     settings.QUEUE_TALLY_LAG_SECONDS = 0
     first, second, third = pairs
-    assert list(selectors.queue_pairs(filters=ALL)) == [first, second, third]
+    assert list(pair_queue.queue_pairs(filters=ALL)) == [first, second, third]
     CandidatePair.objects.filter(pk=first.pk).update(channels=channels.SEMANTIC)
     # As after an upgrade to this order: the stored stamp of the order differs, so the
     # next read of the queue recomputes every pair's rank.
     Watermark.objects.filter(name=ORDER).delete()
     queue_tally_rebuild()
-    assert list(selectors.queue_pairs(filters=ALL)) == [second, third, first]
+    assert list(pair_queue.queue_pairs(filters=ALL)) == [second, third, first]
     for p in CandidatePair.objects.all():
         rank = channels.queue_rank(
             distance=p.distance, threshold=threshold_for(p.doc_type), mask=p.channels
@@ -231,27 +234,34 @@ def test_semantic_only_pairs_rank_below_every_other_pair(settings, pairs, monkey
     CandidatePair.objects.filter(pk=first.pk).update(channels=channels.SEMANTIC | channels.SIMHASH)
     Watermark.objects.filter(name=ORDER).delete()
     queue_tally_rebuild()
-    assert list(selectors.queue_pairs(filters=ALL)) == [first, second, third]
+    assert list(pair_queue.queue_pairs(filters=ALL)) == [first, second, third]
 
 
 def test_a_new_extractor_version_rebuilds_the_tally(settings, pairs, editor, monkeypatch) -> None:
     settings.QUEUE_TALLY_LAG_SECONDS = 0
     _label(pairs[0], editor, "duplicate")
     assert_counts_true(monkeypatch)
-    assert selectors.queue_counts(filters=ALL)["status"]["stale"] == 0
-    for module in ("queue_tally", "selectors", "pair_states"):
+    assert queue_counts.queue_counts(filters=ALL)["status"]["stale"] == 0
+    for module in (
+        "queue.queue_tally",
+        "queue.pair_states",
+        "queue.pair_queue",
+        "queue.group_queue",
+        "queue.wall_pages",
+        "labels.label_reads",
+    ):
         monkeypatch.setattr(f"reviews.{module}.EXTRACTOR_VERSION", "next-version")
     # Under another extractor version no page has a current extraction: no walls, and
     # every label is stale.
     assert_counts_true(monkeypatch)
-    assert selectors.queue_counts(filters=ALL)["status"]["stale"] == 1
+    assert queue_counts.queue_counts(filters=ALL)["status"]["stale"] == 1
 
 
-def _group_recount(filters: selectors.QueueFilters) -> Counter[tuple[Any, ...]]:
+def _group_recount(filters: QueueFilters) -> Counter[tuple[Any, ...]]:
     """The groups' count rows from scratch: each group's members, their doc types and
     the pairs between two of its members, read one group at a time."""
     out: Counter[tuple[Any, ...]] = Counter()
-    groups = selectors.queue_groups(filters=filters, status_filter=False)
+    groups = group_queue.queue_groups(filters=filters, status_filter=False)
     for g in groups:
         members = list(g.members.values_list("document_id", flat=True))
         if filters.status not in ("labeled", "all") and not (
@@ -272,8 +282,8 @@ def _group_recount(filters: selectors.QueueFilters) -> Counter[tuple[Any, ...]]:
             **{k: bool(getattr(g, k)) for k in ("needs_review", "chained", "oversized")},
             **{k: bool(getattr(g, k)) for k in ("is_decided", "is_disputed", "ever_decided")},
             **{f"type_{t}": t in types for t in settings.DOC_TYPES},
-            "guard_none": any(not any(getattr(p, k) for k in selectors.GUARDS) for p in inside),
-            **{f"guard_{k}": any(getattr(p, k) for p in inside) for k in selectors.GUARDS},
+            "guard_none": any(not any(getattr(p, k) for k in queue_filters.GUARDS) for p in inside),
+            **{f"guard_{k}": any(getattr(p, k) for p in inside) for k in queue_filters.GUARDS},
             **{f"channel_{c}": any(c in p.channel_names for p in inside) for c in ACTIVE},
         }
         out[tuple(sorted(fact.items()))] += 1
@@ -286,16 +296,16 @@ def test_group_counts_equal_a_recount_group_by_group(chain, pairs, editor) -> No
     CandidatePair.objects.filter(pk=pair_of(a, b).pk).update(numbers_differ=True)
     _label(pair_of(b, c), editor, "distinct")
     queue_sync()
-    disputed = selectors.groups_disputed()
+    disputed = group_queue.groups_disputed()
     assert disputed == [group_of(a).pk]
     for f in (ALL, ALL.replace(status="all"), ALL.replace(distance_max=1)):
         for given in (None, disputed):
-            rows = selectors._group_count_rows(f, given)
+            rows = group_queue.group_rows_in_scope(f, given)
             kept = Counter(
                 {tuple(sorted((k, v) for k, v in r.items() if k != "n")): r["n"] for r in rows}
             )
             assert kept == _group_recount(f)
-    counts = selectors.queue_counts(filters=ALL)
+    counts = queue_counts.queue_counts(filters=ALL)
     assert counts["guard"]["numbers_differ"] >= 1
     assert counts["status"]["disputed"] >= 1
 
@@ -378,9 +388,11 @@ def test_a_late_cosine_keeps_the_tallies_equal_to_a_recount(
     assert _tables() == kept
     assert_counts_true(monkeypatch)
     everything = ALL.replace(status="all", kind="pair")
-    shown = selectors.queue_counts(filters=everything)
+    shown = queue_counts.queue_counts(filters=everything)
     assert shown["channel"]["semantic"] == 2  # first and unlike (walled is not served)
     if labelled:
-        assert selectors.queue_counts(filters=ALL.replace(kind="pair"))["channel"]["semantic"] == 0
-    served = list(selectors.queue_pairs(filters=everything.replace(channel="semantic")))
+        assert (
+            queue_counts.queue_counts(filters=ALL.replace(kind="pair"))["channel"]["semantic"] == 0
+        )
+    served = list(pair_queue.queue_pairs(filters=everything.replace(channel="semantic")))
     assert sorted(p.pk for p in served) == sorted([first.pk, unlike.pk])

@@ -8,7 +8,7 @@ from django.urls import reverse
 
 from ingest import selectors as ingest_selectors
 from ingest.models import Document, Extraction
-from reviews import search
+from reviews.queue import desk_search
 from tests.factories import TEXT, find, pair_of, reviewed_document
 
 pytestmark = pytest.mark.django_db
@@ -33,9 +33,9 @@ def zh_pair(db):
 def test_a_chinese_title_finds_its_documents_and_pair(zh_pair, client, editor) -> None:
     a, b, other = zh_pair
     for term in ("防汛", "长江流域", "巡查"):
-        found = {hit.document.pk for hit in search.search(q=term).documents}  # type: ignore[union-attr]
+        found = {hit.document.pk for hit in desk_search.search(q=term).documents}  # type: ignore[union-attr]
         assert found == {a.pk, b.pk}, term
-    results = search.search(q="防汛部门")
+    results = desk_search.search(q="防汛部门")
     assert results is not None
     assert [hit.pair.pk for hit in results.pairs] == [pair_of(a, b).pk]
     client.force_login(editor)
@@ -52,7 +52,7 @@ def test_text_url_and_case_are_searched(zh_pair) -> None:
     assert ids("shop.example") == {other.pk}  # URL
     assert ids("转载") == {b.pk}
     assert ids("100%") == set()  # a LIKE wildcard is a character, not a pattern
-    assert search.search(q="长") is None  # one character: too short to search
+    assert desk_search.search(q="长") is None  # one character: too short to search
 
 
 def test_the_documents_page_searches_titles_too(zh_pair, client, editor) -> None:

@@ -10,9 +10,9 @@ from ingest import embedder
 from ingest.core.channels import SEMANTIC, SIMHASH
 from ingest.models import CandidatePair
 from ingest.selectors import embedding_statuses
-from reviews import semantic
 from reviews.models import Watermark
-from reviews.queue_tally import ORDER, queue_tally_rebuild
+from reviews.pair import semantic_panel
+from reviews.queue.queue_tally import ORDER, queue_tally_rebuild
 from tests.factories import embedding_row, find, pair_of, reviewed_document
 
 pytestmark = pytest.mark.django_db
@@ -57,7 +57,7 @@ def test_a_cosine_at_the_threshold_reads_as_the_same_meaning(
 ) -> None:
     settings.SEMANTIC_THRESHOLDS = {**settings.SEMANTIC_THRESHOLDS, "article": 0.9}
     pair = _set(pairs[0], cosine=0.9)  # SimHash nominated it; the cosine reaches 0.9
-    assert semantic.pair_semantic(pair=pair, text_a="", text_b="").same_meaning
+    assert semantic_panel.pair_semantic(pair=pair, text_a="", text_b="").same_meaning
     pair = _set(pairs[0], cosine=0.62)
     html = _page(client, editor, pair)
     assert "cosine 0.620, under the semantic threshold 0.9" in html
@@ -202,7 +202,7 @@ def test_the_closest_sentences_in_meaning_are_aligned_and_escaped(
     b = reviewed_document(url="https://r.example.com/b", text=STORY_B, flips=1)
     find(a, b)
     pair = _set(pair_of(a, b), channels=SEMANTIC, cosine=0.93)
-    view = semantic.pair_semantic(pair=pair, text_a=STORY_A, text_b=STORY_B)
+    view = semantic_panel.pair_semantic(pair=pair, text_a=STORY_A, text_b=STORY_B)
     assert view.channel_on and not view.sentences_note
     assert pair.a_id == a.pk
     matched = {m.a_number: m.b_number for m in view.sentences}

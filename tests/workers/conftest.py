@@ -70,7 +70,7 @@ def _worker_env(extra: dict[str, str] | None = None) -> dict[str, str]:
     the privileges `db_app_role` grants (the suite itself runs as the owner)."""
     from django.db import connection
 
-    from reviews.db_roles import app_role_grant
+    from reviews.operations.db_roles import app_role_grant
 
     role = settings.DATABASE_APP_ROLE
     app_role_grant(role=role, create=True, password=settings.DATABASE_APP_PASSWORD)

@@ -4,7 +4,7 @@ from typing import Any
 
 from django.core.management.base import BaseCommand, CommandParser
 
-from reviews import decisions
+from reviews.decisions import automerge
 
 
 class Command(BaseCommand):
@@ -14,5 +14,5 @@ class Command(BaseCommand):
         parser.add_argument("--group", type=int, action="append", help="only these groups")
 
     def handle(self, *args: Any, **options: Any) -> None:
-        counts = decisions.automerge_run(group_ids=options["group"])
+        counts = automerge.automerge_run(group_ids=options["group"])
         self.stdout.write(", ".join(f"{k}: {v}" for k, v in counts.items()))

@@ -5,8 +5,8 @@ from typing import Any
 from django.conf import settings
 from django.core.management.base import BaseCommand, CommandError, CommandParser
 
-from reviews import actions, calibration, calibration_figures, prelabel
-from reviews.core.calibration import Report, Row, ScoreRow
+from reviews.calibration import action_errors, prelabel, stored_figures, sweeps
+from reviews.core.calibration_math import Report, Row, ScoreRow
 
 
 def _f(value: float | None) -> str:
@@ -63,7 +63,7 @@ def containment_text(doc_type: str, rows: list[ScoreRow]) -> list[str]:
     return lines
 
 
-def cosine_text(sweep: calibration.CosineSweep) -> list[str]:
+def cosine_text(sweep: sweeps.CosineSweep) -> list[str]:
     """The cosine sweep (higher is closer) on both splits as text lines."""
     lines = [
         f"== doc type {sweep.doc_type} · embedding cosine (same when ≥ c); "
@@ -85,7 +85,7 @@ def _t(value: float | None) -> str:
     return "none" if value is None else f"{value:g}"
 
 
-def actions_text(report: actions.ActionReport) -> list[str]:
+def actions_text(report: action_errors.ActionReport) -> list[str]:
     """The action-level errors as plain text lines."""
     lines = [
         f"-- errors per action · {report.score.label} · rule {report.rule}",
@@ -127,7 +127,7 @@ def prelabel_text(view: prelabel.PrelabelView) -> list[str]:
     ]
 
 
-def _action_json(report: actions.ActionReport) -> dict[str, Any]:
+def _action_json(report: action_errors.ActionReport) -> dict[str, Any]:
     def doc(d: int) -> dict[str, Any]:
         link = report.documents.get(d)
         return asdict(link) if link else {"id": d}
@@ -181,9 +181,9 @@ def _prelabel_json(view: prelabel.PrelabelView) -> dict[str, Any]:
 
 def calibration_json(*, doc_type: str = "", method: str = "") -> dict[str, Any]:
     """Everything the calibration page shows, as JSON-ready data."""
-    reports = calibration.calibration_reports(doc_type=doc_type, method=method)
-    by_key: dict[tuple[str, str], list[actions.ActionReport]] = {}
-    for a in actions.action_reports(doc_type=doc_type, method=method):
+    reports = sweeps.calibration_reports(doc_type=doc_type, method=method)
+    by_key: dict[tuple[str, str], list[action_errors.ActionReport]] = {}
+    for a in action_errors.action_reports(doc_type=doc_type, method=method):
         by_key.setdefault((a.doc_type, a.method), []).append(a)
     views = prelabel.prelabel_views(
         prelabel.distributions(doc_type=doc_type, method=method), reports
@@ -208,9 +208,9 @@ def calibration_json(*, doc_type: str = "", method: str = "") -> dict[str, Any]:
         "prelabel": [_prelabel_json(v) for v in views],
         "containment": {
             dt: [asdict(r) for r in rows]
-            for dt, rows in calibration.containment_sweeps(doc_type=doc_type, method=method).items()
+            for dt, rows in sweeps.containment_sweeps(doc_type=doc_type, method=method).items()
         },
-        "cosine": [asdict(c) for c in calibration.cosine_sweeps(doc_type=doc_type, method=method)],
+        "cosine": [asdict(c) for c in sweeps.cosine_sweeps(doc_type=doc_type, method=method)],
     }
 
 
@@ -239,7 +239,7 @@ class Command(BaseCommand):
             raise CommandError("--format: text or json")
         if options["recompute"]:
             stored = prelabel.prelabel_compute()
-            figures = calibration_figures.figures_recompute()
+            figures = stored_figures.figures_recompute()
             if options["format"] == "text":
                 self.stdout.write(f"stored {stored} pre-label distributions")
                 self.stdout.write(f"stored {figures} rows of the calibration page's figures")
@@ -247,7 +247,7 @@ class Command(BaseCommand):
             payload = calibration_json(doc_type=doc_type, method=method)
             self.stdout.write(json.dumps(payload, indent=2, ensure_ascii=False))
             return
-        reports = calibration.calibration_reports(doc_type=doc_type, method=method)
+        reports = sweeps.calibration_reports(doc_type=doc_type, method=method)
         views = prelabel.prelabel_views(
             prelabel.distributions(doc_type=doc_type, method=method), reports
         )
@@ -265,8 +265,8 @@ class Command(BaseCommand):
             self.stdout.write("")
             self.stdout.write("No labelled pairs yet: label some pairs in the desk first.")
             return
-        by_key: dict[tuple[str, str], list[actions.ActionReport]] = {}
-        for a in actions.action_reports(doc_type=doc_type, method=method):
+        by_key: dict[tuple[str, str], list[action_errors.ActionReport]] = {}
+        for a in action_errors.action_reports(doc_type=doc_type, method=method):
             by_key.setdefault((a.doc_type, a.method), []).append(a)
         for report in reports:
             self.stdout.write("")
@@ -275,13 +275,13 @@ class Command(BaseCommand):
             for a in by_key.get((report.doc_type, report.method), []):
                 for line in actions_text(a):
                     self.stdout.write(line)
-        for doc_type, rows in calibration.containment_sweeps(
+        for doc_type, rows in sweeps.containment_sweeps(
             doc_type=str(options["doc_type"]), method=str(options["method"])
         ).items():
             self.stdout.write("")
             for line in containment_text(doc_type, rows):
                 self.stdout.write(line)
-        for sweep in calibration.cosine_sweeps(
+        for sweep in sweeps.cosine_sweeps(
             doc_type=str(options["doc_type"]), method=str(options["method"])
         ):
             self.stdout.write("")

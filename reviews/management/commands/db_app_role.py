@@ -3,7 +3,7 @@ from typing import Any
 from django.conf import settings
 from django.core.management.base import BaseCommand, CommandError, CommandParser
 
-from reviews.db_roles import RoleError, app_role_grant
+from reviews.operations.db_roles import RoleError, app_role_grant
 
 
 class Command(BaseCommand):

@@ -5,7 +5,7 @@ from typing import Any
 
 from django.core.management.base import BaseCommand, CommandError, CommandParser
 
-from reviews import canonical
+from reviews.decisions import canonical
 
 
 class Command(BaseCommand):

@@ -3,8 +3,9 @@ from datetime import date
 from django.contrib.auth.models import User
 from django.core.management.base import BaseCommand, CommandError, CommandParser
 
-from reviews import exports, roles
-from reviews.core.calibration import SPLITS
+from reviews import roles
+from reviews.core.calibration_math import SPLITS
+from reviews.labels import exports
 
 
 class Command(BaseCommand):

@@ -1,6 +1,6 @@
 from django.core.management.base import BaseCommand, CommandError, CommandParser
 
-from reviews import exports
+from reviews.labels import exports, imports
 
 
 class Command(BaseCommand):
@@ -21,12 +21,12 @@ class Command(BaseCommand):
             raise CommandError(str(e)) from None
         try:
             with open(path, encoding="utf-8-sig", newline="") as f:
-                result = exports.labels_import(stream=f, fmt=fmt)
+                result = imports.labels_import(stream=f, fmt=fmt)
         except OSError as e:
             raise CommandError(f"cannot read {path}: {e.strerror}") from None
         except UnicodeDecodeError:
             raise CommandError(f"{path} is not UTF-8 text") from None
-        except exports.LabelImportError as e:
+        except imports.LabelImportError as e:
             for problem in e.problems:
                 self.stderr.write(problem)
             raise CommandError(f"{e}: fix the rows above and run again") from None

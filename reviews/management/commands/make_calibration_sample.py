@@ -2,13 +2,13 @@ from typing import Any
 
 from django.core.management.base import BaseCommand, CommandError, CommandParser
 
-from reviews import calibration
+from reviews.calibration import sweeps
 
 
 class Command(BaseCommand):
     help = (
         "Draw the calibration sample: up to --per-band pairs from every distance band "
-        f"({', '.join(calibration.band_name(lo, hi) for lo, hi in calibration.BANDS)}) of "
+        f"({', '.join(sweeps.band_name(lo, hi) for lo, hi in sweeps.BANDS)}) of "
         "every doc type and method, each stored with its sampling weight."
     )
 
@@ -22,7 +22,7 @@ class Command(BaseCommand):
         per_band = int(options["per_band"])
         if per_band < 1:
             raise CommandError("--per-band must be at least 1")
-        drawn = calibration.calibration_sample_make(
+        drawn = sweeps.calibration_sample_make(
             per_band=per_band,
             seed=int(options["seed"]),
             doc_type=str(options["doc_type"]),

@@ -8,8 +8,8 @@ from typing import Any
 from django.core.management.base import BaseCommand, CommandParser
 
 from reviews.models import LabelTally, QueueTally
-from reviews.pair_states import pair_states_rebuild
-from reviews.queue_tally import queue_sync, queue_tally_rebuild
+from reviews.queue.pair_states import pair_states_rebuild
+from reviews.queue.queue_tally import queue_sync, queue_tally_rebuild
 
 
 class Command(BaseCommand):

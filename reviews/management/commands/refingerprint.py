@@ -7,7 +7,7 @@ import sys
 from django.core.management.base import BaseCommand, CommandError, CommandParser
 
 from ingest.models import RefingerprintRun
-from reviews import upgrades
+from reviews.operations import method_upgrades
 
 
 class Command(BaseCommand):
@@ -26,17 +26,17 @@ class Command(BaseCommand):
     def handle(self, *args: object, **options: object) -> None:
         kind = RefingerprintRun.Kind.CANDIDATES if options["candidates"] else "fingerprints"
         try:
-            run = upgrades.run_start(
+            run = method_upgrades.run_start(
                 key=str(options["method"]), kind=kind, actor="cli", enqueue=False
             )
-        except upgrades.UpgradeError as e:
+        except method_upgrades.UpgradeError as e:
             raise CommandError(str(e)) from None
         if run.done:
             self.stdout.write(f"resuming run {run.pk} after document {run.last_document_id}")
         show = not options["no_progress"] and sys.stderr.isatty()
         chunk = options["chunk"]
         while run.status == RefingerprintRun.Status.RUNNING:
-            run = upgrades.run_step(run_id=run.pk, chunk=int(chunk) if chunk else None)  # type: ignore[call-overload]
+            run = method_upgrades.run_step(run_id=run.pk, chunk=int(chunk) if chunk else None)  # type: ignore[call-overload]
             if show:
                 bar = "#" * int(run.percent * 0.3)
                 sys.stderr.write(
@@ -46,7 +46,7 @@ class Command(BaseCommand):
                 sys.stderr.flush()
         if show:
             sys.stderr.write("\n")
-        coverage = upgrades.coverage(method=run.method)
+        coverage = method_upgrades.coverage(method=run.method)
         self.stdout.write(
             f"{run.kind} for {run.method.key}: {run.done} documents in run {run.pk}; "
             f"{coverage['missing']} of {coverage['documents']} documents lack its fingerprint"

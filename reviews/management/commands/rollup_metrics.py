@@ -5,7 +5,7 @@ from datetime import date, timedelta
 from django.core.management.base import BaseCommand, CommandError, CommandParser
 from django.utils import timezone
 
-from reviews import metrics
+from reviews.operations import drift_alerts, rollups
 
 
 class Command(BaseCommand):
@@ -31,12 +31,12 @@ class Command(BaseCommand):
             raise CommandError("--days must be at least 1")
         days = [last - timedelta(days=i) for i in range(n - 1, -1, -1)]
         if options["crawled"]:
-            span = metrics.crawled_days()
+            span = rollups.crawled_days()
             if not span:
                 raise CommandError("no documents stored")
             days, last = span, span[-1]
-        rows = metrics.rollups_compute(days=days)
-        alerts = metrics.alerts(today=last)
+        rows = rollups.rollups_compute(days=days)
+        alerts = drift_alerts.alerts(today=last)
         self.stdout.write(f"{rows} rollup rows for {days[0]}…{days[-1]}; {len(alerts)} alerts")
         for a in alerts:
             self.stdout.write(f"  {a.day} {a.site or 'all sites'} {a.kind}: {a.message}")

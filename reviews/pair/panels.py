@@ -12,9 +12,9 @@ from functools import cached_property
 
 from ingest.channels import registry
 from ingest.channels.base import Channel
-from reviews.passage_view import pair_passages
-from reviews.selectors import PairView
-from reviews.semantic import pair_semantic
+from reviews.pair.pair_reads import PairView
+from reviews.pair.passage_panel import pair_passages
+from reviews.pair.semantic_panel import pair_semantic
 
 Builder = Callable[[PairView], object]
 

@@ -1,7 +1,7 @@
 """The pre-label threshold from the desk's data: draws the site-stratified random
 document pairs, scores them and the candidate pairs per doc type, method and channel,
 and stores the histograms with the suggested starting threshold (the maths is in
-reviews/core/prelabel.py). The beat task ``prelabel_compute`` recomputes them every
+reviews/core/prelabel_math.py). The beat task ``prelabel_compute`` recomputes them every
 PRELABEL_EVERY_SECONDS; a recompute replaces the stored rows.
 
 Which documents: those whose main-text fingerprint of the method is ``ok`` (the ones the
@@ -27,8 +27,8 @@ from ingest.core.methods import normalize_for
 from ingest.core.simhash import hamming, to_unsigned64
 from ingest.models import CandidatePair, Extraction, Fingerprint
 from reviews.core import charts
-from reviews.core.calibration import CALIBRATION, SEND_TO_REVIEW, Report
-from reviews.core.prelabel import (
+from reviews.core.calibration_math import CALIBRATION, SEND_TO_REVIEW, Report
+from reviews.core.prelabel_math import (
     Starting,
     Suggestion,
     histogram,

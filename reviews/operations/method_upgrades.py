@@ -12,7 +12,7 @@ action, and the old one retired.
 - **Compare**: the labelled document pairs (a, b) — labels are given on one method's
   pairs, the documents are the same under every method — each method's distance from its
   own stored fingerprints, never across methods; calibration tables from
-  reviews/core/calibration.py.
+  reviews/core/calibration_math.py.
 - **Switch**: refused until every document with an extraction has the method's main
   fingerprint; flips FingerprintMethod.is_active in one transaction with a MethodSwitch
   record (who, from, to, when, why) and starts a "candidates" run for the new method over
@@ -47,8 +47,8 @@ from ingest.models import (
     MethodSwitch,
     RefingerprintRun,
 )
-from reviews import calibration as cal
-from reviews.core.calibration import LabeledPair
+from reviews.calibration import sweeps as cal
+from reviews.core.calibration_math import LabeledPair
 from reviews.core.words import Said, gettext_noop
 
 MAIN = Fingerprint.Branch.MAIN
@@ -294,7 +294,7 @@ class MethodComparison:
     missing: int  # labelled pairs where a side has no usable fingerprint under it
     distances: dict[str, list[int]] = field(default_factory=dict)
     summary: list[VerdictSummary] = field(default_factory=list)
-    reports: list[object] = field(default_factory=list)  # reviews.core.calibration.Report
+    reports: list[object] = field(default_factory=list)  # reviews.core.calibration_math.Report
 
 
 def _labelled_document_pairs(

@@ -19,7 +19,7 @@
   `_pairs_changed` (the tallied pairs moved from their old key to the new one, their
   review states refreshed, the label tally with them), in the change's transaction.
 - `LabelTally`: the labelled pairs among them, by the same facts and disputed / stale,
-  kept by the review states' writer (reviews.pair_states) as labels come in, up to the
+  kept by the review states' writer (reviews.queue.pair_states) as labels come in, up to the
   same wall watermark. The counts take them out of the pairs' counts.
 
 `queue_tally_rebuild()` (the `queue_tally_rebuild` command) counts both from scratch:
@@ -48,18 +48,14 @@ from django.db.models.functions import Abs
 from django.utils import timezone
 
 from dedup_site.transactions import conflict_retry
-from ingest.candidates import (
-    PairFacts,
-    pair_facts_changed,
-    pair_facts_changing,
-)
+from ingest.candidates import PairFacts, pair_facts_changed, pair_facts_changing
 from ingest.channels.thresholds import threshold_for
 from ingest.core import channels
 from ingest.core.extract import EXTRACTOR_VERSION
 from ingest.models import WALL_STATUSES, CandidatePair, Extraction, FingerprintMethod
-from reviews.compiled_sql import compiled_rows
 from reviews.models import LabelTally, PairState, QueueTally, Watermark
-from reviews.pair_states import (
+from reviews.queue.compiled_sql import compiled_rows
+from reviews.queue.pair_states import (
     LabelKey,
     label_key_counts,
     label_tally_add,
@@ -68,7 +64,7 @@ from reviews.pair_states import (
     pair_states_sync,
     sync_reads,
 )
-from reviews.watermarks import (
+from reviews.queue.watermarks import (
     FINGERPRINTS,
     LABELS,
     ORDER,
@@ -171,7 +167,7 @@ def _cutoff() -> Any:
 
 def _locked_marks() -> dict[str, int]:
     """The tally's watermarks, locked until the transaction ends (one writer at a time;
-    in the one order of reviews.watermarks)."""
+    in the one order of reviews.queue.watermarks)."""
     return watermarks_lock(PAIRS, WALLS, VERSION)
 
 
@@ -379,11 +375,11 @@ def pair_count_rows(
     *, method: str = "", distance_min: int | None = None, distance_max: int | None = None
 ) -> list[dict[str, Any]]:
     """The pairs the queue can serve under these filters, counted by doc type, channels,
-    guards and review status, in the rows of one GROUP BY over the pairs (selectors'
-    queue counts): from the tally, the pairs and walls since its watermarks and the
+    guards and review status, in the rows of one GROUP BY over the pairs (the
+    queue's counts): from the tally, the pairs and walls since its watermarks and the
     label tally. Three queries whatever the number of pairs and labels (five while pages
     found to be walls in the last minutes are taken out), each compiled once per shape
-    (reviews.compiled_sql)."""
+    (reviews.queue.compiled_sql)."""
     shape = (method, distance_min, distance_max, EXTRACTOR_VERSION)
 
     def scopes() -> tuple[Q, Q]:

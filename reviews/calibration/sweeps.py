@@ -1,6 +1,6 @@
 """Calibration from the desk's labels (thresholds come from labels, per doc type): the
 stable split, the labelled pairs, the reports and the stratified calibration sample. The
-maths is in reviews/core/calibration.py; this module only reads the database and calls it.
+maths is in reviews/core/calibration_math.py; this module only reads the database and calls it.
 
 Rules chosen here:
 
@@ -32,7 +32,7 @@ from django.db.models import Exists, Max, OuterRef, QuerySet, Subquery
 from ingest.channels import thresholds
 from ingest.models import CandidatePair
 from reviews.core import charts
-from reviews.core.calibration import (
+from reviews.core.calibration_math import (
     LabeledPair,
     Report,
     ScoredPair,
@@ -46,7 +46,7 @@ from reviews.core.calibration import (
 )
 from reviews.core.scores import COSINE
 from reviews.models import Adjudication, CalibrationSample, Label
-from reviews.pair_states import subject_labelled
+from reviews.queue.pair_states import subject_labelled
 
 # Distance bands of the calibration sample (inclusive): the easy extremes (0, far) get
 # no more pairs than the uncertain middle.
@@ -281,7 +281,8 @@ class ReportView:
     report: Report
     histogram: charts.Chart
     pr_curve: charts.Chart
-    # Errors per action (reviews/actions.py), one per pair score; filled by the view.
+    # Errors per action (reviews/calibration/action_errors.py), one per pair score; filled
+    # by the view.
     actions: list[Any] = field(default_factory=list)
     # Whether stored errors per action exist for it (the summary lists their section).
     has_actions: bool = False

@@ -8,7 +8,7 @@ refresh a pair's state (and so its subject's other pairs) when they append a lab
 pair_states_sync, run before the queue is read, picks up labels written any other way,
 re-crawls (new fingerprints) and new pairs of labelled subjects (another method's, or
 another channel's) from three watermarks; a late cosine that changes a pair's channels
-refreshes its state (reviews.queue_tally._pairs_changed). The queue reads only this
+refreshes its state (reviews.queue.queue_tally._pairs_changed). The queue reads only this
 table, never the labels.
 
 The same writer keeps the labelled part of the queue's counts (reviews.models.LabelTally)
@@ -25,25 +25,14 @@ from typing import Any
 
 from django.conf import settings
 from django.db import transaction
-from django.db.models import (
-    Case,
-    Count,
-    Exists,
-    Max,
-    Min,
-    OuterRef,
-    Q,
-    QuerySet,
-    Subquery,
-    When,
-)
+from django.db.models import Case, Count, Exists, Max, Min, OuterRef, Q, QuerySet, Subquery, When
 from django.db.models import Value as V
 from django.utils import timezone
 
 from ingest.core.extract import EXTRACTOR_VERSION
 from ingest.models import WALL_STATUSES, CandidatePair, Document, Extraction, Fingerprint
 from reviews.models import Adjudication, Label, LabelTally, PairState, Watermark
-from reviews.watermarks import (
+from reviews.queue.watermarks import (
     FINGERPRINTS,
     LABELS,
     SUBJECTS,
@@ -56,7 +45,7 @@ from reviews.watermarks import (
 SYNC_BATCH = 5000
 # The pair's facts copied into its state. A pair's sides, method, doc type, distance and
 # guards never change; its channels (and so `queued`) change when a late cosine adds the
-# semantic bit, and reviews.queue_tally refreshes the state then.
+# semantic bit, and reviews.queue.queue_tally refreshes the state then.
 FACTS = (
     "method_ref",
     "side_a",
@@ -68,7 +57,7 @@ FACTS = (
     "queued",
     "distinct_labels",
 )
-# The queue tally's wall watermark (reviews.queue_tally), TALLY_WALLS: the label tally
+# The queue tally's wall watermark (reviews.queue.queue_tally), TALLY_WALLS: the label tally
 # leaves out the states with a side found to be a wall up to it, as the pair tally does.
 # method, doc type, distance, channels, guards, disputed, stale
 LabelKey = tuple[int, str, int, int, int, bool, bool]

@@ -38,11 +38,11 @@ from django.db import connection, transaction
 from django.db.models import Max, Q
 from django.utils import timezone
 
-from reviews import actions, calibration
-from reviews.actions import PAIR_SCORES
-from reviews.calibration import CosineSweep, ReportView
-from reviews.core.actions import ActionRow, HiddenCount, LabelledLink, WrongGroup
-from reviews.core.calibration import (
+from reviews.calibration import action_errors, sweeps
+from reviews.calibration.action_errors import PAIR_SCORES
+from reviews.calibration.sweeps import CosineSweep, ReportView
+from reviews.core.actions_math import ActionRow, HiddenCount, LabelledLink, WrongGroup
+from reviews.core.calibration_math import (
     SPLITS,
     LabeledPair,
     Recommendation,
@@ -62,7 +62,8 @@ ALL_LANGUAGES = ""
 # The advisory lock key of a recompute (any constant unique to it).
 RECOMPUTE_LOCK = 0x6361_6C69_6272_6174  # "calibrat"
 # The scores of the stored figures, in display order: the SimHash distance, the token-set
-# ratio, then every channel's score the action sweep regroups by (reviews.actions).
+# ratio, then every channel's score the action sweep regroups by
+# (reviews.calibration.action_errors).
 SCORES: dict[str, Score] = {s.name: s for s, _ in PAIR_SCORES}
 
 
@@ -76,7 +77,7 @@ class Figures:
     """What the page shows that comes from the labels, for one filter."""
 
     views: list[ReportView]
-    actions: list[actions.ActionReport]
+    actions: list[action_errors.ActionReport]
     cosine: list[CosineSweep]
     computed_at: datetime | None  # None: computed for this request
     labels_since: int  # labels stored after the figures were computed
@@ -125,7 +126,7 @@ def _histogram_counts(pairs: list[LabeledPair], report: Report) -> dict[str, dic
     """The histogram's input (distances per verdict) as counts per distance."""
     return {
         v: {str(d): n for d, n in sorted(Counter(ds).items())}
-        for v, ds in calibration.histogram_input(pairs, report).items()
+        for v, ds in sweeps.histogram_input(pairs, report).items()
     }
 
 
@@ -137,7 +138,7 @@ def _histogram_lists(counts: dict[str, dict[str, int]]) -> dict[str, list[int]]:
     }
 
 
-def _action_json(report: actions.ActionReport) -> dict[str, Any]:
+def _action_json(report: action_errors.ActionReport) -> dict[str, Any]:
     return {
         "doc_type": report.doc_type,
         "method": report.method,
@@ -181,7 +182,7 @@ def figures_compute() -> list[CalibrationFigures]:
     # The watermark is read before the labels: a label stored meanwhile counts as
     # "stored since" (perhaps also as counted), never as counted and not stored since.
     watermark = _watermark()
-    labelled = calibration.labeled_pairs()
+    labelled = sweeps.labeled_pairs()
     by_key: dict[tuple[str, str], list[LabeledPair]] = defaultdict(list)
     for p in labelled:
         by_key[(p.doc_type, p.method)].append(p)
@@ -200,19 +201,19 @@ def figures_compute() -> list[CalibrationFigures]:
             )
         )
 
-    for report in calibration.reports_of(labelled):
+    for report in sweeps.reports_of(labelled):
         payload = {
             "report": asdict(report),
             "histogram": _histogram_counts(by_key[(report.doc_type, report.method)], report),
         }
         add(SWEEP, SIMHASH_DISTANCE.name, report.doc_type, report.method, payload)
-    for a in actions.action_reports(labelled=labelled):
+    for a in action_errors.action_reports(labelled=labelled):
         add(ACTIONS, a.score.name, a.doc_type, a.method, _action_json(a))
-    for sweep in calibration.cosine_sweeps(labelled=labelled):
+    for sweep in sweeps.cosine_sweeps(labelled=labelled):
         add(SWEEP, COSINE.name, sweep.doc_type, "", asdict(sweep))
     for method in sorted({m for _, m in by_key}):
         subset = [p for p in labelled if p.method == method]
-        for sweep in calibration.cosine_sweeps(labelled=subset):
+        for sweep in sweeps.cosine_sweeps(labelled=subset):
             add(SWEEP, COSINE.name, sweep.doc_type, method, asdict(sweep))
     stamp = {"settings": settings_key(), "watermark": watermark, "labelled": len(labelled)}
     add(STAMP, "", "", "", stamp)
@@ -285,17 +286,17 @@ def _action_row(d: dict[str, Any]) -> ActionRow:
     return ActionRow(**fields)
 
 
-def action_report_from(d: dict[str, Any]) -> actions.ActionReport | None:
+def action_report_from(d: dict[str, Any]) -> action_errors.ActionReport | None:
     score = SCORES.get(d["score"])
     if score is None:
         return None
-    return actions.ActionReport(
+    return action_errors.ActionReport(
         doc_type=d["doc_type"],
         method=d["method"],
         score=score,
         rule=d["rule"],
         rows=[_action_row(r) for r in d["rows"]],
-        documents={int(k): actions.DocLink(**v) for k, v in d["documents"].items()},
+        documents={int(k): action_errors.DocLink(**v) for k, v in d["documents"].items()},
     )
 
 
@@ -313,7 +314,7 @@ def cosine_from(d: dict[str, Any]) -> CosineSweep:
 
 
 def _views_of(reports: list[Report], histograms: list[dict[str, list[int]]]) -> list[ReportView]:
-    return [calibration.report_view(r, h) for r, h in zip(reports, histograms, strict=True)]
+    return [sweeps.report_view(r, h) for r, h in zip(reports, histograms, strict=True)]
 
 
 def figures_stamp() -> datetime | None:
@@ -353,7 +354,7 @@ def figures_stored(
     cosine: list[CosineSweep] = []
     score_order = list(SCORES)
     action_rows = []
-    reports_of_actions: list[actions.ActionReport] = []
+    reports_of_actions: list[action_errors.ActionReport] = []
     for row in rows.order_by("doc_type", "method_key", "id"):
         row.payload = said_read(row.payload)
         if row.kind == SWEEP and row.score == SIMHASH_DISTANCE.name:
@@ -388,12 +389,12 @@ def figures_fresh(
 ) -> Figures:
     """The figures of a filter computed for this call, from scratch (the `parts` asked
     for; the summary's list of reports with errors per action is every report's)."""
-    labelled = calibration.labeled_pairs(doc_type=doc_type, method=method)
-    views = calibration.report_views(labelled=labelled)
+    labelled = sweeps.labeled_pairs(doc_type=doc_type, method=method)
+    views = sweeps.report_views(labelled=labelled)
     return Figures(
         views=views,
-        actions=actions.action_reports(labelled=labelled) if "actions" in parts else [],
-        cosine=calibration.cosine_sweeps(labelled=labelled) if "cosine" in parts else [],
+        actions=action_errors.action_reports(labelled=labelled) if "actions" in parts else [],
+        cosine=sweeps.cosine_sweeps(labelled=labelled) if "cosine" in parts else [],
         computed_at=None,
         labels_since=0,
         with_actions=frozenset((v.report.doc_type, v.report.method) for v in views),

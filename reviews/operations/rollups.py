@@ -1,4 +1,4 @@
-"""Daily rollups, drift alerts over them, task durations and the Prometheus exposition.
+"""Daily rollups and the reads of the metrics page.
 
 Rollups (one row per day and site, plus an all-sites row with site = None):
 
@@ -17,53 +17,26 @@ beat task may run as often as wanted.
 
 from __future__ import annotations
 
-import logging
-import time
 from collections import Counter, defaultdict
-from collections.abc import Iterable, Iterator
+from collections.abc import Iterable
 from dataclasses import dataclass
 from datetime import UTC, date, datetime, timedelta
 
-from celery.signals import task_postrun, task_prerun
-from django.conf import settings
-from django.db import DatabaseError, connection
 from django.db.models import Count, Max, Min, Q, QuerySet
 from django.utils import timezone
-from prometheus_client import CollectorRegistry, generate_latest
-from prometheus_client.core import Metric
-from prometheus_client.registry import Collector
 
 from ingest.core import drift
 from ingest.core.extract import EXTRACTOR_VERSION
-from ingest.models import (
-    CandidateGroup,
-    CandidatePair,
-    DailyRollup,
-    Document,
-    Extraction,
-    Fingerprint,
-    FingerprintMethod,
-    GroupMember,
-    RefingerprintRun,
-    Site,
-    TaskRun,
-)
+from ingest.models import CandidatePair, DailyRollup, Document, Extraction, GroupMember, Site
 from reviews.models import Decision, Label
 
-log = logging.getLogger(__name__)
-
 SAMPLES = 5
+
+
 WITH_TEXT = {"ok", "too_short", "blocked"}
+
+
 STATUSES = ("ok", "empty", "too_short", "blocked", "error")
-# Tasks whose durations /metrics reports.
-TIMED_TASKS = frozenset(
-    {
-        "ingest.tasks.documents_process",
-        "ingest.tasks.candidates_find",
-        "reviews.tasks.refingerprint_run",
-        "reviews.tasks.rollup_metrics",
-    }
-)
 
 
 def _bounds(day: date) -> tuple[datetime, datetime]:
@@ -237,94 +210,6 @@ def recent_days(n: int, *, today: date | None = None) -> list[date]:
     return [today - timedelta(days=i) for i in range(n - 1, -1, -1)]
 
 
-def task_runs_prune() -> int:
-    cutoff = timezone.now() - timedelta(days=settings.METRICS_TASK_RUN_DAYS)
-    return TaskRun.objects.filter(finished_at__lt=cutoff).delete()[0]
-
-
-# --- drift alerts -----------------------------------------------------------------------
-
-
-def thresholds() -> drift.Thresholds:
-    return drift.Thresholds(
-        large_group=settings.DRIFT_LARGE_GROUP,
-        share_jump=settings.DRIFT_SHARE_JUMP,
-        share_ratio=settings.DRIFT_SHARE_RATIO,
-        min_documents=settings.DRIFT_MIN_DOCUMENTS,
-        token_shift=settings.DRIFT_TOKEN_SHIFT,
-        baseline_days=settings.DRIFT_BASELINE_DAYS,
-        min_baseline_days=settings.DRIFT_MIN_BASELINE_DAYS,
-    )
-
-
-def day_stats(row: DailyRollup) -> drift.DayStats:
-    return drift.DayStats(
-        day=row.day,
-        site=row.site.host if row.site else "",
-        documents=row.documents,
-        empty=row.status_empty,
-        blocked=row.status_blocked,
-        with_text=row.status_ok + row.status_too_short + row.status_blocked,
-        p10=row.tokens_p10,
-        p50=row.tokens_p50,
-        p90=row.tokens_p90,
-        largest_group=row.largest_new_group,
-        largest_group_id=row.largest_new_group_id,
-        samples={k: [int(i) for i in v] for k, v in (row.samples or {}).items()},
-    )
-
-
-def alerts(*, days: int | None = None, today: date | None = None) -> list[drift.Alert]:
-    """Alerts of the last ``days`` days (DRIFT_ALERT_DAYS), from the stored rollups."""
-    t = thresholds()
-    days = days or settings.DRIFT_ALERT_DAYS
-    today = today or timezone.now().date()
-    since = today - timedelta(days=days - 1)
-    rows = DailyRollup.objects.filter(
-        day__gte=since - timedelta(days=t.baseline_days), day__lte=today
-    ).select_related("site")
-    return drift.alerts_over([day_stats(r) for r in rows], since=since, t=t)
-
-
-# --- task durations ---------------------------------------------------------------------
-
-_started: dict[str, float] = {}
-
-
-def task_started(task_id: str | None = None, task: object = None, **_: object) -> None:
-    if task_id and getattr(task, "name", "") in TIMED_TASKS:
-        _started[task_id] = time.perf_counter()
-
-
-def task_finished(
-    task_id: str | None = None, task: object = None, state: str | None = None, **_: object
-) -> None:
-    """Record the duration; never lets bookkeeping break the task or hide its error."""
-    began = _started.pop(task_id or "", None)
-    if began is None:
-        return
-    duration = time.perf_counter() - began
-    if connection.in_atomic_block and connection.needs_rollback:
-        return
-    try:
-        TaskRun.objects.create(
-            task=getattr(task, "name", ""),
-            duration=duration,
-            state=state or "",
-            finished_at=timezone.now(),
-        )
-    except DatabaseError:
-        log.warning("could not record the duration of %s", getattr(task, "name", ""))
-
-
-def signals_connect() -> None:
-    task_prerun.connect(task_started, weak=False, dispatch_uid="dedup-task-started")
-    task_postrun.connect(task_finished, weak=False, dispatch_uid="dedup-task-finished")
-
-
-# --- reads for the metrics page ---------------------------------------------------------
-
-
 # How a crawl-quality finding reads: "12 login walls on news.example.com".
 _QUALITY_WORDS = {
     "login_wall": ("login wall", "login walls"),
@@ -414,137 +299,3 @@ def rollups_computed_at() -> datetime | None:
     return (
         DailyRollup.objects.order_by("-computed_at").values_list("computed_at", flat=True).first()
     )
-
-
-# --- Prometheus exposition: a custom collector, read on each scrape ----------------------
-
-# The text format prometheus_client writes (0.0.4, as every Prometheus server reads it).
-CONTENT_TYPE = "text/plain; version=0.0.4; charset=utf-8"
-
-
-class _Family:
-    """One metric family, its samples added with keyword labels."""
-
-    def __init__(self, name: str, kind: str, help_text: str) -> None:
-        self.metric = Metric(
-            name.removesuffix("_total") if kind == "counter" else name, help_text, kind
-        )
-        self.name = name
-
-    def sample(self, value: float, suffix: str = "", **labels: str) -> None:
-        self.metric.add_sample(self.name + suffix, {k: str(v) for k, v in labels.items()}, value)
-
-
-class DeskCollector(Collector):
-    """Counts and task durations from the database, every family with HELP and TYPE."""
-
-    def collect(self) -> Iterator[Metric]:
-        families = _families()
-        for family in families:
-            yield family.metric
-
-
-def prometheus_text() -> str:
-    registry = CollectorRegistry(auto_describe=False)
-    registry.register(DeskCollector())
-    return generate_latest(registry).decode("utf-8")
-
-
-def _families() -> list[_Family]:
-    out: list[_Family] = []
-
-    def family(name: str, kind: str, help_text: str) -> _Family:
-        out.append(_Family(name, kind, help_text))
-        return out[-1]
-
-    documents = family(
-        "dedup_documents", "gauge", "Documents by extraction status (current extractor)."
-    )
-    total = Document.objects.count()
-    by_status = dict(
-        Extraction.objects.filter(extractor_version=EXTRACTOR_VERSION)
-        .values_list("status")
-        .annotate(n=Count("pk"))
-        .values_list("status", "n")
-    )
-    for status in STATUSES:
-        documents.sample(by_status.get(status, 0), status=status)
-    documents.sample(max(total - sum(by_status.values()), 0), status="unprocessed")
-
-    methods = dict(FingerprintMethod.objects.values_list("pk", "key"))
-    prints = family("dedup_fingerprints", "gauge", "Fingerprints by method, branch and status.")
-    for method_id, branch, status, n in (
-        Fingerprint.objects.values_list("method_id", "branch", "status")
-        .annotate(n=Count("pk"))
-        .values_list("method_id", "branch", "status", "n")
-        .order_by("method_id", "branch", "status")
-    ):
-        prints.sample(n, method=methods[method_id], branch=branch, status=status)
-    active = family("dedup_method_active", "gauge", "1 for the active method, else 0.")
-    for key, is_active, retired in FingerprintMethod.objects.values_list(
-        "key", "is_active", "retired_at"
-    ):
-        active.sample(int(is_active), method=key, retired=str(bool(retired)))
-
-    pairs = family("dedup_candidate_pairs", "gauge", "Candidate pairs by method and kind.")
-    for method_id, exact, below, n in (
-        CandidatePair.objects.values_list("method_id", "exact", "below_floor")
-        .annotate(n=Count("pk"))
-        .values_list("method_id", "exact", "below_floor", "n")
-        .order_by("method_id", "exact", "below_floor")
-    ):
-        kind = "exact" if exact else ("below_floor" if below else "near")
-        pairs.sample(n, method=methods[method_id], kind=kind)
-    groups = family("dedup_candidate_groups", "gauge", "Current (not dissolved) groups by method.")
-    for method_id, n in (
-        CandidateGroup.objects.filter(dissolved=False)
-        .values_list("method_id")
-        .annotate(n=Count("pk"))
-        .values_list("method_id", "n")
-        .order_by("method_id")
-    ):
-        groups.sample(n, method=methods[method_id])
-
-    labels = family("dedup_labels_total", "counter", "Labels given (append-only), by verdict.")
-    for verdict, n in (
-        Label.objects.filter(retraction=False)
-        .values_list("verdict")
-        .annotate(n=Count("pk"))
-        .values_list("verdict", "n")
-        .order_by("verdict")
-    ):
-        labels.sample(n, verdict=verdict)
-    decisions = family("dedup_decisions_total", "counter", "Decisions on the log, by action.")
-    for action, n in (
-        Decision.objects.values_list("action")
-        .annotate(n=Count("pk"))
-        .values_list("action", "n")
-        .order_by("action")
-    ):
-        decisions.sample(n, action=action)
-
-    progress = family(
-        "dedup_refingerprint_progress", "gauge", "Done share of the latest run per method."
-    )
-    seen: set[tuple[int, str]] = set()
-    for run in RefingerprintRun.objects.order_by("-id"):
-        if (run.method_id, run.kind) in seen:
-            continue
-        seen.add((run.method_id, run.kind))
-        progress.sample(run.percent / 100.0, method=methods[run.method_id], kind=run.kind)
-
-    tasks = family(
-        "dedup_task_duration_seconds",
-        "summary",
-        f"Task durations over the last {settings.METRICS_TASK_RUN_DAYS} days.",
-    )
-    durations: dict[str, list[float]] = defaultdict(list)
-    for task, duration in TaskRun.objects.order_by("task", "id").values_list("task", "duration"):
-        durations[task].append(duration)
-    for task, values in sorted(durations.items()):
-        for q in (0.5, 0.9, 0.99):
-            tasks.sample(drift.quantile(values, q) or 0.0, task=task, quantile=str(q))
-        tasks.sample(sum(values), "_sum", task=task)
-        tasks.sample(len(values), "_count", task=task)
-    family("dedup_sites", "gauge", "Sites seen.").sample(Site.objects.count())
-    return out

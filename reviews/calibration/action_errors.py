@@ -1,8 +1,8 @@
 """Action-level calibration errors from the desk's data: reads the labels, the groupable
 candidate pairs and the representative-policy facts, and hands them to
-reviews/core/actions.py (which re-runs the shipped grouping rule at every threshold).
+reviews/core/actions_math.py (which re-runs the shipped grouping rule at every threshold).
 
-The labels counted are exactly those of the threshold sweep (``calibration.labeled_pairs``:
+The labels counted are exactly those of the threshold sweep (``sweeps.labeled_pairs``:
 current labels, majority class, both splits). The rule and the representative policy
 are the configured ones (GROUP_RULE, REPRESENTATIVE_POLICY); the groupable pairs are
 those the workers group (not under the similarity floor).
@@ -21,8 +21,8 @@ from ingest.candidates import policy_candidates
 from ingest.channels import registry
 from ingest.channels.thresholds import threshold_for
 from ingest.models import CandidatePair, Document
-from reviews import calibration
-from reviews.core.actions import (
+from reviews.calibration import sweeps
+from reviews.core.actions_math import (
     ActionRow,
     DocFacts,
     LabelledLink,
@@ -31,7 +31,7 @@ from reviews.core.actions import (
     action_sweep,
     labelled_components,
 )
-from reviews.core.calibration import LabeledPair
+from reviews.core.calibration_math import LabeledPair
 from reviews.core.scores import SIMHASH_DISTANCE, TOKEN_SET_RATIO, Score
 
 
@@ -111,7 +111,7 @@ def _report(
         LabelledLink(
             a=p.a,
             b=p.b,
-            positive=p.verdict in calibration.positive(),
+            positive=p.verdict in sweeps.positive(),
             score=float(p.distance),
             pair_id=p.pair_id,
         )
@@ -163,7 +163,7 @@ def action_reports(
     """One report per (doc type, method) with counted labels, and per pair score;
     ``labelled`` when the labelled pairs are already read."""
     if labelled is None:
-        labelled = calibration.labeled_pairs(doc_type=doc_type, method=method)
+        labelled = sweeps.labeled_pairs(doc_type=doc_type, method=method)
     by_key: dict[tuple[str, str], list[LabeledPair]] = defaultdict(list)
     for p in labelled:
         by_key[(p.doc_type, p.method)].append(p)

@@ -1,7 +1,7 @@
 """Agreement of the editors, per editor and per doc type: Cohen's kappa for each two
 editors who labelled the same pairs, Krippendorff's alpha over everyone, and each
 editor's agreement with the adjudicated label. Reads current labels (a relabel counts
-once, a withdrawn label not at all); the formulas are in reviews.core.agreement."""
+once, a withdrawn label not at all); the formulas are in reviews.core.agreement_math."""
 
 from __future__ import annotations
 
@@ -11,7 +11,7 @@ from dataclasses import dataclass, field
 from itertools import combinations
 from typing import cast
 
-from reviews.core.agreement import agreement_share, cohen_kappa, krippendorff_alpha
+from reviews.core.agreement_math import agreement_share, cohen_kappa, krippendorff_alpha
 from reviews.models import Adjudication, Label
 
 
