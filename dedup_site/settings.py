@@ -703,6 +703,13 @@ CELERY_BEAT_SCHEDULE["prelabel-distributions"] = {
     "task": "reviews.tasks.prelabel_compute",
     "schedule": PRELABEL_EVERY_SECONDS,
 }
+# The channel indexes' monthly partitions (PostgreSQL, ingest/partitions.py): the beat
+# task makes this many months ahead of the current one, once a day.
+PARTITION_MONTHS_AHEAD = env_int("PARTITION_MONTHS_AHEAD", 2)
+CELERY_BEAT_SCHEDULE["partitions-ahead"] = {
+    "task": "ingest.tasks.partitions_ahead",
+    "schedule": 24 * 3600,
+}
 CELERY_BEAT_SCHEDULE["calibration-figures"] = {
     "task": "reviews.tasks.calibration_figures_recompute",
     "schedule": CALIBRATION_FIGURES_EVERY_SECONDS,

@@ -20,7 +20,7 @@ from typing import Any
 from django.conf import settings
 from django.db import connection
 
-from ingest import index
+from ingest import index, partitions
 from ingest.channels.base import Channel, CheckProbe, CheckQuery, Doc, PairScores, Scorer, Search
 from ingest.core import channels as bits
 from ingest.core import minhash as core
@@ -107,6 +107,7 @@ def stored(method_id: int, ids: Sequence[int]) -> dict[int, core.Signature]:
 
 def entries_add(method_id: int, rows: Sequence[tuple[int, datetime, core.Signature]]) -> None:
     """Store the documents' signatures and bands (a row already there stays)."""
+    partitions.months_ensure("ingest_minhashset", (at for _, at, _ in rows))
     MinHashSet.objects.bulk_create(
         [
             MinHashSet(
