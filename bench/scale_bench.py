@@ -168,9 +168,9 @@ def load(args: argparse.Namespace) -> None:
     if not state.data.get("migrated"):
         # --migrate-to: an earlier schema of the ingest app (e.g. 0025, before the time
         # partitions) to measure the same load on it.
-        call_command(
-            "migrate", *(["ingest", args.migrate_to] if args.migrate_to else []), verbosity=0
-        )
+        call_command("migrate", verbosity=0)
+        if args.migrate_to:
+            call_command("migrate", "ingest", args.migrate_to, verbosity=0)
         state.data["migrated"] = True
         state.save()
     values = fingerprints(args.size, args.base, args.seed)
@@ -231,27 +231,36 @@ def months_ensure(cur: Any, fetched: list[datetime]) -> None:
     database from before the partitions."""
     if not cur.execute("SELECT to_regproc('dedup_partition_ensure') IS NOT NULL").fetchone()[0]:
         return
-    days = sorted({datetime(t.year, t.month, 1).date() for t in fetched})
+    from django.conf import settings
+
+    months = settings.PARTITION_MONTHS
+    days = sorted(
+        {datetime(t.year, (t.month - 1) // months * months + 1, 1).date() for t in fetched}
+    )
     for table in ("ingest_indexentry", "ingest_passageset", "ingest_minhashset"):
         cur.execute(
-            "SELECT dedup_partition_ensure(%s, d) FROM unnest(%s::date[]) AS d", [table, days]
+            "SELECT dedup_partition_ensure(%s, d, %s) FROM unnest(%s::date[]) AS d",
+            [table, months, days],
         )
 
 
 def relation_sizes(cur: Any, table: str) -> tuple[int, int, int, dict[str, int]]:
     """(heap, indexes, total, bytes per index) of a table, its partitions summed when it
     is partitioned (the parent itself holds nothing)."""
+    # pg_partition_tree lists a partitioned table's tree, and nothing for a plain table.
     cur.execute(
-        "SELECT coalesce(sum(pg_relation_size(relid)), 0),"
-        " coalesce(sum(pg_indexes_size(relid)), 0),"
-        " coalesce(sum(pg_total_relation_size(relid)), 0)"
-        " FROM pg_partition_tree(%s::regclass)",
-        [table],
+        "SELECT coalesce(sum(pg_relation_size(r)), 0), coalesce(sum(pg_indexes_size(r)), 0),"
+        " coalesce(sum(pg_total_relation_size(r)), 0) FROM ("
+        " SELECT relid AS r FROM pg_partition_tree(%s::regclass)"
+        " UNION SELECT %s::regclass WHERE (SELECT relkind FROM pg_class"
+        " WHERE oid = %s::regclass) <> 'p') AS t",
+        [table, table, table],
     )
     heap, idx, total = cur.fetchone()
     cur.execute(
-        "SELECT i.relname, (SELECT coalesce(sum(pg_relation_size(t.relid)), 0) "
-        "FROM pg_partition_tree(i.oid) t) FROM pg_index x JOIN pg_class i "
+        "SELECT i.relname, greatest(pg_relation_size(i.oid), (SELECT coalesce("
+        "sum(pg_relation_size(t.relid)), 0) FROM pg_partition_tree(i.oid) t))"
+        " FROM pg_index x JOIN pg_class i "
         "ON i.oid = x.indexrelid WHERE x.indrelid = %s::regclass ORDER BY 1",
         [table],
     )

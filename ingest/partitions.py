@@ -14,6 +14,7 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 from datetime import datetime
 
+from django.conf import settings
 from django.db import connection, transaction
 from django.db.backends.utils import CursorWrapper
 
@@ -24,6 +25,10 @@ TABLES = ("ingest_indexentry", "ingest_passageset", "ingest_minhashset")
 
 class PartitionError(ValueError):
     pass
+
+
+# A detached partition's comment: this, then the bounds it had ("FOR VALUES FROM …").
+_DETACHED = "detached from its table; bounds: "
 
 
 @dataclass(frozen=True)
@@ -46,10 +51,14 @@ def partitioned() -> bool:
     return row is not None and row[0] == "p"
 
 
+# Each month's first day: the function makes the partition of the period holding it.
+_ENSURE = "SELECT dedup_partition_ensure(%s, d, %s) FROM unnest(%s::date[]) AS d"
+
+
 def months_ensure(table: str, times: Iterable[datetime]) -> None:
-    """Make the partitions of `table` for the months of these fetch times (an existing one
-    costs a catalogue look-up). A row of a month without one would land in the default
-    partition, still found, but read by every windowed query."""
+    """Make the partitions of `table` for the periods of these fetch times (an existing
+    one costs a catalogue look-up). A row of a period without one would land in the
+    default partition: still found, but read by every windowed query."""
     if table not in TABLES:
         raise PartitionError(f"not a time-partitioned table: {table}")
     if connection.vendor != "postgresql":
@@ -58,19 +67,14 @@ def months_ensure(table: str, times: Iterable[datetime]) -> None:
     if not days:
         return
     with connection.cursor() as cursor:
-        cursor.execute(
-            "SELECT dedup_partition_ensure(%s, d) FROM unnest(%s::date[]) AS d", [table, days]
-        )
+        cursor.execute(_ENSURE, [table, settings.PARTITION_MONTHS, days])
 
 
 def months_ahead(count: int = 2, *, now: datetime | None = None) -> None:
-    """The partitions of this month and the next `count`, for every table: what the beat
-    task keeps ready so that a live crawl never waits on one."""
+    """The partitions holding this month and the next `count` months, for every table:
+    what the beat task keeps ready so that a live crawl never waits on one."""
     month = Month.of(now or datetime.now().astimezone())
-    times = []
-    for _ in range(count + 1):
-        times.append(month.start)
-        month = month.next()
+    times = [month.plus(n).start for n in range(count + 1)]
     for table in TABLES:
         months_ensure(table, times)
 
@@ -106,8 +110,9 @@ def _quote(name: str) -> str:
 
 
 def month_detach(month: Month, *, tablespace: str = "") -> list[str]:
-    """Detach the month's partition of every table (and move it to `tablespace` when
-    given): the candidate search no longer reads it. Returns the tables detached."""
+    """Detach the partition of every table named after `month` (its first month), and
+    move it to `tablespace` when given: the candidate search no longer reads it. Returns
+    the tables detached."""
     _need_partitions()
     done = []
     with transaction.atomic():
@@ -117,7 +122,14 @@ def month_detach(month: Month, *, tablespace: str = "") -> list[str]:
                 continue
             with connection.cursor() as cursor:
                 guards = _guards(cursor, table, part)
+                cursor.execute(
+                    "SELECT pg_get_expr(relpartbound, oid) FROM pg_class WHERE oid = %s::regclass",
+                    [part],
+                )
+                (bound,) = cursor.fetchone()
                 cursor.execute(f"ALTER TABLE {_quote(table)} DETACH PARTITION {_quote(part)}")
+                # The bounds it had, for `month_attach`.
+                cursor.execute(f"COMMENT ON TABLE {_quote(part)} IS %s", [_DETACHED + bound])
                 # A detached month keeps the table's rule: its own copy of the triggers.
                 for statement in guards:
                     cursor.execute(statement)
@@ -130,7 +142,8 @@ def month_detach(month: Month, *, tablespace: str = "") -> list[str]:
 
 
 def month_attach(month: Month) -> list[str]:
-    """Attach a detached month back to every table it was detached from."""
+    """Attach a detached partition back, with the bounds it had, to every table it was
+    detached from."""
     _need_partitions()
     done = []
     with transaction.atomic():
@@ -147,11 +160,17 @@ def month_attach(month: Month) -> list[str]:
                 )
                 for (name,) in cursor.fetchall():
                     cursor.execute(f"DROP TRIGGER {_quote(name)} ON {_quote(part)}")
+                cursor.execute("SELECT obj_description(%s::regclass, 'pg_class')", [part])
+                (comment,) = cursor.fetchone()
+                if not (comment or "").startswith(_DETACHED + "FOR VALUES FROM ("):
+                    raise PartitionError(f"{part} does not say which bounds it had")
+                bound = comment.removeprefix(_DETACHED)
+                if not re.fullmatch(r"FOR VALUES FROM \('[-0-9: +]+'\) TO \('[-0-9: +]+'\)", bound):
+                    raise PartitionError(f"{part}: unexpected bounds {bound!r}")
                 cursor.execute(
-                    f"ALTER TABLE {_quote(table)} ATTACH PARTITION {_quote(part)} "
-                    "FOR VALUES FROM (%s) TO (%s)",
-                    [month.start, month.end],
+                    f"ALTER TABLE {_quote(table)} ATTACH PARTITION {_quote(part)} {bound}"
                 )
+                cursor.execute(f"COMMENT ON TABLE {_quote(part)} IS NULL")
             done.append(part)
     return done
 
@@ -174,9 +193,7 @@ def default_adopt() -> dict[str, int]:
                 moved[table] = 0
                 continue
             cursor.execute(f"ALTER TABLE {_quote(table)} DETACH PARTITION {_quote(default)}")
-            cursor.execute(
-                "SELECT dedup_partition_ensure(%s, d) FROM unnest(%s::date[]) AS d", [table, days]
-            )
+            cursor.execute(_ENSURE, [table, settings.PARTITION_MONTHS, days])
             cursor.execute(f"INSERT INTO {_quote(table)} SELECT * FROM {_quote(default)}")
             moved[table] = cursor.rowcount
             # The rows are in their months now; the owner passes the append-only rule.

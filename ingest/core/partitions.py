@@ -1,15 +1,20 @@
-"""Time partitions of the channel indexes (docs/scaling.md): which month a fetch time falls
-in, the partition that holds it, and the months a lookback window touches.
+"""Time partitions of the channel indexes (docs/scaling.md, "Time partitions"): which
+period a fetch time falls in, the partition that holds it, and the months a lookback
+window touches.
 
 The band index, the passage sets and the MinHash sets are partitioned by fetch time, one
-partition per calendar month (UTC). A month keeps the number of partitions small (twelve
-a year) while a lookback window of days touches one or two of them; an old month can be
-detached to cheaper storage, never dropped.
+partition per period of `months` calendar months (UTC), aligned on January: 1 (a month),
+3, 6 or 12 (a year). A partition is named after its first month. A lookback window of days
+touches one or two partitions; a query without a window reads every partition, so fewer,
+longer periods suit a desk that searches without one. An old period can be detached to
+cheaper storage, never dropped.
 """
 
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
 from datetime import UTC, date, datetime
+
+PERIODS = (1, 3, 6, 12)
 
 
 @dataclass(frozen=True, order=True)
@@ -36,7 +41,18 @@ class Month:
         return month
 
     def next(self) -> "Month":
-        return Month(self.year + self.month // 12, self.month % 12 + 1)
+        return self.plus(1)
+
+    def plus(self, months: int) -> "Month":
+        index = self.year * 12 + self.month - 1 + months
+        return Month(index // 12, index % 12 + 1)
+
+    def period_start(self, months: int) -> "Month":
+        """The first month of the period of `months` months (aligned on January) that
+        holds this one."""
+        if months not in PERIODS:
+            raise ValueError(f"a partition period is one of {PERIODS} months, not {months}")
+        return Month(self.year, (self.month - 1) // months * months + 1)
 
     @property
     def start(self) -> datetime:

@@ -39,3 +39,16 @@ def test_names_and_parsing() -> None:
     for bad in ("2026-13", "26-03", "２０２６-03", "2026-3", ""):
         with pytest.raises(ValueError):
             Month.parse(bad)
+
+
+@given(TIMES, st.sampled_from([1, 3, 6, 12]))
+def test_a_period_starts_on_a_boundary_and_holds_its_month(at: datetime, months: int) -> None:
+    month = Month.of(at)
+    start = month.period_start(months)
+    assert (start.month - 1) % months == 0 and start.year == month.year
+    assert start <= month < start.plus(months)
+
+
+def test_a_period_is_one_of_the_allowed_lengths() -> None:
+    with pytest.raises(ValueError):
+        Month(2026, 5).period_start(5)

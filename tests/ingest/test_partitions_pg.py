@@ -20,6 +20,13 @@ from tests import factories
 
 pytestmark = [pytest.mark.postgres, pytest.mark.django_db]
 
+
+@pytest.fixture(autouse=True)
+def monthly(settings) -> None:  # type: ignore[no-untyped-def]
+    """Monthly partitions (PARTITION_MONTHS = 1) unless a test says otherwise."""
+    settings.PARTITION_MONTHS = 1
+
+
 JAN, JUN, DEC = (datetime(2015, m, 15, 12, tzinfo=UTC) for m in (1, 6, 12))
 VALUE = 0x0123_4567_89AB_CDEF
 
@@ -173,3 +180,26 @@ def test_months_ahead_are_made_for_every_table() -> None:
         names = {p.name for p in partitions.partitions_list(table)}
         assert {f"{table}_p2031{m}" for m in ("11", "12")} <= names
         assert {f"{table}_p2032{m}" for m in ("01", "02")} <= names
+
+
+def test_a_period_of_twelve_months_is_one_partition_a_year(settings) -> None:  # type: ignore[no-untyped-def]
+    settings.PARTITION_MONTHS = 12
+    partitions.months_ensure("ingest_indexentry", [datetime(2011, 3, 9, tzinfo=UTC)])
+    with connection.cursor() as cursor:
+        cursor.execute(
+            "SELECT pg_get_expr(relpartbound, oid) FROM pg_class WHERE relname = %s",
+            ["ingest_indexentry_p201101"],
+        )
+        (bound,) = cursor.fetchone()
+    assert "2011-01-01" in bound and "2012-01-01" in bound
+
+
+def test_a_period_overlapping_partitions_of_another_setting_falls_back_to_the_month(
+    settings,
+) -> None:  # type: ignore[no-untyped-def]
+    partitions.months_ensure("ingest_indexentry", [datetime(2012, 5, 9, tzinfo=UTC)])
+    settings.PARTITION_MONTHS = 12
+    partitions.months_ensure("ingest_indexentry", [datetime(2012, 8, 9, tzinfo=UTC)])
+    names = {p.name for p in partitions.partitions_list("ingest_indexentry")}
+    assert {"ingest_indexentry_p201205", "ingest_indexentry_p201208"} <= names
+    assert "ingest_indexentry_p201201" not in names

@@ -5,6 +5,7 @@ import json
 from datetime import UTC, datetime, timedelta
 
 import pytest
+from django.conf import settings as django_settings
 from django.db import connection, transaction
 from django.test import override_settings
 from hypothesis import given
@@ -13,11 +14,14 @@ from hypothesis import strategies as st
 
 from ingest import passages
 from ingest.core import passages as core
+from ingest.core.partitions import Month, partition_name
 from ingest.models import Document, PassageCommon, PassageSet, PassageTemplate, Site, int_array
 
 pytestmark = [pytest.mark.postgres, pytest.mark.django_db]
 
 WHEN = datetime(2026, 5, 1, tzinfo=UTC)
+# The partition holding WHEN (ingest 0026; the tests run under the default period).
+PERIOD = Month.of(WHEN).period_start(django_settings.PARTITION_MONTHS)
 STOCK = 0xF00D_0000_0000_0001  # on every page: a stock phrase
 SHARED = [0xC0FE_0000_0000_0000 + i for i in range(4)]  # the copied run
 
@@ -52,7 +56,7 @@ def _probes(hashes: list[int]) -> int:
     def walk(node: dict) -> int:
         # The passage sets are partitioned by month (ingest 0026): the probes of the
         # month holding these pages (every attached month is probed alike).
-        read = node.get("Relation Name") == f"ingest_passageset_p{WHEN:%Y%m}"
+        read = node.get("Relation Name") == partition_name("ingest_passageset", PERIOD)
         own = node["Actual Loops"] if read else 0
         return own + sum(walk(child) for child in node.get("Plans", []))
 
