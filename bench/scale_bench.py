@@ -53,6 +53,9 @@ T0 = datetime(2026, 1, 1, tzinfo=UTC)
 SITES = 200
 GROUPED_SHARE = 0.15
 COMMON_POOL = 50_000
+# Seconds between two documents' fetch times (--spacing): 30 puts 1M documents over a
+# year; a smaller load spread over a year takes a larger spacing.
+SPACING_SECONDS = 30
 # The tables of the dedup state (embeddings and MinHash apart), and what each holds.
 DEDUP_TABLES = {
     "ingest_fingerprint": "SimHash: two fingerprints (main, full) with the text digest",
@@ -163,7 +166,11 @@ def load(args: argparse.Namespace) -> None:
     if created:  # a fresh machine, or a dropped database: the state file is stale
         state.data = {"size": args.size, "database": args.database, "loaded": 0}
     if not state.data.get("migrated"):
+        # --migrate-to: an earlier schema of the ingest app (e.g. 0025, before the time
+        # partitions) to measure the same load on it.
         call_command("migrate", verbosity=0)
+        if args.migrate_to:
+            call_command("migrate", "ingest", args.migrate_to, verbosity=0)
         state.data["migrated"] = True
         state.save()
     values = fingerprints(args.size, args.base, args.seed)
@@ -218,6 +225,48 @@ def load(args: argparse.Namespace) -> None:
     print(f"load done in {time.perf_counter() - t_start:.1f} s", flush=True)
 
 
+def months_ensure(cur: Any, fetched: list[datetime]) -> None:
+    """The monthly partitions of the channel indexes for these fetch times (what the
+    product's writers make before their rows go in: ingest/partitions.py); nothing on a
+    database from before the partitions."""
+    if not cur.execute("SELECT to_regproc('dedup_partition_ensure') IS NOT NULL").fetchone()[0]:
+        return
+    from django.conf import settings
+
+    months = settings.PARTITION_MONTHS
+    days = sorted(
+        {datetime(t.year, (t.month - 1) // months * months + 1, 1).date() for t in fetched}
+    )
+    for table in ("ingest_indexentry", "ingest_passageset", "ingest_minhashset"):
+        cur.execute(
+            "SELECT dedup_partition_ensure(%s, d, %s) FROM unnest(%s::date[]) AS d",
+            [table, months, days],
+        )
+
+
+def relation_sizes(cur: Any, table: str) -> tuple[int, int, int, dict[str, int]]:
+    """(heap, indexes, total, bytes per index) of a table, its partitions summed when it
+    is partitioned (the parent itself holds nothing)."""
+    # pg_partition_tree lists a partitioned table's tree, and nothing for a plain table.
+    cur.execute(
+        "SELECT coalesce(sum(pg_relation_size(r)), 0), coalesce(sum(pg_indexes_size(r)), 0),"
+        " coalesce(sum(pg_total_relation_size(r)), 0) FROM ("
+        " SELECT relid AS r FROM pg_partition_tree(%s::regclass)"
+        " UNION SELECT %s::regclass WHERE (SELECT relkind FROM pg_class"
+        " WHERE oid = %s::regclass) <> 'p') AS t",
+        [table, table, table],
+    )
+    heap, idx, total = cur.fetchone()
+    cur.execute(
+        "SELECT i.relname, greatest(pg_relation_size(i.oid), (SELECT coalesce("
+        "sum(pg_relation_size(t.relid)), 0) FROM pg_partition_tree(i.oid) t))"
+        " FROM pg_index x JOIN pg_class i "
+        "ON i.oid = x.indexrelid WHERE x.indrelid = %s::regclass ORDER BY 1",
+        [table],
+    )
+    return int(heap), int(idx), int(total), {name: int(size) for name, size in cur.fetchall()}
+
+
 def load_chunk(
     conn: Any,
     lo: int,
@@ -231,7 +280,7 @@ def load_chunk(
     rng = np.random.default_rng([seed, lo])
     ids = np.arange(lo + 1, hi + 1)
     sims = signed(values[lo:hi])
-    fetched = [T0 + timedelta(seconds=int(i) * 30) for i in ids]
+    fetched = [fetched_of(int(i)) for i in ids]
     sites = (ids % SITES) + 1
     words = rng.integers(200, 1500, size=hi - lo)
     first_passages: dict[int, np.ndarray] = {}
@@ -283,6 +332,7 @@ def load_chunk(
                             fetched[j],
                         )
                     )
+        months_ensure(cur, fetched)
         with cur.copy(
             "COPY ingest_indexentry (method, document_id, simhash, fetched_at) FROM STDIN"
         ) as cp:
@@ -429,23 +479,15 @@ def measure(args: argparse.Namespace) -> dict[str, Any]:
     with connection.cursor() as cur:
         tables: dict[str, Any] = {}
         for table in ("ingest_document", *DEDUP_TABLES):
-            cur.execute(
-                "SELECT pg_relation_size(%s), pg_indexes_size(%s), pg_total_relation_size(%s),"
-                " (SELECT count(*) FROM " + table + ")",
-                [table, table, table],
-            )
-            heap, idx, total, rows = cur.fetchone()
-            cur.execute(
-                "SELECT i.relname, pg_relation_size(i.oid) FROM pg_index x JOIN pg_class i "
-                "ON i.oid = x.indexrelid WHERE x.indrelid = %s::regclass ORDER BY 1",
-                [table],
-            )
+            heap, idx, total, per_index = relation_sizes(cur, table)
+            cur.execute("SELECT count(*) FROM " + table)
+            (rows,) = cur.fetchone()
             tables[table] = {
                 "rows": rows,
                 "heap_b_per_doc": round(heap / n, 1),
                 "indexes_b_per_doc": round(idx / n, 1),
                 "total_b_per_doc": round(total / n, 1),
-                "indexes": {name: round(size / n, 1) for name, size in cur.fetchall()},
+                "indexes": {name: round(size / n, 1) for name, size in per_index.items()},
             }
         cur.execute(
             "SELECT pg_relation_size('ingest_document_raw_sha256_20916fc6'), "
@@ -489,13 +531,36 @@ def measure(args: argparse.Namespace) -> dict[str, Any]:
         out[f"band_k{k}"]["recall_vs_brute_force"] = band_recall(
             index, method_id, flips[:50], k, fingerprints(n, args.base, args.seed)
         )
+        # The same lookups with a 7-day lookback window around each probe's own fetch
+        # time: on partitioned indexes, only the window's months are read.
+        windowed = [(v, fetched_of(d)) for (d, _), v in zip(probes, flips, strict=True)]
+        out[f"band_k{k}_lookback7"] = timed(
+            lambda p, k=k: index.query(
+                method_id=method_id, value=p[0], k=k, around=p[1], lookback_days=7
+            ),
+            windowed,
+        )
     out["passage_lookup"] = timed(
         lambda s: passages.lookup(hashes=s[1], exclude_document=s[0]), sets
     )
+    out["passage_lookup_lookback7"] = timed(
+        lambda s: passages.lookup(
+            hashes=s[1], exclude_document=s[0], around=fetched_of(s[0]), lookback_days=7
+        ),
+        sets,
+    )
+    with connection.cursor() as cur:
+        cur.execute("SELECT count(*) FROM pg_partition_tree('ingest_indexentry') WHERE isleaf")
+        out["index_partitions"] = cur.fetchone()[0]
     out["check_5kb"] = check_timing(args)
     out["queue_page"] = queue_timing(args)
     out["postgres_backend_peak_rss_mb"] = backend_rss()
     return out
+
+
+def fetched_of(document_id: int) -> datetime:
+    """A loaded document's fetch time (load_chunk's rule)."""
+    return T0 + timedelta(seconds=int(document_id) * SPACING_SECONDS)
 
 
 def band_recall(index: Any, method_id: int, probes: list[int], k: int, values: np.ndarray) -> float:
@@ -577,7 +642,11 @@ def main() -> None:
     parser.add_argument("--seed", type=int, default=1)
     parser.add_argument("--queries", type=int, default=200)
     parser.add_argument("--json", type=Path, default=None)
+    parser.add_argument("--spacing", type=int, default=30, help="seconds between fetch times")
+    parser.add_argument("--migrate-to", default="", help="ingest migration to stop at")
     args = parser.parse_args()
+    global SPACING_SECONDS
+    SPACING_SECONDS = args.spacing
     args.state = args.state or STATE_DIR / f"scale_bench_{args.database}.json"
     if args.stage in ("load", "all"):
         load(args)

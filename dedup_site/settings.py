@@ -703,6 +703,20 @@ CELERY_BEAT_SCHEDULE["prelabel-distributions"] = {
     "task": "reviews.tasks.prelabel_compute",
     "schedule": PRELABEL_EVERY_SECONDS,
 }
+# The channel indexes' time partitions (PostgreSQL, ingest/partitions.py; docs/scaling.md,
+# "Time partitions"): one partition per period of this many months (1, 3, 6 or 12, aligned
+# on January). A query without a lookback window reads every partition, so a year suits
+# the default (CANDIDATE_LOOKBACK_DAYS = 0); with a window of days, a month keeps what a
+# query reads small. Changing it applies to periods not yet made.
+PARTITION_MONTHS = env_int("PARTITION_MONTHS", 12)
+if PARTITION_MONTHS not in (1, 3, 6, 12):
+    raise ImproperlyConfigured("PARTITION_MONTHS must be 1, 3, 6 or 12")
+# The beat task makes the partitions holding this many months ahead, once a day.
+PARTITION_MONTHS_AHEAD = env_int("PARTITION_MONTHS_AHEAD", 2)
+CELERY_BEAT_SCHEDULE["partitions-ahead"] = {
+    "task": "ingest.tasks.partitions_ahead",
+    "schedule": 24 * 3600,
+}
 CELERY_BEAT_SCHEDULE["calibration-figures"] = {
     "task": "reviews.tasks.calibration_figures_recompute",
     "schedule": CALIBRATION_FIGURES_EVERY_SECONDS,

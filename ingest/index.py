@@ -21,6 +21,7 @@ import psycopg.postgres
 import psycopg.pq
 from django.db import connection
 
+from ingest import partitions
 from ingest.core.bands import BandScheme, scheme_for
 from ingest.core.simhash import to_signed64, to_unsigned64
 from ingest.models import IndexEntry
@@ -44,6 +45,7 @@ def uses_band_index() -> bool:
 
 def entries_add(rows: Sequence[tuple[int, int, int, datetime]]) -> None:
     """Add (method_id, document_id, unsigned value, fetched_at) rows; repeats are no-ops."""
+    partitions.months_ensure("ingest_indexentry", (f for _, _, _, f in rows))
     IndexEntry.objects.bulk_create(
         [
             IndexEntry(method=m, document_id=d, simhash=to_signed64(v), fetched_at=f)
@@ -84,6 +86,27 @@ WHERE method = %s
 _WINDOW = "  AND fetched_at BETWEEN %s AND %s\n"
 
 
+def pg_statement(
+    method_id: int, value: int, k: int, window: tuple[datetime, datetime] | None = None
+) -> tuple[str, list[object]]:
+    """The band lookup's SQL and parameters (run through a cursor that knows Int4Array:
+    `pg_cursor`). With a window it reads only the partitions of the window's months."""
+    signed = to_signed64(value)
+    probes = [Int4Array(keys) for keys in SCHEME.probe_arrays(value, k)]
+    params: list[object] = [signed, method_id, *probes, signed, k]
+    if window:
+        params += window
+    return _PG_QUERY + (_WINDOW if window else ""), params
+
+
+def pg_cursor() -> psycopg.Cursor:
+    """A server-side binding cursor on Django's connection that sends Int4Array probes."""
+    connection.ensure_connection()
+    cursor = psycopg.Cursor(connection.connection)
+    cursor.adapters.register_dumper(Int4Array, _Int4ArrayDumper)
+    return cursor
+
+
 def _query_pg(
     method_id: int,
     value: int,
@@ -91,21 +114,13 @@ def _query_pg(
     exclude: int | None,
     window: tuple[datetime, datetime] | None,
 ) -> list[Hit]:
-    signed = to_signed64(value)
-    sql = _PG_QUERY + (_WINDOW if window else "")
-    probes = [Int4Array(keys) for keys in SCHEME.probe_arrays(value, k)]
-    params: list[object] = [signed, method_id, *probes, signed, k]
-    if window:
-        params += window
-    connection.ensure_connection()
-    raw = connection.connection
+    sql, params = pg_statement(method_id, value, k, window)
     # Server-side binding and a prepared statement (generic plan: see the connection
     # options in settings): the probe arrays are large, and planning them afresh costs
     # more than the lookup. Errors go through Django's wrapper like any ORM query's: a
     # lost connection is then django.db.OperationalError, and the connection is marked
     # broken so the next attempt opens a fresh one.
-    with connection.wrap_database_errors, psycopg.Cursor(raw) as cursor:
-        cursor.adapters.register_dumper(Int4Array, _Int4ArrayDumper)
+    with connection.wrap_database_errors, pg_cursor() as cursor:
         cursor.execute(sql, params, prepare=True)
         rows = cursor.fetchall()
     return [

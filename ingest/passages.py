@@ -24,6 +24,7 @@ import psycopg
 from django.conf import settings
 from django.db import connection
 
+from ingest import partitions
 from ingest.core import passages as core
 from ingest.core.methods import passage_method_for
 from ingest.models import PassageCommon, PassageSet, PassageTemplate, int_array
@@ -122,6 +123,7 @@ ON CONFLICT DO NOTHING
 def _sets_insert(rows: Sequence[PassageSet], method: int) -> None:
     if not rows:
         return
+    partitions.months_ensure("ingest_passageset", (r.fetched_at for r in rows))
     with connection.cursor() as cursor:
         cursor.execute(
             _PG_SETS_INSERT,
@@ -213,6 +215,9 @@ def _add_pg(
     probed = set().union(*stored.values(), *asked.values())
     if not probed:
         return {e.document_id: [] for e in entries} if search else {}
+    # Every month is read here, window or not: the same probe counts each passage's pages
+    # on the whole index (stock phrases, site templates); the window is applied to the
+    # hits below. The lookup alone (`lookup`, the check API) reads only its window.
     sql, params = holders_statement(probed, times=search and bool(lookback_days), method=method)
     common_df = settings.PASSAGE_COMMON_DF
     held: dict[int, _Held] = {}
@@ -556,8 +561,10 @@ def bytes_per_document() -> float | None:
     if not uses_gin():
         return None
     with connection.cursor() as cursor:
+        # Partitioned by month (ingest 0026): the parent holds nothing, its partitions do.
         cursor.execute(
-            "SELECT pg_total_relation_size('ingest_passageset'), count(*) FROM ingest_passageset"
+            "SELECT (SELECT coalesce(sum(pg_total_relation_size(relid)), 0)"
+            " FROM pg_partition_tree('ingest_passageset')), count(*) FROM ingest_passageset"
         )
         size, rows = cursor.fetchone()
     return size / rows if rows else None

@@ -5,7 +5,7 @@ from django.conf import settings
 
 from dedup_site import dispatch
 from dedup_site.task_policy import db_task
-from ingest import candidates, semantic, services
+from ingest import candidates, partitions, semantic, services
 
 
 @db_task()
@@ -43,6 +43,13 @@ def embeddings_snapshot() -> dict[str, object] | None:
     if result is None:
         return None
     return {"vectors": result.vectors, "complete": result.complete, "bytes": result.bytes}
+
+
+# Beat, daily: the channel indexes' partitions of this month and the next ones exist
+# before a live crawl's pages need them (ingest/partitions.py).
+@db_task()
+def partitions_ahead() -> None:
+    partitions.months_ahead(settings.PARTITION_MONTHS_AHEAD)
 
 
 dispatch.register("documents_process", documents_process.delay_on_commit)

@@ -21,7 +21,7 @@ from typing import Any
 from django.conf import settings
 from django.db import connection
 
-from ingest import index
+from ingest import index, partitions
 from ingest.channels.base import (
     Channel,
     CheckProbe,
@@ -121,6 +121,7 @@ def stored(method_id: int, ids: Sequence[int]) -> dict[int, core.Signature]:
 
 def entries_add(method_id: int, rows: Sequence[tuple[int, datetime, core.Signature]]) -> None:
     """Store the documents' signatures and bands (a row already there stays)."""
+    partitions.months_ensure("ingest_minhashset", (at for _, at, _ in rows))
     MinHashSet.objects.bulk_create(
         [
             MinHashSet(
