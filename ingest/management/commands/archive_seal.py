@@ -1,0 +1,20 @@
+from typing import Any
+
+from django.core.management.base import BaseCommand
+
+from ingest import body_store
+
+
+class Command(BaseCommand):
+    help = (
+        "Seal the archive files of this host left open by writers that no longer run "
+        "(a worker or command killed with its file open): each is made read-only and its "
+        "size and SHA-256 recorded. A file a running process writes is left alone, and so "
+        "is another host's (run the command there). docs/archive.md"
+    )
+
+    def handle(self, *args: Any, **options: Any) -> None:
+        sealed = body_store.archive_seal_dead()
+        for path in sealed:
+            self.stdout.write(f"sealed {path}")
+        self.stdout.write(f"{len(sealed)} file(s) sealed")
