@@ -30,8 +30,6 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import BinaryIO
 
-from warcio.archiveiterator import ArchiveIterator
-from warcio.exceptions import ArchiveLoadFailed
 from warcio.warcwriter import WARCWriter
 
 SUFFIX = ".warc.gz"
@@ -144,17 +142,28 @@ def record_write(out: BinaryIO, entry: Entry) -> tuple[int, int]:
 
 
 def record_parse(data: bytes, *, path: str, sha256: str) -> bytes:
-    """The payload of the one record ``data`` holds (a gzip member), verified."""
+    """The payload of the one record ``data`` holds (a gzip member), verified. Parsed
+    here rather than by warcio's reader, which reads a member in small blocks: 0.70
+    against 0.82 CPU-ms a page on 200 real pages (179 KB mean; inflating alone 0.47).
+    The files stay what warcio and other WARC tools read (the tests read them so)."""
     try:
-        records = ArchiveIterator(io.BytesIO(data), no_record_parse=False)
-        record = next(iter(records), None)
-        if record is None:
-            raise ArchiveRecordCorrupt(path, f"archive file {path}: no WARC record there")
-        payload = record.content_stream().read()
-    except (ArchiveLoadFailed, EOFError, OSError, zlib.error, ValueError) as exc:
+        inflater = zlib.decompressobj(16 + zlib.MAX_WBITS)
+        plain = inflater.decompress(data)
+        if not inflater.eof or inflater.unused_data:
+            raise ValueError("not one whole gzip member")
+        head, sep, block = plain.partition(b"\r\n\r\n")
+        lines = head.split(b"\r\n")
+        if not sep or not lines[0].startswith(b"WARC/"):
+            raise ValueError("not a WARC record")
+        fields = dict(line.partition(b":")[::2] for line in lines[1:])
+        length = int(fields[b"Content-Length"])
+        if len(block) != length + 4 or block[length:] != b"\r\n\r\n":
+            raise ValueError("the block's length differs from Content-Length")
+    except (KeyError, ValueError, zlib.error) as exc:
         raise ArchiveRecordCorrupt(
-            path, f"archive file {path}: the record is unreadable ({type(exc).__name__})"
+            path, f"archive file {path}: the record is unreadable ({exc})"
         ) from exc
+    payload = block[:length]
     if hashlib.sha256(payload).hexdigest() != sha256:
         raise ArchiveDigestMismatch(
             path, f"archive file {path}: the record's digest does not match (file changed)"
