@@ -126,8 +126,9 @@ def main() -> None:
 
     django.setup()
     from benchenv import machine
-    from dedup_site.celery import app
     from ingest_bench import real_warc_for
+
+    from dedup_site.celery import app
 
     app.conf.task_always_eager = False
     warc = real_warc_for(args.records).path

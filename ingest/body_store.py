@@ -14,6 +14,7 @@ writer lives, until it reaches ARCHIVE_FILE_MAX_BYTES (or the writing command en
 """
 
 import logging
+import stat
 import threading
 from collections.abc import Sequence
 from dataclasses import dataclass
@@ -166,15 +167,18 @@ def archive_seal_own() -> str | None:
     return sealed.path
 
 
-def archive_seal_dead() -> list[str]:
+def archive_seal_dead(*, gone_host: str = "") -> list[str]:
     """Seal the open files of this host whose writer no longer runs (killed with its
-    file open): the paths sealed. Another host's files are left to that host."""
+    file open): the paths sealed. Another host's files are left to that host, unless
+    the operator names it as gone for good (`gone_host`): then all its open files."""
     root = Path(settings.ARCHIVE_DIR)
-    host = warc_archive.WriterId.current().host
+    host = gone_host or warc_archive.WriterId.current().host
     done: list[str] = []
     for row in ArchiveFile.objects.filter(host=host, sealed_at=None).order_by("pk"):
         owner = warc_archive.WriterId(host=row.host, pid=row.pid, started=row.process_started)
-        if owner.alive():
+        # A read-only file was sealed by its writer, whose record of it was lost (a
+        # rolled-back transaction): record it now, even though the writer still runs.
+        if not gone_host and owner.alive() and _writable(root / row.path):
             continue
         try:
             sealed = warc_archive.file_seal(root, row.path)
@@ -185,6 +189,13 @@ def archive_seal_dead() -> list[str]:
         log.info("sealed archive file %s left open by process %s", row.path, row.pid)
         done.append(row.path)
     return done
+
+
+def _writable(path: Path) -> bool:
+    try:
+        return bool(path.stat().st_mode & stat.S_IWUSR)
+    except FileNotFoundError:
+        return True  # missing: left to archive_verify, never sealed from here
 
 
 @dataclass(frozen=True)

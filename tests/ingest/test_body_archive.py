@@ -268,3 +268,35 @@ def test_the_api_stores_through_the_archive(client, api_token: str, archive_dir:
     assert document.body.codec == "warc"
     assert document.body.raw() == html.encode()
     assert os.listdir(archive_dir)
+
+
+def test_a_seal_whose_record_was_rolled_back_is_recorded_by_the_next_sweep(
+    archive_dir: Path,
+) -> None:
+    writer = warc_archive.ArchiveWriter(archive_dir, 1 << 20)
+    entry = warc_archive.Entry(
+        uri="https://x/", payload=b"y", sha256=hashlib.sha256(b"y").hexdigest()
+    )
+    [pointer] = writer.append([entry]).pointers
+    me = writer.writer
+    ArchiveFile.objects.create(
+        path=pointer.path, host=me.host, pid=me.pid, process_started=me.started
+    )
+    writer.seal()  # closed and read-only; its record never made it to the database
+    assert body_store.archive_seal_dead() == [pointer.path]
+    row = ArchiveFile.objects.get(path=pointer.path)
+    assert (row.size, row.sha256) == warc_archive.file_digest(archive_dir / pointer.path)
+
+
+def test_a_host_gone_for_good_has_its_open_files_sealed_on_request(archive_dir: Path) -> None:
+    gone = warc_archive.WriterId("old-worker-7", 4242, 99)
+    writer = warc_archive.ArchiveWriter(archive_dir, 1 << 20, gone)
+    entry = warc_archive.Entry(
+        uri="https://x/", payload=b"z", sha256=hashlib.sha256(b"z").hexdigest()
+    )
+    [pointer] = writer.append([entry]).pointers
+    writer.close_unsealed()
+    ArchiveFile.objects.create(path=pointer.path, host=gone.host, pid=gone.pid, process_started=99)
+    assert "0 file(s) sealed" in _run("archive_seal")
+    assert f"sealed {pointer.path}" in _run("archive_seal", "--gone-host", "old-worker-7")
+    assert ArchiveFile.objects.get(path=pointer.path).sealed_at is not None

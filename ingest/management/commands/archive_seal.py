@@ -1,6 +1,6 @@
 from typing import Any
 
-from django.core.management.base import BaseCommand
+from django.core.management.base import BaseCommand, CommandParser
 
 from ingest import body_store
 
@@ -13,8 +13,16 @@ class Command(BaseCommand):
         "is another host's (run the command there). docs/archive.md"
     )
 
+    def add_arguments(self, parser: CommandParser) -> None:
+        parser.add_argument(
+            "--gone-host",
+            default="",
+            help="seal every open file of this other host: it is gone for good and none "
+            "of its processes writes any more (a decommissioned machine or container)",
+        )
+
     def handle(self, *args: Any, **options: Any) -> None:
-        sealed = body_store.archive_seal_dead()
+        sealed = body_store.archive_seal_dead(gone_host=options["gone_host"])
         for path in sealed:
             self.stdout.write(f"sealed {path}")
         self.stdout.write(f"{len(sealed)} file(s) sealed")
