@@ -484,6 +484,20 @@ def documents_enqueue(document_ids: Sequence[int]) -> None:
         dispatch.on_commit("documents_process", part)
 
 
+def documents_unprocessed_enqueue() -> int:
+    """Hand the workers every document without an extraction (one whose body could not
+    be read when it was processed: `body_unreadable`, its archive file since restored).
+    Processing is idempotent: a document still queued is done once. Returns how many."""
+    ids = list(
+        Document.objects.filter(extractions__isnull=True)
+        .order_by("pk")
+        .values_list("pk", flat=True)
+    )
+    with transaction.atomic():
+        documents_enqueue(ids)
+    return len(ids)
+
+
 def documents_process(*, document_ids: Sequence[int]) -> int:
     """Extract and fingerprint the documents that still lack it, in one transaction
     (bulk writes), then search all of them for candidates. Returns how many documents

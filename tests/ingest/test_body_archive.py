@@ -300,3 +300,20 @@ def test_a_host_gone_for_good_has_its_open_files_sealed_on_request(archive_dir: 
     assert "0 file(s) sealed" in _run("archive_seal")
     assert f"sealed {pointer.path}" in _run("archive_seal", "--gone-host", "old-worker-7")
     assert ArchiveFile.objects.get(path=pointer.path).sealed_at is not None
+
+
+def test_after_a_restore_archive_verify_hands_the_skipped_documents_back(
+    archive_dir: Path, committed
+) -> None:
+    summary = services.batch_ingest(source="t.warc.gz", fmt="warc", items=_items(_pages(2)))
+    row = ArchiveFile.objects.get()
+    path = archive_dir / row.path
+    path.rename(path.with_suffix(".away"))
+    services.documents_process(document_ids=summary.document_ids)
+    assert BatchError.objects.filter(kind="body_unreadable").count() == 2
+    assert not Extraction.objects.exists()
+    path.with_suffix(".away").rename(path)  # restored from a backup
+    with committed():
+        out = _run("archive_verify", "--reprocess")
+    assert "2 unprocessed document(s) handed to the workers" in out
+    assert Extraction.objects.filter(status="ok").count() == 2

@@ -1,8 +1,8 @@
 from typing import Any
 
-from django.core.management.base import BaseCommand, CommandError
+from django.core.management.base import BaseCommand, CommandError, CommandParser
 
-from ingest import body_store
+from ingest import body_store, services
 
 
 class Command(BaseCommand):
@@ -11,6 +11,14 @@ class Command(BaseCommand):
         "at sealing; check that every open one exists. Lists each missing or changed file "
         "with the number of bodies it holds, and fails when there is one. docs/archive.md"
     )
+
+    def add_arguments(self, parser: CommandParser) -> None:
+        parser.add_argument(
+            "--reprocess",
+            action="store_true",
+            help="when every file is whole: hand the workers the documents never processed "
+            "(their body was unreadable then, its file since restored)",
+        )
 
     def handle(self, *args: Any, **options: Any) -> None:
         checked, problems = body_store.archive_verify()
@@ -22,3 +30,6 @@ class Command(BaseCommand):
                 f"{len(problems)} archive file(s) missing or changed: restore them from a "
                 "backup (docs/archive.md)"
             )
+        if options["reprocess"]:
+            count = services.documents_unprocessed_enqueue()
+            self.stdout.write(f"{count} unprocessed document(s) handed to the workers")
