@@ -317,3 +317,32 @@ def test_after_a_restore_archive_verify_hands_the_skipped_documents_back(
         out = _run("archive_verify", "--reprocess")
     assert "2 unprocessed document(s) handed to the workers" in out
     assert Extraction.objects.filter(status="ok").count() == 2
+
+
+def test_a_re_extraction_run_stops_on_a_missing_file_with_it_on_record(
+    archive_dir: Path, committed, settings
+) -> None:
+    from ingest.core.methods import CURRENT_REFERENCE_KEY, EXTRACTOR, REFERENCE_KEY
+    from reviews import upgrades
+
+    # Stored under the first extractor; the current one re-extracts from the bytes.
+    settings.ACTIVE_METHOD = REFERENCE_KEY
+    settings.CANDIDATE_METHODS = [REFERENCE_KEY]
+    settings.FINGERPRINT_METHODS = [REFERENCE_KEY]
+    with committed():
+        services.batch_ingest(source="t.warc.gz", fmt="warc", items=_items(_pages(2)))
+    row = ArchiveFile.objects.get()
+    path = archive_dir / row.path
+    path.rename(path.with_suffix(".away"))
+    run = upgrades.run_start(key=CURRENT_REFERENCE_KEY, enqueue=False)
+    with pytest.raises(body_store.BodiesUnreadable):
+        upgrades.run_work(run_id=run.pk, seconds=5)
+    run.refresh_from_db()
+    assert run.status == "failed"
+    assert f"archive file {row.path} is missing" in run.message
+    assert not Extraction.objects.filter(extractor_version=EXTRACTOR).exists()
+
+    path.with_suffix(".away").rename(path)  # restored; restarting resumes the run
+    run = upgrades.run_start(key=CURRENT_REFERENCE_KEY, enqueue=False)
+    assert upgrades.run_work(run_id=run.pk, seconds=30).status == "done"
+    assert Extraction.objects.filter(extractor_version=EXTRACTOR).count() == 2
