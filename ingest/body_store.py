@@ -13,11 +13,12 @@ writers of its host (so does `manage.py archive_seal`); a file stays open while 
 writer lives, until it reaches ARCHIVE_FILE_MAX_BYTES (or the writing command ends).
 """
 
+import atexit
 import logging
 import stat
 import threading
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from datetime import datetime
 from pathlib import Path
 
@@ -77,8 +78,19 @@ def _writer_get() -> warc_archive.ArchiveWriter:
         writer.close_unsealed()
     root.mkdir(parents=True, exist_ok=True)
     archive_seal_dead()
+    if _writer is None or _writer.writer.pid != current.pid:
+        atexit.register(_seal_at_exit)
     _writer = warc_archive.ArchiveWriter(root, settings.ARCHIVE_FILE_MAX_BYTES, current)
     return _writer
+
+
+def _seal_at_exit() -> None:
+    """A process that stops normally (a web process's graceful shutdown) seals its file;
+    one that is killed leaves it to the next writer of its host or `archive_seal`."""
+    try:
+        archive_seal_own()
+    except Exception:  # at exit nothing can be done about it: the sweep seals it later
+        log.warning("the archive file was not sealed at exit", exc_info=True)
 
 
 def bodies_prepare(entries: Sequence[BodyEntry]) -> list[Prepared]:
@@ -206,14 +218,23 @@ class FileProblem:
     documents: int  # how many bodies point into it
 
 
-def archive_verify() -> tuple[int, list[FileProblem]]:
+@dataclass
+class Verified:
+    checked: int = 0
+    problems: list[FileProblem] = field(default_factory=list)
+    # Files not sealed yet: (path, host, pid) of their writer (a host gone for good
+    # leaves them open: `archive_seal --gone-host`).
+    open_files: list[tuple[str, str, int]] = field(default_factory=list)
+
+
+def archive_verify() -> Verified:
     """Re-read every sealed file's digest (and check every open file exists): how many
-    files were checked, and the problems found, each with how many bodies it holds."""
+    files were checked, the problems found (each with how many bodies it holds), and
+    the files still open."""
     root = Path(settings.ARCHIVE_DIR)
-    problems: list[FileProblem] = []
-    checked = 0
+    result = Verified()
     for row in ArchiveFile.objects.order_by("pk").iterator():
-        checked += 1
+        result.checked += 1
         full = root / row.path
         problem = ""
         message = ""
@@ -227,10 +248,12 @@ def archive_verify() -> tuple[int, list[FileProblem]]:
                     f"archive file {row.path}: its digest does not match the one recorded at "
                     f"sealing ({size} bytes now, {row.size} then)"
                 )
+        if row.sealed_at is None:
+            result.open_files.append((row.path, row.host, row.pid))
         if problem:
             count = DocumentBody.objects.filter(archive_file=row).count()
-            problems.append(FileProblem(row.path, problem, message, count))
-    return checked, problems
+            result.problems.append(FileProblem(row.path, problem, message, count))
+    return result
 
 
 def body_read(*, document: Document) -> bytes:

@@ -86,7 +86,11 @@ def test_the_command_seals_the_file_it_wrote(ingested, archive_dir: Path) -> Non
     [row] = ArchiveFile.objects.all()
     assert row.sealed_at is not None
     assert (row.size, row.sha256) == warc_archive.file_digest(archive_dir / row.path)
-    assert _run("archive_verify").strip().endswith("1 archive file(s) checked, 0 with problems")
+    assert (
+        _run("archive_verify")
+        .strip()
+        .endswith("1 archive file(s) checked (0 open), 0 with problems")
+    )
 
 
 def test_a_changed_archive_file_is_a_named_error_and_archive_verify_fails(

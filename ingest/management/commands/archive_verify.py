@@ -21,14 +21,19 @@ class Command(BaseCommand):
         )
 
     def handle(self, *args: Any, **options: Any) -> None:
-        checked, problems = body_store.archive_verify()
-        for problem in problems:
+        result = body_store.archive_verify()
+        for path, host, pid in result.open_files:
+            self.stdout.write(f"open (not sealed yet): {path}, written by {host} pid {pid}")
+        for problem in result.problems:
             self.stdout.write(f"{problem.message}; {problem.documents} bodies stored in it")
-        self.stdout.write(f"{checked} archive file(s) checked, {len(problems)} with problems")
-        if problems:
+        self.stdout.write(
+            f"{result.checked} archive file(s) checked ({len(result.open_files)} open), "
+            f"{len(result.problems)} with problems"
+        )
+        if result.problems:
             raise CommandError(
-                f"{len(problems)} archive file(s) missing or changed: restore them from a "
-                "backup (docs/archive.md)"
+                f"{len(result.problems)} archive file(s) missing or changed: restore them "
+                "from a backup (docs/archive.md)"
             )
         if options["reprocess"]:
             count = services.documents_unprocessed_enqueue()
