@@ -179,6 +179,16 @@ def archive_seal_own() -> str | None:
     return sealed.path
 
 
+def archive_close_unsealed() -> None:
+    """Stop writing this process's file without sealing it (a test session whose
+    database is gone at exit): the next writer of the host or `archive_seal` seals it."""
+    global _writer
+    with _lock:
+        if _writer is not None:
+            _writer.close_unsealed()
+        _writer = None
+
+
 def archive_seal_dead(*, gone_host: str = "") -> list[str]:
     """Seal the open files of this host whose writer no longer runs (killed with its
     file open): the paths sealed. Another host's files are left to that host, unless

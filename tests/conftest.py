@@ -149,6 +149,9 @@ def _archive_in_tmp(tmp_path_factory: pytest.TempPathFactory) -> Iterator[None]:
     settings.ARCHIVE_DIR = path
     os.environ["ARCHIVE_DIR"] = str(path)
     yield
+    from ingest import body_store
+
+    body_store.archive_close_unsealed()  # at exit the test database is gone: no seal
     settings.ARCHIVE_DIR = before[0]
     if before[1] is None:
         os.environ.pop("ARCHIVE_DIR", None)
