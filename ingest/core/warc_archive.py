@@ -21,6 +21,7 @@ import base64
 import hashlib
 import io
 import os
+import re
 import secrets
 import socket
 import zlib
@@ -109,6 +110,17 @@ def _warc_date(when: datetime | None) -> str:
     return when.strftime("%Y-%m-%dT%H:%M:%S.%fZ")
 
 
+_CONTROL = re.compile(r"[\x00-\x20\x7f]")
+
+
+def _header_safe(value: str, *, percent: bool) -> str:
+    """A header value on one line: control characters (a newline would end the header)
+    and, in a URI, spaces percent-encoded; elsewhere made spaces."""
+    if percent:
+        return _CONTROL.sub(lambda m: f"%{ord(m.group()):02X}", value)
+    return " ".join(_CONTROL.sub(" ", value).split())
+
+
 def record_bytes(entry: Entry) -> bytes:
     """The entry as one gzip member holding one WARC ``resource`` record."""
     digest = _warc_digest(entry.sha256)
@@ -120,11 +132,12 @@ def record_bytes(entry: Entry) -> bytes:
     plain = io.BytesIO()
     writer = WARCWriter(plain, gzip=False, warc_version="1.1")
     record = writer.create_warc_record(
-        entry.uri or "urn:dedup-desk:no-url",
+        _header_safe(entry.uri, percent=True) or "urn:dedup-desk:no-url",
         "resource",
         payload=io.BytesIO(entry.payload),
         length=len(entry.payload),
-        warc_content_type=entry.content_type or "application/octet-stream",
+        warc_content_type=_header_safe(entry.content_type, percent=False)
+        or "application/octet-stream",
         warc_headers_dict=headers,
     )
     writer.write_record(record)

@@ -168,13 +168,37 @@ def test_a_dead_process_is_told_from_a_live_one() -> None:
     assert wa.WriterId("another-host.invalid", 2**22 + 12345, 1).alive()
 
 
-@settings(max_examples=60, suppress_health_check=[HealthCheck.function_scoped_fixture])
-@given(payload=st.binary(max_size=50_000), uri=st.text(max_size=80))
-def test_any_payload_round_trips(tmp_path: Path, payload: bytes, uri: str) -> None:
+def test_a_blank_line_in_the_url_or_content_type_does_not_end_the_header() -> None:
     entry = wa.Entry(
-        uri=uri.replace("\r", "").replace("\n", ""),
+        uri="https://example.com/a\r\n\r\nb c",
+        payload=b"body",
+        sha256=hashlib.sha256(b"body").hexdigest(),
+        content_type="text/html\r\n\r\nX-Evil: 1",
+    )
+    data = wa.record_bytes(entry)
+    assert wa.record_parse(data, path="p", sha256=entry.sha256) == b"body"
+    [record] = ArchiveIterator(io.BytesIO(data))
+    assert record.rec_headers.get_header("WARC-Target-URI") == (
+        "https://example.com/a%0D%0A%0D%0Ab%20c"
+    )
+    assert record.rec_headers.get_header("Content-Type") == "text/html X-Evil: 1"
+
+
+@settings(max_examples=60, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(
+    payload=st.binary(max_size=50_000),
+    uri=st.text(max_size=80),
+    content_type=st.text(max_size=40),
+)
+def test_any_payload_round_trips(
+    tmp_path: Path, payload: bytes, uri: str, content_type: str
+) -> None:
+    # Any URL and content type too: a newline in one must not break the record.
+    entry = wa.Entry(
+        uri=uri,
         payload=payload,
         sha256=hashlib.sha256(payload).hexdigest(),
+        content_type=content_type,
     )
     out = io.BytesIO(b"x" * 7)
     offset, length = wa.record_write(out, entry)
