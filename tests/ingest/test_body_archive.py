@@ -7,6 +7,7 @@ import hashlib
 import io
 import json
 import os
+from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
@@ -15,6 +16,7 @@ from django.db import connection
 
 from ingest import body_store, services
 from ingest.core import warc_archive
+from ingest.core.readers import Item, read_warc
 from ingest.models import ArchiveFile, BatchError, Document, DocumentBody, Extraction, Site
 from tests import factories
 
@@ -163,9 +165,7 @@ def test_processing_goes_on_without_an_unreadable_body_and_records_it(
     assert "shorter than recorded" in error.message
 
 
-def _items(pages: list[tuple[str, bytes]]):  # type: ignore[no-untyped-def]
-    from ingest.core.readers import read_warc
-
+def _items(pages: list[tuple[str, bytes]]) -> Iterator[Item]:
     return read_warc(io.BytesIO(factories.warc_bytes(pages)))
 
 
