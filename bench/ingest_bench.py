@@ -1054,7 +1054,7 @@ def worker_profile(warc_path: Path, sample: int, warm_docs: int) -> dict:
     from ingest.core import methods as methods_mod
     from ingest.core import simhash as simhash_mod
     from ingest.core.methods import fingerprint_text
-    from ingest.models import Document, DocumentBody, Extraction, Fingerprint
+    from ingest.models import Document, Extraction, Fingerprint, RawBody
 
     ids = list(Document.objects.order_by("pk").values_list("pk", flat=True))
     step = max(1, len(ids) // sample)
@@ -1099,7 +1099,7 @@ def worker_profile(warc_path: Path, sample: int, warm_docs: int) -> dict:
             return
         setattr(obj, name, _timed(t, label, getattr(obj, name)))
 
-    patch(DocumentBody, "raw", "decompress")
+    patch(RawBody, "raw", "decompress")  # or read and verify an archive record
     patch(services, "decode_html", "decode")
     patch(services, "extract", "extract")
     patch(extract_mod, "_clean_input", "x clean")

@@ -162,7 +162,7 @@ def workers_replica(db: str) -> dict[str, Any]:
     from ingest.channels import passages as passage_channel
     from ingest.core import extract as extract_mod
     from ingest.core import passages as passages_core
-    from ingest.models import Document, DocumentBody
+    from ingest.models import Document, RawBody
 
     t: dict[str, float] = defaultdict(float)
     missing: list[str] = []
@@ -173,7 +173,7 @@ def workers_replica(db: str) -> dict[str, Any]:
             return
         setattr(obj, name, _cpu_timed(t, label, getattr(obj, name)))
 
-    patch(DocumentBody, "raw", "decompress")
+    patch(RawBody, "raw", "decompress")  # or read and verify an archive record
     patch(services, "decode_html", "decode")
     patch(services, "extract", "extract")
     patch(extract_mod, "_main_text", "extract: trafilatura")

@@ -47,6 +47,7 @@ COLOCATED: tuple[frozenset[str], ...] = (
 # Small tables every node holds whole (Citus reference tables): joined from any shard.
 REFERENCE: tuple[str, ...] = (
     "ingest_site",
+    "ingest_archivefile",
     "ingest_fingerprintmethod",
     "ingest_crawlbatch",
     "ingest_passagetemplate",

@@ -74,7 +74,10 @@ RULES: dict[str, Rule] = {
     "ingest_document": permanent(
         "declared_encoding", "detected_encoding", "doc_type", "doc_type_source", "doc_type_evidence"
     ),
+    # A body's pointer into the archive is written with its row.
     "ingest_documentbody": APPEND,
+    # An archive file is sealed once: its size and digest set with `sealed_at`, then fixed.
+    "ingest_archivefile": permanent("sealed_at", "size", "sha256", sealed_by="sealed_at"),
     "ingest_extraction": APPEND,
     "ingest_embedding": APPEND,
     "ingest_fingerprintmethod": permanent("is_active", "retired_at", "description"),

@@ -362,6 +362,17 @@ INGEST_DB_RETRY_SECONDS = env_int("INGEST_DB_RETRY_SECONDS", 60)
 # Documents per processing task (extraction + fingerprints).
 PROCESS_TASK_SIZE = env_int("PROCESS_TASK_SIZE", 50)
 
+# Where new documents' raw bytes go (docs/archive.md): "archive" writes each body as a
+# record of the desk's own WARC files under ARCHIVE_DIR (storage every web process and
+# worker reads) and keeps a pointer in the database; "database" stores it compressed in
+# the database, as before. Bodies stored either way stay readable under either setting.
+BODY_STORE = env_str("BODY_STORE", "archive")
+if BODY_STORE not in ("archive", "database"):
+    raise ImproperlyConfigured(f"BODY_STORE must be archive or database, not {BODY_STORE!r}")
+ARCHIVE_DIR = Path(env_str("ARCHIVE_DIR", str(DATA_DIR / "archive")))
+# A file is sealed (closed, its digest recorded, never written again) once this big.
+ARCHIVE_FILE_MAX_BYTES = env_int("ARCHIVE_FILE_MAX_BYTES", 1024**3)
+
 # --- Extraction -----------------------------------------------------------------------
 # The extractor version lives in ingest.core.extract (part of every method key).
 # Main text with fewer word tokens than this is "too_short" (kept, never indexed).

@@ -2,15 +2,18 @@
 
 import json
 from collections.abc import Iterable
+from dataclasses import dataclass
+from pathlib import Path
 from typing import Any
 
 import psycopg
+from django.conf import settings
 from django.db import connection, models
 from django.urls import reverse
 from django.utils.translation import gettext_lazy as _
 from django.utils.translation import pgettext_lazy
 
-from ingest.core import bodies
+from ingest.core import bodies, warc_archive
 from ingest.core.channels import names as channel_names
 from ingest.core.channels import semantic_only
 from ingest.core.simhash import to_hex, to_unsigned64
@@ -213,15 +216,56 @@ class Document(models.Model):
 BODY_INSERT_BYTES = 64 * 1024 * 1024  # packed bytes per body INSERT statement
 
 
+class ArchiveFile(models.Model):
+    """One WARC file of the desk's own archive (ingest.core.warc_archive), written by one
+    process and sealed once: `sealed_at`, `size` and `sha256` are set together, then the
+    row never changes. Never deleted."""
+
+    path = models.CharField(max_length=255, unique=True, help_text="Relative to ARCHIVE_DIR.")
+    host = models.CharField(max_length=255, help_text="The host of the process writing it.")
+    pid = models.IntegerField()
+    process_started = models.BigIntegerField(
+        help_text="The writer's start time (clock ticks since boot): tells it from a later "
+        "process with the same pid."
+    )
+    created_at = models.DateTimeField(auto_now_add=True)
+    sealed_at = models.DateTimeField(null=True, blank=True)
+    size = models.BigIntegerField(null=True, blank=True)
+    sha256 = DigestField(null=True, blank=True)
+
+    class Meta:
+        ordering = ["path"]
+
+    def __str__(self) -> str:
+        return self.path
+
+
+# A body stored in the archive: DocumentBody.codec says so, `data` is empty.
+ARCHIVE_CODEC = "warc"
+
+
 class DocumentBody(models.Model):
-    """Raw HTTP payload, compressed under the codec it names (ingest.core.bodies).
-    Never updated, never deleted."""
+    """Raw HTTP payload: compressed in `data` under the codec it names (ingest.core.bodies),
+    or, under the codec "warc", a record of an archive file (file, offset, length), read
+    on demand and verified against the document's `raw_sha256`. Never updated, never
+    deleted."""
 
     document = models.OneToOneField(
         Document, on_delete=models.PROTECT, primary_key=True, related_name="body"
     )
     codec = models.CharField(max_length=8, default=bodies.CODEC)
-    data = models.BinaryField()
+    data = models.BinaryField(blank=True)
+    # Looked up by document only: no index on the file (archive_verify scans).
+    archive_file = models.ForeignKey(
+        ArchiveFile,
+        on_delete=models.PROTECT,
+        null=True,
+        blank=True,
+        db_index=False,
+        related_name="+",
+    )
+    archive_offset = models.BigIntegerField(null=True, blank=True)
+    archive_length = models.IntegerField(null=True, blank=True)
 
     def __str__(self) -> str:
         return f"body of {self.document_id}"
@@ -232,34 +276,67 @@ class DocumentBody(models.Model):
         return bodies.pack(raw)
 
     def raw(self) -> bytes:
-        return bodies.unpack(self.codec, bytes(self.data))
+        """The raw bytes; an archived body is read from its file and verified
+        (warc_archive.ArchiveError when its file is missing or changed)."""
+        if self.codec != ARCHIVE_CODEC:
+            return bodies.unpack(self.codec, bytes(self.data))
+        assert self.archive_file is not None
+        return self.archived_read(self.archive_file.path, self.document.raw_sha256)
+
+    def archived_read(self, path: str, sha256: str) -> bytes:
+        assert self.archive_offset is not None and self.archive_length is not None
+        pointer = warc_archive.Pointer(path, self.archive_offset, self.archive_length)
+        return warc_archive.record_read(Path(settings.ARCHIVE_DIR), pointer, sha256=sha256)
 
     @staticmethod
-    def bulk_read(document_ids: Iterable[int]) -> dict[int, "DocumentBody"]:
-        """These documents' bodies, unsaved instances by document id (for `raw()`). On
-        PostgreSQL the bytes come in binary: as text, the server writes each body in hex
-        and the client parses it back (0.11-0.2 against 0.035 CPU-ms per 37 KB body on
-        the client, 0.2-0.3 against 0.07 ms per body in all)."""
+    def bulk_read(document_ids: Iterable[int]) -> dict[int, "RawBody"]:
+        """These documents' bodies by document id (for `raw()`), an archived one with its
+        file's path and the digest to verify. On PostgreSQL the bytes come in binary: as
+        text, the server writes each body in hex and the client parses it back
+        (0.11-0.2 against 0.035 CPU-ms per 37 KB body on the client, 0.2-0.3 against
+        0.07 ms per body in all)."""
         ids = list(document_ids)
-        if connection.vendor != "postgresql":
-            return {
-                d: DocumentBody(document_id=d, codec=codec, data=data)
-                for d, codec, data in DocumentBody.objects.filter(document_id__in=ids).values_list(
-                    "document_id", "codec", "data"
-                )
-            }
         if not ids:
             return {}
-        connection.ensure_connection()
-        with connection.wrap_database_errors, psycopg.Cursor(connection.connection) as cursor:
-            cursor.execute(
-                "SELECT document_id, codec, data FROM ingest_documentbody "
-                "WHERE document_id = ANY(%s::bigint[])",
-                [int_array(ids)],
-                binary=True,
+        columns = (
+            "b.document_id, b.codec, b.data, f.path, b.archive_offset, b.archive_length, "
+            "d.raw_sha256"
+        )
+        joins = (
+            "FROM ingest_documentbody b JOIN ingest_document d ON d.id = b.document_id "
+            "LEFT JOIN ingest_archivefile f ON f.id = b.archive_file_id "
+        )
+        if connection.vendor != "postgresql":
+            rows: list[tuple[Any, ...]] = []
+            with connection.cursor() as cursor:
+                for start in range(0, len(ids), 500):
+                    part = ids[start : start + 500]
+                    marks = ", ".join(["%s"] * len(part))
+                    cursor.execute(
+                        f"SELECT {columns} {joins} WHERE b.document_id IN ({marks})", part
+                    )
+                    rows += cursor.fetchall()
+        else:
+            connection.ensure_connection()
+            with connection.wrap_database_errors, psycopg.Cursor(connection.connection) as cur:
+                cur.execute(
+                    f"SELECT {columns} {joins} WHERE b.document_id = ANY(%s::bigint[])",
+                    [int_array(ids)],
+                    binary=True,
+                )
+                rows = cur.fetchall()
+        return {
+            row[0]: RawBody(
+                document_id=row[0],
+                codec=row[1],
+                data=bytes(row[2] or b""),
+                path=row[3],
+                offset=row[4],
+                length=row[5],
+                sha256=str(to_hex_digest(row[6])),
             )
-            rows = cursor.fetchall()
-        return {d: DocumentBody(document_id=d, codec=codec, data=data) for d, codec, data in rows}
+            for row in rows
+        }
 
     @staticmethod
     def bulk_insert(rows: Iterable[tuple[int, bytes]]) -> None:
@@ -294,6 +371,63 @@ class DocumentBody(models.Model):
                     "SELECT d, %s, b FROM unnest(%s::bigint[], %b::bytea[]) AS v(d, b)",
                     [bodies.CODEC, int_array(d for d, _ in batch), [data for _, data in batch]],
                 )
+
+    @staticmethod
+    def bulk_insert_archived(rows: Iterable[tuple[int, int, int, int]]) -> None:
+        """Store (document id, archive file id, offset, length) pointers, in one
+        statement (the records are durable already: warc_archive.ArchiveWriter)."""
+        rows = list(rows)
+        if not rows:
+            return
+        if connection.vendor != "postgresql":
+            DocumentBody.objects.bulk_create(
+                DocumentBody(
+                    document_id=d,
+                    codec=ARCHIVE_CODEC,
+                    data=b"",
+                    archive_file_id=f,
+                    archive_offset=o,
+                    archive_length=n,
+                )
+                for d, f, o, n in rows
+            )
+            return
+        connection.ensure_connection()
+        with connection.wrap_database_errors, psycopg.Cursor(connection.connection) as cursor:
+            cursor.execute(
+                "INSERT INTO ingest_documentbody "
+                "(document_id, codec, data, archive_file_id, archive_offset, archive_length) "
+                "SELECT d, %s, '', f, o, n FROM unnest(%s::bigint[], %s::bigint[], "
+                "%s::bigint[], %s::int[]) AS v(d, f, o, n)",
+                [
+                    ARCHIVE_CODEC,
+                    int_array(r[0] for r in rows),
+                    int_array(r[1] for r in rows),
+                    int_array(r[2] for r in rows),
+                    int_array(r[3] for r in rows),
+                ],
+            )
+
+
+@dataclass(frozen=True)
+class RawBody:
+    """A body as `DocumentBody.bulk_read` reads it: the stored bytes, or the archive
+    pointer and the digest its record must match."""
+
+    document_id: int
+    codec: str
+    data: bytes
+    path: str | None
+    offset: int | None
+    length: int | None
+    sha256: str
+
+    def raw(self) -> bytes:
+        if self.codec != ARCHIVE_CODEC:
+            return bodies.unpack(self.codec, self.data)
+        assert self.path is not None and self.offset is not None and self.length is not None
+        pointer = warc_archive.Pointer(self.path, self.offset, self.length)
+        return warc_archive.record_read(Path(settings.ARCHIVE_DIR), pointer, sha256=self.sha256)
 
 
 # Extraction statuses of pages that are not content (login walls, captchas, bot

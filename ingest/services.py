@@ -29,7 +29,7 @@ from django.utils import timezone
 
 from dedup_site import dispatch
 from dedup_site.task_policy import TRANSIENT_DB_ERRORS, drop_broken_connections
-from ingest import candidates, semantic
+from ingest import body_store, candidates, semantic
 from ingest.core.encoding import decode_html
 from ingest.core.extract import EXTRACTOR_VERSION, Extracted, extract
 from ingest.core.methods import METHODS, FingerprintResult, fingerprint_texts, method_get
@@ -44,6 +44,7 @@ from ingest.core.readers import (
     screen,
 )
 from ingest.core.simhash import to_signed64
+from ingest.core.warc_archive import ArchiveError
 from ingest.models import (
     BatchError,
     CrawlBatch,
@@ -365,7 +366,7 @@ def _chunk_store(
 
     sites.prefetch(_host(r.final_url or r.url) for r in records)
     documents: list[Document] = []
-    bodies: list[bytes] = []
+    entries: list[body_store.BodyEntry] = []
     records_kept: list[RawRecord] = []
     for record, sha, fetched_at in prepared:
         seen = (
@@ -413,9 +414,19 @@ def _chunk_store(
                 batch_offset=record.offset,
             )
         )
-        bodies.append(DocumentBody.pack(record.body))
+        entries.append(
+            body_store.BodyEntry(
+                url=record.url,
+                payload=record.body,
+                sha256=sha,
+                fetched_at=fetched_at,
+                content_type=record.headers.get("content-type", ""),
+            )
+        )
     if not documents:
         return
+    # Written once, before the transaction: a retry one by one reuses the same records.
+    bodies = body_store.bodies_prepare(entries)
     try:
         with transaction.atomic():
             created = _documents_create(documents, bodies)
@@ -456,12 +467,12 @@ def _store_failed(
     _record_error(batch, RecordError("db_error", record.offset, message[:2000], record.url))
 
 
-def _documents_create(documents: list[Document], bodies: list[bytes]) -> list[int]:
+def _documents_create(documents: list[Document], bodies: list[body_store.Prepared]) -> list[int]:
     for document in documents:
         document.pk = None
     Document.objects.bulk_create(documents)
-    DocumentBody.bulk_insert(
-        (document.pk, body) for document, body in zip(documents, bodies, strict=True)
+    body_store.bodies_insert(
+        [(document.pk, body) for document, body in zip(documents, bodies, strict=True)]
     )
     return [document.pk for document in documents]
 
@@ -474,6 +485,20 @@ def documents_enqueue(document_ids: Sequence[int]) -> None:
         dispatch.on_commit("documents_process", part)
 
 
+def documents_unprocessed_enqueue() -> int:
+    """Hand the workers every document without an extraction (one whose body could not
+    be read when it was processed: `body_unreadable`, its archive file since restored).
+    Processing is idempotent: a document still queued is done once. Returns how many."""
+    ids = list(
+        Document.objects.filter(extractions__isnull=True)
+        .order_by("pk")
+        .values_list("pk", flat=True)
+    )
+    with transaction.atomic():
+        documents_enqueue(ids)
+    return len(ids)
+
+
 def documents_process(*, document_ids: Sequence[int]) -> int:
     """Extract and fingerprint the documents that still lack it, in one transaction
     (bulk writes), then search all of them for candidates. Returns how many documents
@@ -483,18 +508,16 @@ def documents_process(*, document_ids: Sequence[int]) -> int:
     cpu = ProcessCpu()
     methods = methods_ensure()
     wanted = [methods[key] for key in fingerprint_method_keys(methods)]
-    with transaction.atomic():
-        documents = list(
-            Document.objects.select_for_update(of=("self",))
-            .select_related("batch", "site")
-            .filter(pk__any_of=document_ids)
-            .order_by("pk")
-        )
-        extractions = {
-            version: documents_extract(documents=documents, version=version, cpu=cpu)
-            for version in extractor_versions(wanted)
-        }
-        done = fingerprints_compute(documents=documents, extractions=extractions, methods=wanted)
+    todo = list(document_ids)
+    while True:
+        try:
+            done = _documents_process_in_transaction(todo, wanted, cpu)
+            break
+        except body_store.BodiesUnreadable as exc:
+            # The batch goes on without the documents whose bytes cannot be read; each
+            # gets a recorded error (its archive file missing or changed).
+            _unreadable_record(exc)
+            todo = [d for d in todo if d not in exc.problems]
     # Embeddings on their own queue (nothing when the channel is off), then the
     # candidate search in this task, once the processing has committed (the search
     # indexes and commits before it queries: of two documents processed at the same
@@ -502,9 +525,9 @@ def documents_process(*, document_ids: Sequence[int]) -> int:
     # queued behind every processing task, so searches run beside the other workers'
     # extraction, not all at the end. Every document handed in is searched, new work
     # or not: a retry after a crash in the search redoes it.
-    semantic.embeddings_enqueue(document_ids)
+    semantic.embeddings_enqueue(todo)
     searched = time.process_time()
-    candidates.candidates_find(document_ids=document_ids)
+    candidates.candidates_find(document_ids=todo)
     end = time.process_time()
     # Where a worker's CPU goes, task by task (the ingest benchmark adds these up).
     log.info(
@@ -515,6 +538,39 @@ def documents_process(*, document_ids: Sequence[int]) -> int:
         end - searched,
     )
     return done
+
+
+def _documents_process_in_transaction(
+    document_ids: Sequence[int], wanted: Sequence[FingerprintMethod], cpu: "ProcessCpu"
+) -> int:
+    with transaction.atomic():
+        documents = list(
+            Document.objects.select_for_update(of=("self",))
+            .select_related("batch", "site")
+            .filter(pk__any_of=list(document_ids))
+            .order_by("pk")
+        )
+        extractions = {
+            version: documents_extract(documents=documents, version=version, cpu=cpu)
+            for version in extractor_versions(wanted)
+        }
+        return fingerprints_compute(documents=documents, extractions=extractions, methods=wanted)
+
+
+def _unreadable_record(exc: body_store.BodiesUnreadable) -> None:
+    documents = Document.objects.filter(pk__in=list(exc.problems)).select_related("batch")
+    errors = [
+        _batch_error(
+            document,
+            "body_unreadable",
+            document.batch_offset if document.batch_offset is not None else -document.pk,
+            f"not processed: {exc.problems[document.pk]}",
+        )
+        for document in documents
+        if document.batch is not None
+    ]
+    BatchError.objects.bulk_create(errors, ignore_conflicts=True)
+    log.error("documents not processed: %s", exc)
 
 
 @dataclass
@@ -550,8 +606,13 @@ def documents_extract(
     bodies = DocumentBody.bulk_read(d.pk for d in todo)
     created: list[Extraction] = []
     errors: list[BatchError] = []
+    unreadable: dict[int, ArchiveError] = {}
     for document in todo:
-        raw = bodies[document.pk].raw()
+        try:
+            raw = bodies[document.pk].raw()
+        except ArchiveError as exc:
+            unreadable[document.pk] = exc
+            continue
         start = time.process_time()
         decoded = decode_html(
             raw,
@@ -592,6 +653,10 @@ def documents_extract(
                 errors.append(_batch_error(document, "charset_mismatch", offset, decoded.warning))
             if result.status == Extraction.Status.ERROR:
                 errors.append(_batch_error(document, "extraction_error", offset, result.message))
+    if unreadable:
+        # Nothing is written for any of them: an extraction is permanent, and the bytes
+        # may come back (a restored file). The caller says so where it is seen.
+        raise body_store.BodiesUnreadable(unreadable)
     rows_insert(created)
     rows_update(
         todo,

@@ -12,6 +12,7 @@ from django.shortcuts import redirect, render
 from django.utils.functional import SimpleLazyObject
 from django.utils.translation import gettext_lazy as _
 
+from ingest.core.warc_archive import ArchiveError
 from ingest.models import CandidateGroup
 from reviews import roles, rules
 from reviews.core.words import Said, gettext_noop
@@ -81,7 +82,10 @@ def diff_context(view: pair_reads.PairView, diff_view: str) -> dict[str, Any]:
     if diff_view == "aligned":
         return {"alignment": text_diffs.pair_alignment(view=view)}
     if diff_view == "html":
-        return {"line_diff": text_diffs.pair_source_diff(pair=view.pair)}
+        try:
+            return {"line_diff": text_diffs.pair_source_diff(pair=view.pair)}
+        except ArchiveError as exc:  # a missing or changed archive file: said, not a 500
+            return {"source_error": str(exc)}
     return {}
 
 

@@ -22,6 +22,7 @@ from django.http import (
 from django.shortcuts import redirect, render
 from django.urls import reverse
 from django.utils.csp import CSP
+from django.utils.html import format_html
 from django.utils.http import url_has_allowed_host_and_scheme
 from django.utils.translation import get_language, gettext
 from django.views.decorators.clickjacking import xframe_options_sameorigin
@@ -31,6 +32,7 @@ from django.views.decorators.vary import vary_on_headers
 from django_htmx.http import HttpResponseClientRedirect
 
 from dedup_site.transactions import BUSY_TEXT, DatabaseBusy
+from ingest.core.warc_archive import ArchiveError
 from reviews import pages, roles
 from reviews.calibration import prelabel, stored_figures
 from reviews.calibration import sweeps as cal
@@ -356,9 +358,13 @@ def document_source(request: HttpRequest, document_id: int) -> HttpResponse:
     if not roles.can_view(request.user):
         raise PermissionDenied
     document = text_diffs.document_get(document_id=document_id)
-    response = HttpResponse(
-        text_diffs.document_source(document=document), content_type="text/html; charset=utf-8"
-    )
+    try:
+        source = text_diffs.document_source(document=document)
+    except ArchiveError as exc:
+        # The stored bytes cannot be read back as stored (a missing or changed archive
+        # file): the frame says so, escaped, instead of a 500 or wrong bytes.
+        source = format_html("<p>{}</p>", str(exc))
+    response = HttpResponse(source, content_type="text/html; charset=utf-8")
     response["X-Frame-Options"] = "SAMEORIGIN"
     response["Referrer-Policy"] = "no-referrer"
     response["X-Content-Type-Options"] = "nosniff"

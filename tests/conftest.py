@@ -6,6 +6,7 @@ import shutil
 import socket
 from collections.abc import Iterator
 from functools import partial
+from pathlib import Path
 from urllib.parse import urlsplit
 
 os.environ.setdefault("DJANGO_ALLOW_ASYNC_UNSAFE", "true")
@@ -136,6 +137,37 @@ def _eager_by_default() -> None:
     from dedup_site.celery import app
 
     app.conf.task_always_eager = True
+
+
+@pytest.fixture(autouse=True, scope="session")
+def _archive_in_tmp(tmp_path_factory: pytest.TempPathFactory) -> Iterator[None]:
+    """Archived bodies go to a directory of the session's own, never the repository's
+    var/ (the environment too: a worker or command started by a test reads it). A test
+    that looks at the files sets its own (`archive_dir`)."""
+    path = tmp_path_factory.mktemp("archive")
+    before = settings.ARCHIVE_DIR, os.environ.get("ARCHIVE_DIR")
+    settings.ARCHIVE_DIR = path
+    os.environ["ARCHIVE_DIR"] = str(path)
+    yield
+    from ingest import body_store
+
+    body_store.archive_close_unsealed()  # at exit the test database is gone: no seal
+    settings.ARCHIVE_DIR = before[0]
+    if before[1] is None:
+        os.environ.pop("ARCHIVE_DIR", None)
+    else:
+        os.environ["ARCHIVE_DIR"] = before[1]
+
+
+@pytest.fixture
+def archive_dir(settings, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
+    """This test's own archive directory, bodies stored there (BODY_STORE=archive)."""
+    path = tmp_path / "archive"
+    settings.ARCHIVE_DIR = path
+    settings.BODY_STORE = "archive"
+    monkeypatch.setenv("ARCHIVE_DIR", str(path))
+    monkeypatch.setenv("BODY_STORE", "archive")
+    return path
 
 
 @pytest.fixture(autouse=True, scope="session")

@@ -180,3 +180,32 @@ def test_the_stack_counts_logins_by_the_address_its_proxy_forwards() -> None:
     services = yaml.safe_load(result.stdout)["services"]
     for name in ("web", "worker", "beat"):
         assert services[name]["environment"].get("LOGIN_PROXY_COUNT") == "1", name
+
+
+def _mounts(service: dict) -> set[tuple[str, str]]:
+    """(source, target) of a service's volumes, short ("src:dst:mode") or long syntax."""
+    out = set()
+    for volume in service.get("volumes", []):
+        if isinstance(volume, str):
+            source, _, rest = volume.partition(":")
+            out.add((source, rest.partition(":")[0]))
+        else:
+            out.add((volume["source"], volume["target"]))
+    return out
+
+
+@pytest.mark.docker_compose
+def test_web_and_every_worker_share_the_archive_volume_at_archive_dir() -> None:
+    """Bodies are written by web (the crawler API) and the ingest command, and read by
+    every worker: all of them mount the one archive volume where ARCHIVE_DIR points."""
+    result = _compose("config")
+    assert result.returncode == 0, result.stderr
+    config = yaml.safe_load(result.stdout)
+    assert "archive" in config["volumes"]
+    services = config["services"]
+    app_services = [n for n, s in services.items() if "ARCHIVE_DIR" in (s.get("environment") or {})]
+    for name in ("web", "worker", "embeddings", "beat"):
+        service = services[name]
+        target = service["environment"]["ARCHIVE_DIR"]
+        assert ("archive", target) in _mounts(service), name
+    assert {"web", "worker", "embeddings"} <= set(app_services)

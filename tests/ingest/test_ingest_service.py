@@ -65,9 +65,12 @@ def test_same_bytes_at_another_url_is_stored_and_counted_as_exact_duplicate(inge
     assert {a.url, copy.url} == {pages[0][0], "https://mirror.example.net/copy"}
 
 
-def test_raw_bytes_are_kept_compressed_with_their_sha256(ingest) -> None:
+def test_raw_bytes_are_kept_compressed_with_their_sha256_under_body_store_database(
+    ingest, settings
+) -> None:
     import hashlib
 
+    settings.BODY_STORE = "database"
     body = _pages(1)[0][1]
     summary = ingest(factories.warc_bytes([("https://news.example.com/x", body)]))
     document = Document.objects.get(pk=summary.document_ids[0])

@@ -14,6 +14,7 @@ from django.db import connection
 
 from dedup_site.permanence import OWN_TRIGGERS, RULES, Kind
 from ingest.models import (
+    ArchiveFile,
     BatchError,
     BoilerplateDrop,
     CrawlBatch,
@@ -146,6 +147,9 @@ def every_table_filled(transactional_db, settings) -> None:
     PassageCommon.objects.create(method=1, hash=5, df=900)
     BoilerplateDrop.objects.create(
         document=a, extractor_version="x", version="v", domain="example.com", learned_from=3
+    )
+    ArchiveFile.objects.create(
+        path="2026-05/desk-20260501T000000-h-1-00000000.warc.gz", host="h", pid=1, process_started=1
     )
     method = FingerprintMethod.objects.get(key=settings.ACTIVE_METHOD)
     MethodSwitch.objects.create(action="switch", to_method=method, actor="rule:x", reason="r")
@@ -323,6 +327,24 @@ def test_a_revocation_is_set_once(app_conn) -> None:
         "UPDATE ingest_donotmatch SET revoked_at = now() - interval '1 day' WHERE id = %s",
         "UPDATE ingest_donotmatch SET revoked_by = 'decision:2' WHERE id = %s",
         "UPDATE ingest_donotmatch SET revoked_at = NULL WHERE id = %s",
+    ):
+        with pytest.raises(psycopg.Error, match="sealed"):
+            app_conn.execute(sql, row)
+
+
+@pytest.mark.postgres
+def test_an_archive_file_is_sealed_once(app_conn) -> None:
+    row = app_conn.execute("SELECT id FROM ingest_archivefile WHERE sealed_at IS NULL").fetchone()
+    assert row is not None
+    app_conn.execute(
+        "UPDATE ingest_archivefile SET sealed_at = now(), size = 10, "
+        "sha256 = decode(repeat('ab', 32), 'hex') WHERE id = %s",
+        row,
+    )
+    for sql in (
+        "UPDATE ingest_archivefile SET size = 11 WHERE id = %s",
+        "UPDATE ingest_archivefile SET sha256 = decode(repeat('cd', 32), 'hex') WHERE id = %s",
+        "UPDATE ingest_archivefile SET sealed_at = NULL WHERE id = %s",
     ):
         with pytest.raises(psycopg.Error, match="sealed"):
             app_conn.execute(sql, row)

@@ -9,7 +9,7 @@ from django.conf import settings
 from django.core.management.base import BaseCommand, CommandError, CommandParser
 
 from dedup_site.task_policy import TRANSIENT_DB_ERRORS
-from ingest import services
+from ingest import body_store, services
 from ingest.core.readers import Item, read_jsonl, read_warc
 
 
@@ -78,23 +78,36 @@ class Command(BaseCommand):
                 raise CommandError(f"{path}: no such file")
         show = not options["no_progress"] and sys.stderr.isatty()
         failed = 0
-        for path in paths:
-            fmt = str(options["format"] or guess_format(path))
-            try:
-                failed += self._ingest_one(path, fmt, show_progress=show)
-            except TRANSIENT_DB_ERRORS as exc:
-                first = (str(exc).splitlines() or [""])[0]
-                raise CommandError(
-                    f"{path}: the database is unavailable ({type(exc).__name__}: {first}); "
-                    f"gave up after {settings.INGEST_DB_RETRY_SECONDS}s of retries. The chunks "
-                    "stored before stay stored and the batch is marked failed: run the command "
-                    "again when the database is back (what is stored is not stored twice)"
-                ) from None
+        try:
+            for path in paths:
+                fmt = str(options["format"] or guess_format(path))
+                try:
+                    failed += self._ingest_one(path, fmt, show_progress=show)
+                except TRANSIENT_DB_ERRORS as exc:
+                    first = (str(exc).splitlines() or [""])[0]
+                    raise CommandError(
+                        f"{path}: the database is unavailable ({type(exc).__name__}: {first}); "
+                        f"gave up after {settings.INGEST_DB_RETRY_SECONDS}s of retries. The "
+                        "chunks stored before stay stored and the batch is marked failed: run "
+                        "the command again when the database is back (what is stored is not "
+                        "stored twice)"
+                    ) from None
+        finally:
+            self._archive_seal()
         if failed:
             raise CommandError(
                 f"{failed} file(s) are damaged (cut short or with unreadable regions); "
                 "every readable record was stored and the batch errors say where"
             )
+
+    def _archive_seal(self) -> None:
+        """Seal the archive file this run wrote (no later run writes it); when the
+        database cannot record the seal now, the next writer of this host or
+        `manage.py archive_seal` does."""
+        try:
+            body_store.archive_seal_own()
+        except TRANSIENT_DB_ERRORS as exc:
+            self.stderr.write(f"the archive file was not sealed ({type(exc).__name__})")
 
     def _ingest_one(self, path: Path, fmt: str, *, show_progress: bool) -> int:
         total = path.stat().st_size
