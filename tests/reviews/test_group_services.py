@@ -174,7 +174,7 @@ def test_a_distinct_label_suggests_the_minimum_cut(chain, editor) -> None:
     assert _group_id(a) != _group_id(b)
     assert not any(
         c.a == a.pk and c.b == b.pk
-        for g in {group_of(a), group_of(b)} - {None}
+        for g in {group_of(x) for x in (a, b) if _group_id(x) is not None}
         for c in group_reads.group_view(group=g).conflicts
     )
 
