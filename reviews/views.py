@@ -36,6 +36,7 @@ from reviews import (
     calibration_figures,
     exports,
     pages,
+    pair_panels,
     prelabel,
     roles,
     selectors,
@@ -263,6 +264,24 @@ def pair_detail(request: DeskRequest, pair_id: int) -> HttpResponse:
         diff_view = "main"
     partial = fragment(request, "diff-panel", target="diff-panel")
     return pages.pair_render(request, pair, partial=partial, diff_view=diff_view)
+
+
+@require_viewer
+@require_GET
+@vary_on_headers("HX-Request")
+def pair_panel(request: DeskRequest, pair_id: int, name: str) -> HttpResponse:
+    """A channel panel the pair page fetches after it is shown (pair_panels.DEFERRED):
+    the panel alone for htmx, a page of its own (the link of a browser without
+    JavaScript)."""
+    pair = selectors.pair_get(pair_id=pair_id)
+    view = selectors.pair_view(pair=pair, user=request.user)
+    found = pair_panels.panel(view, name)
+    if found is None or not found.deferred or found.template is None:
+        raise Http404("no such panel on this pair's page")
+    context = {"pair": pair, "view": view, "panel": found.context}
+    if request.htmx:
+        return render(request, found.template, context)
+    return render(request, "reviews/pair_panel.html", {**context, "template": found.template})
 
 
 @require_editor
