@@ -9,7 +9,6 @@ from typing import Any
 
 from django.http import HttpRequest, HttpResponse
 from django.shortcuts import redirect, render
-from django.utils.functional import SimpleLazyObject
 from django.utils.translation import gettext_lazy as _
 
 from ingest.models import CandidateGroup
@@ -48,14 +47,8 @@ def pair_context(
         "view": view,
         "pair": pair,
         "form": form or LabelForm(initial=selectors.label_defaults(user=request.user)),
-        # Counted when the template first reads it: a toggle of the diff panel does not.
-        "progress": SimpleLazyObject(
-            lambda: selectors.progress_for(
-                user=request.user, filters=selectors.QueueFilters(kind="pair")
-            )
-        )
-        if roles.can_edit(request.user)
-        else None,
+        # The progress counter is fetched after the page (reviews:pair-progress): counting
+        # the queue is a fifth of a long pair's first view.
         "diff_view": diff_view,
         "notice": notice,
         "verdict_keys": VERDICT_KEYS,

@@ -11,6 +11,7 @@ urlpatterns = [
     path("pairs/<int:pair_id>/", views.pair_detail, name="pair-detail"),
     path("pairs/<int:pair_id>/label", views.pair_label, name="pair-label"),
     path("pairs/<int:pair_id>/panels/<slug:name>", views.pair_panel, name="pair-panel"),
+    path("pairs/progress", views.pair_progress, name="pair-progress"),
     path("labels/undo", views.label_undo, name="label-undo"),
     path("pairs/<int:pair_id>/adjudicate", desk_views.pair_adjudicate, name="pair-adjudicate"),
     path("agreement/", desk_views.agreement_page, name="agreement"),

@@ -266,6 +266,17 @@ def pair_detail(request: DeskRequest, pair_id: int) -> HttpResponse:
     return pages.pair_render(request, pair, partial=partial, diff_view=diff_view)
 
 
+@require_editor
+@require_GET
+def pair_progress(request: DeskRequest) -> HttpResponse:
+    """The pair page's progress counter, fetched once the page is shown: labels given
+    today and the pairs left for the editor in the pair queue."""
+    progress = selectors.progress_for(
+        user=request.user, filters=selectors.QueueFilters(kind="pair")
+    )
+    return render(request, "reviews/pair_detail.html#progress", {"progress": progress})
+
+
 @require_viewer
 @require_GET
 @vary_on_headers("HX-Request")
