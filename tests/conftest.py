@@ -170,6 +170,16 @@ def _eager_tasks(request: pytest.FixtureRequest) -> Iterator[None]:
     app.conf.task_always_eager = before
 
 
+@pytest.fixture(autouse=True)
+def _pair_view_kept_nothing() -> None:
+    """The pair view keeps what it derives from texts by extraction id (an extraction's
+    text never changes); ids repeat from test to test (each rolls back), so nothing kept
+    outlives its test: a diff of another test's texts would be shown."""
+    from reviews import passage_view
+
+    passage_view.cache_clear()
+
+
 @pytest.fixture
 def semantic_on(settings) -> Iterator[str]:
     """The semantic channel on with the shipped default model and its defaults (tests
