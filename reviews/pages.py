@@ -9,7 +9,6 @@ from typing import Any
 
 from django.http import HttpRequest, HttpResponse
 from django.shortcuts import redirect, render
-from django.utils.functional import SimpleLazyObject
 from django.utils.translation import gettext_lazy as _
 
 from ingest.core.warc_archive import ArchiveError
@@ -28,7 +27,6 @@ from reviews.forms import (
 from reviews.http import DeskRequest, bounded_int, error_text, fragment, template_for
 from reviews.labels import label_reads, preferences
 from reviews.pair import pair_reads, panels, simhash_panel, text_diffs
-from reviews.queue import queue_counts, queue_filters
 
 DIFF_TABS = (
     ("main", _("main text diff")),
@@ -53,14 +51,8 @@ def pair_context(
         "view": view,
         "pair": pair,
         "form": form or LabelForm(initial=label_reads.label_defaults(user=request.user)),
-        # Counted when the template first reads it: a toggle of the diff panel does not.
-        "progress": SimpleLazyObject(
-            lambda: queue_counts.progress_for(
-                user=request.user, filters=queue_filters.QueueFilters(kind="pair")
-            )
-        )
-        if roles.can_edit(request.user)
-        else None,
+        # The progress counter is fetched after the page (reviews:pair-progress): counting
+        # the queue is a fifth of a long pair's first view.
         "diff_view": diff_view,
         "notice": notice,
         "verdict_keys": VERDICT_KEYS,

@@ -58,7 +58,7 @@ from reviews.http import (
 )
 from reviews.labels import exports, labelling, preferences
 from reviews.models import Claim
-from reviews.pair import pair_reads, text_diffs
+from reviews.pair import pair_reads, panels, text_diffs
 from reviews.queue import (
     claiming,
     desk_search,
@@ -269,6 +269,35 @@ def pair_detail(request: DeskRequest, pair_id: int) -> HttpResponse:
         diff_view = "main"
     partial = fragment(request, "diff-panel", target="diff-panel")
     return pages.pair_render(request, pair, partial=partial, diff_view=diff_view)
+
+
+@require_editor
+@require_GET
+def pair_progress(request: DeskRequest) -> HttpResponse:
+    """The pair page's progress counter, fetched once the page is shown: labels given
+    today and the pairs left for the editor in the pair queue."""
+    progress = queue_counts.progress_for(
+        user=request.user, filters=queue_filters.QueueFilters(kind="pair")
+    )
+    return render(request, "reviews/pair_detail.html#progress", {"progress": progress})
+
+
+@require_viewer
+@require_GET
+@vary_on_headers("HX-Request")
+def pair_panel(request: DeskRequest, pair_id: int, name: str) -> HttpResponse:
+    """A channel panel the pair page fetches after it is shown (panels.DEFERRED):
+    the panel alone for htmx, a page of its own (the link of a browser without
+    JavaScript)."""
+    pair = pair_reads.pair_get(pair_id=pair_id)
+    view = pair_reads.pair_view(pair=pair, user=request.user)
+    found = panels.panel(view, name)
+    if found is None or not found.deferred or found.template is None:
+        raise Http404("no such panel on this pair's page")
+    context = {"pair": pair, "view": view, "panel": found.context}
+    if request.htmx:
+        return render(request, found.template, context)
+    return render(request, "reviews/pair_panel.html", {**context, "template": found.template})
 
 
 @require_editor

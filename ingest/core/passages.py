@@ -183,7 +183,11 @@ def kgram_hashes(tokens: Sequence[str], k: int = K) -> np.ndarray:
     if n <= 0:
         return np.zeros(0, dtype=np.uint64)
     values = list(map(_WORD_CACHE.get, tokens))
-    if None in values:  # words not seen lately
+    if None in values:  # words not seen lately: each hashed once, however often it occurs
+        for word in set(tokens).difference(_WORD_CACHE):
+            _word_hash(word)
+        values = list(map(_WORD_CACHE.get, tokens))
+    if None in values:  # the cache filled up and was emptied meanwhile
         values = [_word_hash(t) if v is None else v for t, v in zip(tokens, values, strict=True)]
     wh = np.array(values, dtype=np.uint64)
     acc = np.zeros(n, dtype=np.uint64)

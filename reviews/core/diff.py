@@ -20,6 +20,7 @@ from collections import defaultdict
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass, field
 
+import numpy as np
 from rapidfuzz.distance import Indel, Opcode
 
 # CJK characters, one token each: Hangul Jamo, CJK radicals, CJK symbols and punctuation
@@ -111,14 +112,41 @@ def words(text: str, limit: int | None = None) -> list[str]:
     return _WORD.findall(text)[:limit]
 
 
+# White space as `\s` and str.split() read it (str.isspace), by code point: none lies
+# past U+3000, the ideographic space.
+_SPACE_LAST = 0x3000
+_SPACE = np.array([chr(c).isspace() for c in range(_SPACE_LAST + 1)])
+# The CJK ranges as sorted bounds [first, last + 1, first, last + 1, …]: a code point is
+# CJK when an odd number of bounds lie at or below it.
+_CJK_BOUNDS = np.array(
+    [b for first, last in re.findall("(.)-(.)", CJK_CHARS) for b in (ord(first), ord(last) + 1)],
+    dtype=np.uint32,
+)
+
+
 def token_count(text: str) -> int:
     """len(words(text)), without building the tokens: the CJK characters, the runs of
-    other non-space characters, and leading white space."""
-    leading = 1 if text[:1].isspace() else 0
-    if _CJK_RUN.search(text) is None:
-        return len(text.split()) + leading
-    cjk = len(text) - len(_CJK_RUN.sub("", text))
-    return cjk + len(_CJK_RUN.sub(" ", text).split()) + leading
+    other non-space characters, and leading white space (counted over the code points at
+    once: a long page's count costs no token strings)."""
+    if not text:
+        return 0
+    if text.isascii():
+        codes = np.frombuffer(text.encode("ascii"), dtype=np.uint8)
+        space = _SPACE[codes]
+        other = ~space
+        cjk = 0
+    else:
+        codes = np.frombuffer(text.encode("utf-32-le", "surrogatepass"), dtype=np.uint32)
+        space = _SPACE[np.minimum(codes, _SPACE_LAST)] & (codes <= _SPACE_LAST)
+        if int(codes.max()) < _CJK_BOUNDS[0]:
+            other = ~space
+            cjk = 0
+        else:
+            in_cjk = np.searchsorted(_CJK_BOUNDS, codes, side="right") % 2 == 1
+            other = ~(space | in_cjk)
+            cjk = int(np.count_nonzero(in_cjk))
+    runs = int(other[0]) + int(np.count_nonzero(other[1:] & ~other[:-1]))
+    return cjk + runs + int(space[0])
 
 
 def _core(token: str) -> str:
@@ -135,9 +163,13 @@ def _segments(
 ) -> None:
     """Append tokens as segments; a changed token whose core is in `emphasise` stands
     alone. With `boilerplate` (a flag per token), runs split where the flag changes."""
+    changed = op not in (EQUAL, MOVED)
+    if boilerplate is None and not (changed and emphasise):
+        if tokens:  # one run: nothing in it stands alone
+            _append(out, Segment("".join(tokens), op, move=move))
+        return
     run: list[str] = []
     flag = False
-    changed = op not in (EQUAL, MOVED)
     for n, token in enumerate(tokens):
         this = bool(boilerplate[n]) if boilerplate is not None else False
         if run and this != flag:

@@ -5,10 +5,17 @@ A channel's panel context is what its channel module builds (``panel_context``: 
 default the pair's evidence entry), or, for the channels whose panel the desk computes
 from the texts, the desk's builder below. The context is built when the template first
 reads it, so a partial render that leaves the panels out costs nothing.
+
+A deferred panel is not built with the page: the page holds a placeholder that fetches it
+(``reviews:pair-panel``) when it scrolls into view, or a link to it without JavaScript.
+The passage panel is: it winnows both whole main texts, most of a long pair's first view.
 """
 
 from collections.abc import Callable
 from functools import cached_property
+
+from django.utils.functional import Promise
+from django.utils.translation import gettext_lazy as _
 
 from ingest.channels import registry
 from ingest.channels.base import Channel
@@ -26,6 +33,9 @@ BUILDERS: dict[str, Builder] = {
     ),
 }
 
+# The panels fetched after the page, with the title their placeholder shows.
+DEFERRED: dict[str, Promise] = {"passages": _("Shared passages")}
+
 
 class Panel:
     """One channel's panel: its template, and the context it reads (built on first read)."""
@@ -34,6 +44,8 @@ class Panel:
         self.channel = channel
         self.name = channel.name
         self.template = channel.panel_template
+        self.title = DEFERRED.get(self.name)
+        self.deferred = self.title is not None
         self._view = view
 
     @cached_property
@@ -53,3 +65,8 @@ def panels(view: PairView) -> list[Panel]:
         for c in registry.channels()
         if c.panel_template and (c.on() or c.panel_when_off or c.name in evidence)
     ]
+
+
+def panel(view: PairView, name: str) -> Panel | None:
+    """The pair view's panel of that channel, or None where the page shows none."""
+    return next((p for p in panels(view) if p.name == name), None)

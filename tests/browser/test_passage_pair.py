@@ -34,6 +34,7 @@ def test_an_excerpt_pair_shows_its_shared_passages_highlighted(logged_in) -> Non
     page.goto(f"/review/pairs/{pair.pk}/", timeout=30_000)
     panel = page.locator("#passages-panel")
     panel.wait_for()
+    panel.scroll_into_view_if_needed()  # the page fetches the panel once it is shown
     expect(panel).to_contain_text("B contains")
     expect(panel).to_contain_text("A contains 100% of B")
     side_a = panel.locator(".side-a mark.shared")

@@ -190,6 +190,18 @@ def test_token_count_is_the_number_of_tokens(text: str, limit: int) -> None:
     assert words(text, limit) == words(text)[:limit]
 
 
+def _edges() -> list[str]:
+    from reviews.core.diff import _CJK_BOUNDS
+
+    blocks = [chr(c) for b in _CJK_BOUNDS.tolist() for c in (b - 1, b)]
+    return blocks + [chr(c) for c in range(0x3001) if chr(c).isspace()] + list("a,")
+
+
+@given(st.text(alphabet=st.sampled_from(_edges()), max_size=60))
+def test_token_count_at_the_edges_of_the_cjk_blocks_and_of_white_space(text: str) -> None:
+    assert token_count(text) == len(words(text))
+
+
 @given(MIXED, MIXED)
 def test_segments_rebuild_both_texts_in_any_script(a: str, b: str) -> None:
     d = word_diff(a, b)

@@ -130,6 +130,16 @@ def test_kgram_hashes_roll_the_word_hashes(words: list[str], k: int) -> None:
         assert P._mix(np.array(expected, dtype=np.uint64)).tolist() == hashes.tolist()
 
 
+def test_kgram_hashes_hold_when_the_word_cache_fills_up_meanwhile(monkeypatch) -> None:
+    words = [f"w{i % 40}" for i in range(200)]
+    P._WORD_CACHE.clear()
+    expected = P.kgram_hashes(words).tolist()
+    P._WORD_CACHE.clear()
+    monkeypatch.setattr(P, "_WORD_CACHE_MAX", 8)  # emptied several times on the way
+    assert P.kgram_hashes(words).tolist() == expected
+    P._WORD_CACHE.clear()
+
+
 @given(st.lists(st.integers(0, P.MASK64), max_size=300), st.integers(1, 100))
 def test_smallest_is_a_consistent_sample(values: list[int], limit: int) -> None:
     kept = P.smallest(values, limit)

@@ -122,7 +122,10 @@ def test_the_pair_view_shows_the_dropped_lines_as_boilerplate(client, editor) ->
     view = pair_passages(pair=pair)
     assert view.boilerplate_a == FOOTER and view.boilerplate_b == []
     client.force_login(editor)
-    body = client.get(reverse("reviews:pair-detail", args=[pair.pk])).content.decode()
+    # The pair page fetches its passage panel once shown.
+    url = reverse("reviews:pair-panel", args=[pair.pk, "passages"])
+    assert url in client.get(reverse("reviews:pair-detail", args=[pair.pk])).content.decode()
+    body = client.get(url, headers={"HX-Request": "true"}).content.decode()
     panel = body.split('id="boilerplate-panel"')[1]
     assert "Browse | Feedback | About us" in panel
     assert "&lt;b&gt;(c) 2008 Earthtimes.example&lt;/b&gt;" in panel  # escaped

@@ -79,5 +79,17 @@ def test_the_progress_counter_counts_today_and_left(client, editor, pairs) -> No
     progress = queue_counts.progress_for(user=editor, filters=QueueFilters(kind="pair"))
     assert (progress.done_today, progress.left) == (1, 2)
     client.force_login(editor)
+    # The page fetches its counter once shown.
     body = client.get(reverse("reviews:pair-detail", args=[pairs[1].pk])).content.decode()
-    assert "<b>1</b> done today · <b>2</b> left" in body
+    assert f'id="progress" hx-get="{reverse("reviews:pair-progress")}"' in body
+    assert "done today" not in body
+    r = client.get(reverse("reviews:pair-progress"), headers={"HX-Request": "true"})
+    assert r.content.decode().startswith('<p class="progress" id="progress">')
+    assert "<b>1</b> done today · <b>2</b> left" in r.content.decode()
+
+
+def test_the_progress_counter_is_for_editors(client, auditor, pairs) -> None:
+    client.force_login(auditor)
+    body = client.get(reverse("reviews:pair-detail", args=[pairs[1].pk])).content.decode()
+    assert 'id="progress"' not in body
+    assert client.get(reverse("reviews:pair-progress")).status_code == 403

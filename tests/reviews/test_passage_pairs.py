@@ -41,11 +41,57 @@ def excerpt_pair() -> CandidatePair:
     return CandidatePair.objects.get()
 
 
+def passage_panel(client, pair: CandidatePair) -> str:
+    """The pair page's passage panel, fetched as the page fetches it once shown."""
+    page = client.get(reverse("reviews:pair-detail", args=[pair.pk])).content.decode()
+    url = reverse("reviews:pair-panel", args=[pair.pk, "passages"])
+    assert f'hx-get="{url}"' in page and f'<a href="{url}">' in page
+    r = client.get(url, headers={"HX-Request": "true"})
+    assert r.status_code == 200
+    return r.content.decode()
+
+
+def test_the_pair_page_leaves_the_passage_panel_to_its_own_request(
+    client, editor, excerpt_pair, monkeypatch
+) -> None:
+    from reviews.pair import panels as pair_panels
+
+    def refuse(**kwargs: object) -> None:
+        raise AssertionError("the page winnowed the texts")
+
+    monkeypatch.setattr(pair_panels, "pair_passages", refuse)
+    client.force_login(editor)
+    body = client.get(reverse("reviews:pair-detail", args=[excerpt_pair.pk])).content.decode()
+    assert 'id="passages-panel"' in body and "panel-pending" in body
+    assert "B contains" not in body
+
+
+def test_the_passage_panel_is_a_page_of_its_own_without_javascript(
+    client, editor, excerpt_pair
+) -> None:
+    client.force_login(editor)
+    url = reverse("reviews:pair-panel", args=[excerpt_pair.pk, "passages"])
+    body = client.get(url).content.decode()
+    assert "<html" in body
+    assert f'href="{reverse("reviews:pair-detail", args=[excerpt_pair.pk])}"' in body
+    assert f"B contains {excerpt_pair.a_in_b:.0%} of A" in body
+    assert "<script>alert" not in body
+    fragment = client.get(url, headers={"HX-Request": "true"}).content.decode()
+    assert "<html" not in fragment and 'id="passages-panel"' in fragment
+
+
+def test_a_panel_the_page_does_not_defer_is_not_found(client, editor, excerpt_pair) -> None:
+    client.force_login(editor)
+    for name in ("semantic", "nothing"):
+        r = client.get(reverse("reviews:pair-panel", args=[excerpt_pair.pk, name]))
+        assert r.status_code == 404
+
+
 def test_the_pair_view_states_containment_and_highlights_both_sides(
     client, editor, excerpt_pair
 ) -> None:
     client.force_login(editor)
-    body = client.get(reverse("reviews:pair-detail", args=[excerpt_pair.pk])).content.decode()
+    body = passage_panel(client, excerpt_pair)
     assert 'id="passages-panel"' in body
     assert "A contains 9" in body or "A contains 100%" in body  # A holds nearly all of B
     assert f"B contains {excerpt_pair.a_in_b:.0%} of A" in body
@@ -69,7 +115,7 @@ def test_template_passages_are_greyed(client, editor, excerpt_pair) -> None:
         df=50,
     )
     client.force_login(editor)
-    body = client.get(reverse("reviews:pair-detail", args=[excerpt_pair.pk])).content.decode()
+    body = passage_panel(client, excerpt_pair)
     assert '<span class="template"' in body
     assert "template passages (boilerplate, not counted): 1 in A" in body
 
