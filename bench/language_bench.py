@@ -356,11 +356,29 @@ def _measure(
     overlaps: dict[tuple[str, str, str, str], list[float]] = defaultdict(list)
     missing = 0
     misses: dict[str, list[str]] = defaultdict(list)
+    wrong: list[dict[str, Any]] = []  # every pair the product got wrong (--misses)
+    template_of = {g.key: g.template for g in corpus.pages}
+    detail = {
+        (a, b): rest
+        for a, b, *rest in CandidatePair.objects.filter(method=method).values_list(
+            "a_id",
+            "b_id",
+            "channels",
+            "below_floor",
+            "shared_passages",
+            "a_in_b",
+            "b_in_a",
+            "distance",
+            "containment",
+            "token_set_ratio",
+        )
+    }
     for ka, kb, lang, kind, label, origin in pairs:
         if ka not in doc_of or kb not in doc_of:
             missing += 1
             continue
         v = verdict(doc_of[ka], doc_of[kb])
+        found_rows = detail.get((min(doc_of[ka], doc_of[kb]), max(doc_of[ka], doc_of[kb])))
         c = table[(lang, origin, kind, label)]
         c["pairs"] += 1
         c["nominated"] += v["nominated"]
@@ -376,6 +394,9 @@ def _measure(
             overlaps[(lang, origin, kind, label)].append(T.containment(ta, tb, lang))
             if len(misses[kind]) < 5:
                 misses[kind].append(f"{ka}~{kb}")
+            w = _wrong_pair(ka, kb, lang, origin, kind, label, v, ta, tb, found_rows)
+            w["templates"] = [template_of.get(ka, ""), template_of.get(kb, "")]
+            wrong.append(w)
     # Fixtures: exact groups, the queue, their extraction status.
     fixtures: dict[str, Any] = {}
     queue_ids: set[int] = set()
@@ -457,7 +478,40 @@ def _measure(
         "fixtures": fixtures,
         "missing_pairs": missing,
         "misses_sample": dict(misses),
+        "wrong": wrong,
     }
+
+
+def _wrong_pair(
+    ka: str,
+    kb: str,
+    lang: str,
+    origin: str,
+    kind: str,
+    label: str,
+    v: dict[str, Any],
+    ta: str,
+    tb: str,
+    row: list[Any] | None,
+) -> dict[str, Any]:
+    """One pair the product got wrong, for ``--misses``: its main texts' lengths and
+    5-gram containment, and the candidate row of the two documents if one was stored."""
+    out: dict[str, Any] = {
+        "lang": lang,
+        "origin": origin,
+        "kind": kind,
+        "label": label,
+        "a": ka,
+        "b": kb,
+        "stored": v["stored"],
+        "chars_a": len(ta),
+        "chars_b": len(tb),
+        "text_containment": round(T.containment(ta, tb, lang), 3),
+    }
+    if row is not None:
+        names = ("channels", "below_floor", "shared", "a_in_b", "b_in_a", "distance")
+        out["row"] = dict(zip(names + ("containment", "token_set_ratio"), row, strict=True))
+    return out
 
 
 # --- extraction F1 and CPU per page (this process, no Django) -----------------------------
@@ -725,6 +779,12 @@ def main(argv: list[str] | None = None) -> int:
         "its method is not run again",
     )
     parser.add_argument("--pipeline-only", type=Path, help="run one method's pipeline, write FILE")
+    parser.add_argument(
+        "--misses",
+        type=Path,
+        help="write every pair the product got wrong here (JSON lines: kind, pages, their "
+        "main texts' lengths and 5-gram containment, the candidate row if any)",
+    )
     args = parser.parse_args(argv)
     done = {r["run"]["method"]: r for r in (json.loads(p.read_text()) for p in args.run_json)}
     methods = args.method or ([] if done else [SHIPPED_METHOD])
@@ -770,6 +830,9 @@ def main(argv: list[str] | None = None) -> int:
             run = json.loads(out.read_text())
             run["run"]["wall_s"] = round(time.monotonic() - started, 1)
             result["runs"][key] = run
+    wrong = [w for run in result["runs"].values() for w in run.pop("wrong", [])]
+    if args.misses:
+        args.misses.write_text("".join(json.dumps(w, ensure_ascii=False) + "\n" for w in wrong))
     if not args.no_cpu:
         os.environ.setdefault("DJANGO_SETTINGS_MODULE", "dedup_site.settings")
         print("extraction F1 and CPU per page", file=sys.stderr, flush=True)

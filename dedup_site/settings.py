@@ -485,6 +485,11 @@ PASSAGE_TEMPLATE_DF = env_int("PASSAGE_TEMPLATE_DF", 10)
 PASSAGE_SHORT_MAX = env_int("PASSAGE_SHORT_MAX", 24)
 PASSAGE_SHORT_SHINGLES_MIN = env_float("PASSAGE_SHORT_SHINGLES_MIN", 0.4)
 PASSAGE_SHORT_CONTAINMENT_MIN = env_float("PASSAGE_SHORT_CONTAINMENT_MIN", 0.25)
+# … and, when the shorter text is mostly Chinese or Japanese (no spaces between words),
+# it shares one passage at least and at least PASSAGE_SHORT_CHARS_MIN of its shingles of
+# 5 characters are in the other text (boilerplate lines left out on both sides;
+# bench/language_bench.py chose it).
+PASSAGE_SHORT_CHARS_MIN = env_float("PASSAGE_SHORT_CHARS_MIN", 0.5)
 # Sites as their registrable domains (templates counted over a publisher's hosts) and
 # their boilerplate lines, learned from the full-page branch of their other pages,
 # dropped from what the passage channel and a pair's SimHash check read

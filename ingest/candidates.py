@@ -23,7 +23,7 @@ from django.utils import timezone
 from ingest import index, passages, sites, vectors
 from ingest.channels import registry
 from ingest.channels.base import CheckProbe, CheckQuery, Doc, PairScores
-from ingest.channels.passages import short_copy
+from ingest.channels.passages import query_shared_min, short_copy
 from ingest.channels.semantic import HIT_RANK as SEMANTIC_HIT_RANK
 from ingest.channels.thresholds import (
     active_method_key,
@@ -323,14 +323,30 @@ def _below_floor(
 _NONE: tuple[None, str] = (None, "")  # no fingerprint of this branch
 
 
-def _short_shingles(sim: Similarity, text_a: str, text_b: str, read: dict[str, bool]) -> float:
-    """The word 3-shingle containment the short-copy rule reads, or 0 when the shorter
-    text is mostly in a script written without spaces (shortcopy.reads_as_words; `read`
-    keeps each text's answer for the caller's other pairs)."""
-    shorter = text_a if len(text_a) <= len(text_b) else text_b
-    if shorter not in read:
-        read[shorter] = shortcopy.reads_as_words(shorter)
-    return sim.containment if read[shorter] else 0.0
+class _ShortReading:
+    """What the short-copy rule reads of a pair (ingest/core/shortcopy.py), each text's
+    part computed once however many pairs it is in: the word 3-shingle containment of
+    the normalized texts (``guards.similarity``'s), or, when the shorter text is mostly
+    in a script written without spaces (shortcopy.reads_as_words), the character
+    shingle containment of the texts the passage channel reads."""
+
+    def __init__(self) -> None:
+        self.as_words: dict[str, bool] = {}
+        self.chars: dict[str, frozenset[tuple[str, ...]]] = {}
+
+    def of(
+        self, sim: Similarity, text_a: str, text_b: str, read_a: str, read_b: str
+    ) -> tuple[float, bool]:
+        """(shingle containment, whether it is the character reading's)."""
+        shorter = text_a if len(text_a) <= len(text_b) else text_b
+        if shorter not in self.as_words:
+            self.as_words[shorter] = shortcopy.reads_as_words(shorter)
+        if self.as_words[shorter]:
+            return sim.containment, False
+        for text in (read_a, read_b):
+            if text not in self.chars:
+                self.chars[text] = shortcopy.char_shingles(text)
+        return shortcopy.char_containment(self.chars[read_a], self.chars[read_b]), True
 
 
 def _pairs_build(
@@ -403,7 +419,7 @@ def _pairs_build(
             by_raw[raw] = normalize_for(method.key, raw)
         normalized[d] = by_raw[raw]
     out = []
-    as_words: dict[str, bool] = {}
+    reading = _ShortReading()
     for a, b in todo:
         (sa, sha_a), (sb, sha_b) = prints.get((a, MAIN), _NONE), prints.get((b, MAIN), _NONE)
         if sa is None or sb is None:
@@ -428,7 +444,7 @@ def _pairs_build(
         ta, tb = texts.get(a, {}), texts.get(b, {})
         text_a, text_b = normalized[a], normalized[b]
         sim = similarity(text_a, text_b, max_chars=settings.SIMILARITY_MAX_CHARS)
-        short_shingles = _short_shingles(sim, text_a, text_b, as_words)
+        short_shingles, by_chars = reading.of(sim, text_a, text_b, read[a], read[b])
         guards = guards_check(text_a, text_b, ta.get("title", ""), tb.get("title", ""))
         type_a, type_b = doc_types[a], doc_types[b]
         doc_type = type_a if type_a == type_b else "other"
@@ -445,6 +461,7 @@ def _pairs_build(
             cosine_threshold=cosine_pair_threshold(type_a, type_b),
             more={name: score(a, b) for name, score in scorers.items()},
             shingles=short_shingles,
+            shingles_chars=by_chars,
             distance_read=distance_read,
         )
         nominated, evidence = registry.evidence(scores)
@@ -490,7 +507,7 @@ def _pairs_build(
                     doc_type=doc_type,
                     passage_containment=ov.containment,
                     semantic=bool(nominated & channels.SEMANTIC),
-                    short=short_copy(ov, short_shingles),
+                    short=short_copy(ov, short_shingles, by_chars),
                 ),
             )
         )
@@ -1109,7 +1126,11 @@ def check(
     if settings.PASSAGE_CHANNEL and checked_passages and in_budget("passages"):
         by_passages = [
             h.document_id
-            for h in passages.query(passages=checked_passages, method=passage_id)
+            for h in passages.query(
+                passages=checked_passages,
+                method=passage_id,
+                shared_min=query_shared_min(text, checked_passages),
+            )
             if h.document_id not in itself
         ][:CHECK_MAX_MATCHES]
     found = probes()
@@ -1134,12 +1155,12 @@ def check(
     dropped = sites.boilerplate_dropped(
         document_ids=nearest, extractor_version=method_get(key).extractor_version
     )
-    stored_passages = {
-        d: passages_core.passages(
-            sites.passage_text(texts.get(d, {}).get("main_text", ""), dropped.get(d)),
-            method=passage_method,
-        )
+    stored_read = {
+        d: sites.passage_text(texts.get(d, {}).get("main_text", ""), dropped.get(d))
         for d in nearest
+    }
+    stored_passages = {
+        d: passages_core.passages(stored_read[d], method=passage_method) for d in nearest
     }
     template = passages.never_evidence(
         {p.hash for ps in [checked_passages, *stored_passages.values()] for p in ps},
@@ -1151,11 +1172,11 @@ def check(
     cosine_cut = cosine_threshold(doc_type)
     normalized = normalize_for(key, text)
     matches = []
-    as_words: dict[str, bool] = {}
+    reading = _ShortReading()
     for d in nearest:
         other = normalize_for(key, texts.get(d, {}).get("main_text", ""))
         sim = similarity(normalized, other, max_chars=settings.SIMILARITY_MAX_CHARS)
-        short_shingles = _short_shingles(sim, normalized, other, as_words)
+        short_shingles, by_chars = reading.of(sim, normalized, other, text, stored_read[d])
         guards = guards_check(normalized, other, title, texts.get(d, {}).get("title", ""))
         exact = d in exact_ids
         if d in hits:
@@ -1173,6 +1194,7 @@ def check(
                 cosine_threshold=cosine_cut,
                 more={name: scores.get(d) for name, scores in more.items()},
                 shingles=short_shingles,
+                shingles_chars=by_chars,
             )
         )
         if not nominated:
@@ -1193,7 +1215,7 @@ def check(
                     doc_type=doc_type,
                     passage_containment=ov.containment,
                     semantic=bool(nominated & channels.SEMANTIC),
-                    short=short_copy(ov, short_shingles),
+                    short=short_copy(ov, short_shingles, by_chars),
                 ),
                 channels=channels.names(nominated),
                 checked_in_match=round(ov.a_in_b, 4),

@@ -49,6 +49,9 @@ class Entry:
     site_id: int
     fetched_at: datetime
     passages: list[core.Passage]
+    # Fewest shared passages a hit needs (0: PASSAGE_SHARED_MIN); a short Chinese text
+    # asks for fewer (ingest.channels.passages.query_shared_min).
+    shared_min: int = 0
 
 
 @dataclass(frozen=True)
@@ -92,6 +95,7 @@ def entries_add_and_query(
             around=e.fetched_at,
             lookback_days=lookback_days,
             method=method,
+            shared_min=e.shared_min,
         )
         for e in entries
     }
@@ -298,7 +302,7 @@ def _hits(
         else:
             shared.update(found.docs)
     shared.pop(entry.document_id, None)
-    shared_min = settings.PASSAGE_SHARED_MIN
+    shared_min = entry.shared_min or settings.PASSAGE_SHARED_MIN
     kept = [PassageHit(d, n) for d, n in shared.items() if n >= shared_min]
     return sorted(kept, key=lambda h: (-h.shared, h.document_id))
 
@@ -415,15 +419,18 @@ def query(
     lookback_days: int = 0,
     ignore: Collection[int] = (),
     method: int = METHOD_ID,
+    shared_min: int = 0,
 ) -> list[PassageHit]:
     """Documents sharing at least PASSAGE_SHARED_MIN stored passages with these
-    (template passages and `ignore` removed), most shared first."""
+    (``shared_min`` when given; template passages and `ignore` removed), most shared
+    first."""
     return lookup(
         hashes=[h for h in query_hashes(passages) if h not in ignore],
         exclude_document=exclude_document,
         around=around,
         lookback_days=lookback_days,
         method=method,
+        shared_min=shared_min,
     )
 
 
@@ -434,6 +441,7 @@ def lookup(
     around: datetime | None = None,
     lookback_days: int = 0,
     method: int = METHOD_ID,
+    shared_min: int = 0,
 ) -> list[PassageHit]:
     """`query` for unsigned passage hashes given as they are."""
     if not hashes:
@@ -447,7 +455,7 @@ def lookup(
     else:
         hashes = sorted(set(hashes) - templates_among(hashes, method=method))
         hits = _query_scan(hashes, exclude_document, window, method)
-    shared_min = settings.PASSAGE_SHARED_MIN
+    shared_min = shared_min or settings.PASSAGE_SHARED_MIN
     kept = [h for h in hits if h.shared >= shared_min]
     return sorted(kept, key=lambda h: (-h.shared, h.document_id))
 

@@ -13,7 +13,7 @@ from django.db import transaction
 from django.db.models import Q
 
 from ingest.core import boilerplate, domains
-from ingest.models import BoilerplateDrop, Extraction, Site, SitePriorityChange
+from ingest.models import BoilerplateDrop, Document, Extraction, Site, SitePriorityChange
 
 
 class SitePriorityError(ValueError):
@@ -115,19 +115,25 @@ def boilerplate_learn(
         by_domain.setdefault(members[s][0], []).append(d)
     for first, docs in by_domain.items():
         site_ids = next(m for m in members.values() if m[0] == first)
-        sample = dict(
+        sample = list(
             Extraction.objects.filter(
                 extractor_version=extractor_version,
                 status=Extraction.Status.OK,
                 document__site_id__in=site_ids,
             )
             .order_by("-document_id")
-            .values_list("document_id", "full_text")[: boilerplate.SAMPLE]
+            .values_list("document_id", "document__url", "full_text")[: boilerplate.SAMPLE]
         )
-        keys = {d: boilerplate.line_keys(t) for d, t in sample.items()}
+        # Each URL once, its latest fetch: a recrawl of a page is that page, not another
+        # page of its site carrying the same lines.
+        keys: dict[str, set[int]] = {}
+        for _, url, text in sample:
+            if url not in keys:
+                keys[url] = boilerplate.line_keys(text)
+        url_of = dict(Document.objects.filter(pk__in=docs).values_list("pk", "url"))
         domain = domains.registrable_domain(hosts.get(first, ""))
         for d in docs:
-            others = [k for o, k in keys.items() if o != d]
+            others = [k for url, k in keys.items() if url != url_of.get(d)]
             stripped = boilerplate.strip(texts[d], boilerplate.learn(others))
             out[d] = stripped.text
             rows.append(
@@ -147,8 +153,9 @@ def boilerplate_learn(
 def boilerplate_dropped(
     *, document_ids: Iterable[int], extractor_version: str
 ) -> dict[int, list[str]]:
-    """The lines in force (the newest record of the rule's version) dropped from each
-    document's main text; documents never read have no entry (nor any, with
+    """The lines in force (the document's newest record, of the rule's version or of an
+    earlier one: a document read under boilerplate-lines-v1 keeps its drop) dropped from
+    each document's main text; documents never read have no entry (nor any, with
     SITE_BOILERPLATE off)."""
     out: dict[int, list[str]] = {}
     if not settings.SITE_BOILERPLATE:
@@ -157,7 +164,7 @@ def boilerplate_dropped(
         BoilerplateDrop.objects.filter(
             document_id__in=list(document_ids),
             extractor_version=extractor_version,
-            version=boilerplate.VERSION,
+            version__in=boilerplate.VERSIONS_IN_FORCE,
         )
         .order_by("document_id", "-pk")
         .values_list("document_id", "lines")

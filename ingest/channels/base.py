@@ -36,8 +36,11 @@ class PairScores:
     cosine: float | None = None  # None while a side has no vector
     cosine_threshold: float = 1.0
     # Share of the shorter text's word 3-shingles in the other (guards.similarity's
-    # containment): the passage channel's short-copy rule reads it.
+    # containment): the passage channel's short-copy rule reads it. ``shingles_chars``:
+    # the shorter text is mostly Chinese or Japanese, and ``shingles`` is the share of
+    # its character shingles instead (ingest/core/shortcopy.py, the character reading).
     shingles: float = 0.0
+    shingles_chars: bool = False
     # Scores of channels beyond these, by channel name (None: a side has none).
     more: dict[str, float | None] = field(default_factory=dict)
     # SimHash distance of the main texts without their site's boilerplate lines, when a

@@ -1,6 +1,7 @@
 """The passage channel: shared winnowed passages, one text mostly inside the other
 (ingest/core/passages.py for the passages, ingest/passages.py for their index)."""
 
+import math
 from collections.abc import Sequence
 
 from django.conf import settings
@@ -36,15 +37,30 @@ def short_rule() -> shortcopy.ShortRule:
         shingle_min=settings.PASSAGE_SHORT_SHINGLES_MIN,
         shared_min=settings.PASSAGE_SHARED_MIN,
         containment_min=settings.PASSAGE_SHORT_CONTAINMENT_MIN,
+        chars_min=settings.PASSAGE_SHORT_CHARS_MIN,
     )
 
 
-def short_copy(ov: core.Overlap, shingles: float) -> bool:
+def short_copy(ov: core.Overlap, shingles: float, chars: bool = False) -> bool:
     """The channel's second rule (ingest/core/shortcopy.py): a short text copied with
-    light edits beside other text; off with the channel."""
+    light edits beside other text; off with the channel. ``chars``: ``shingles`` is the
+    character reading's (a shorter text mostly in Chinese or Japanese)."""
     return bool(settings.PASSAGE_CHANNEL) and shortcopy.short_copy(
-        ov, shingle_containment=shingles, rule=short_rule()
+        ov, shingle_containment=shingles, rule=short_rule(), chars=chars
     )
+
+
+def query_shared_min(text: str, found: Sequence[core.Passage]) -> int:
+    """The fewest shared passages the index lookup of a text asks for:
+    PASSAGE_SHARED_MIN, or, for a short text mostly in a script written without spaces
+    (Chinese, Japanese), as few as the short-copy rule's character reading can nominate
+    with it the shorter side: PASSAGE_SHORT_CONTAINMENT_MIN of its passages, one at
+    least (a Chinese excerpt of 50-150 characters shares one or two with its source)."""
+    default = int(settings.PASSAGE_SHARED_MIN)
+    n = len(core.hash_set(found))
+    if n == 0 or n > settings.PASSAGE_SHORT_MAX or shortcopy.reads_as_words(text):
+        return default
+    return max(1, min(default, math.ceil(settings.PASSAGE_SHORT_CONTAINMENT_MIN * n)))
 
 
 class Passages(Channel):
@@ -60,12 +76,15 @@ class Passages(Channel):
         return float(settings.PASSAGE_CONTAINMENT_MIN)
 
     def nominates(self, s: PairScores) -> bool:
-        return passage_nominates(s.overlap) or short_copy(s.overlap, s.shingles)
+        return passage_nominates(s.overlap) or short_copy(s.overlap, s.shingles, s.shingles_chars)
 
     def evidence(self, s: PairScores) -> dict[str, object]:
         out = s.overlap.evidence()
-        if short_copy(s.overlap, s.shingles):
-            out["short_copy"] = {"shingles": round(s.shingles, 4)}
+        if short_copy(s.overlap, s.shingles, s.shingles_chars):
+            short: dict[str, object] = {"shingles": round(s.shingles, 4)}
+            if s.shingles_chars:
+                short["reading"] = "characters"
+            out["short_copy"] = short
         return out
 
     def search(self, method: FingerprintMethod, docs: Sequence[Doc]) -> Search:
@@ -84,7 +103,13 @@ class Passages(Channel):
         out = {d.id: core.passages(texts.get(d.id, ""), method=name) for d in docs}
         found = passages.entries_add_and_query(
             [
-                passages.Entry(d.id, counted_on.get(d.site_id, d.site_id), d.fetched_at, out[d.id])
+                passages.Entry(
+                    d.id,
+                    counted_on.get(d.site_id, d.site_id),
+                    d.fetched_at,
+                    out[d.id],
+                    query_shared_min(texts.get(d.id, ""), out[d.id]),
+                )
                 for d in docs
                 if out[d.id]
             ],

@@ -224,12 +224,19 @@ def winnow(hashes: np.ndarray, w: int = W) -> list[tuple[int, int]]:
 def passages(text: str, *, k: int = K, w: int = W, method: str = METHOD) -> list[Passage]:
     """A text's passages, in position order (a hash may repeat at two positions).
     ``method``: METHOD (words) or MIXED_METHOD (CJK characters, words elsewhere)."""
+    return passages_of(tokens(text, method=method), k=k, w=w)
+
+
+def tokens(text: str, *, method: str = METHOD) -> list[str]:
+    """The tokens ``method`` winnows: casefolded ``\\w+`` words, or under MIXED_METHOD
+    each CJK character after the fold (traditional Han to simplified) and every other
+    script's words."""
     if method == MIXED_METHOD and has_cjk(text):
-        return passages_of(_MIXED_RE.findall(cjk_fold(text).casefold()), k=k, w=w)
-    tokens = recent_words(text)  # the fingerprint step's words of the same text
-    if tokens is None:
-        tokens = _WORD_RE.findall(text.casefold())
-    return passages_of(tokens, k=k, w=w)
+        return _MIXED_RE.findall(cjk_fold(text).casefold())
+    found = recent_words(text)  # the fingerprint step's words of the same text
+    if found is None:
+        found = _WORD_RE.findall(text.casefold())
+    return found
 
 
 def passages_of(tokens: Sequence[str], *, k: int = K, w: int = W) -> list[Passage]:

@@ -10,14 +10,30 @@ asks what is robust on short texts: the containment of the shorter text's word
 already computes it for every pair), with shared passages still required as evidence
 (template passages and stock phrases are not evidence: they never count).
 
+Chinese and Japanese are written without spaces: a ``\\w+`` word is a whole clause, so
+word 3-shingles say nothing there (two pages of one template share their template's
+clauses). When the shorter text is mostly in such a script (``reads_as_words`` is
+false), the rule reads characters instead: the shingles are runs of CHAR_N tokens of the
+passage channel's mixed tokenizer (each CJK character after the fold of traditional Han
+to simplified, every other script's words), computed on the texts the passage channel
+reads (the site's boilerplate lines left out), and at least ``chars_min`` of the shorter
+text's must be in the longer. A Chinese excerpt of 50–150 characters has three to eight
+passages and shares one or two with its source, so the character reading asks for one
+shared passage at least, as many as ``containment_min`` of the shorter side's passages
+(its winnowed containment), not ``shared_min``. Text without CJK characters is read as
+before, to the bit.
+
 Pure: no Django. The thresholds are settings (``PASSAGE_SHORT_*``); the figures that
-chose them are in ``bench/short_copies_bench.py``.
+chose them are in ``bench/short_copies_bench.py`` (words) and ``bench/language_bench.py``
+(characters).
 """
 
 import re
 from dataclasses import dataclass
 
-from ingest.core.passages import Overlap
+from ingest.core.passages import MIXED_METHOD, Overlap, tokens
+
+CHAR_N = 5  # tokens (CJK characters) per shingle of the character reading
 
 # Han and kana: scripts written without spaces between words.
 _UNSPACED_RE = re.compile("[\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff]")
@@ -51,6 +67,7 @@ class ShortRule:
     shingle_min: float = 0.4
     shared_min: int = 3
     containment_min: float = 0.25
+    chars_min: float = 0.5  # the character reading's shingle share (``short_copy(chars=True)``)
 
 
 def shorter_passages(ov: Overlap) -> int:
@@ -58,13 +75,37 @@ def shorter_passages(ov: Overlap) -> int:
     return min(ov.size_a, ov.size_b)
 
 
-def short_copy(ov: Overlap, *, shingle_containment: float, rule: ShortRule) -> bool:
+def short_copy(
+    ov: Overlap, *, shingle_containment: float, rule: ShortRule, chars: bool = False
+) -> bool:
     """Whether the pair is a short copy under ``rule``: its shorter side is short, it
-    shares passages, and its shorter text's shingles are mostly in the other."""
+    shares passages, and its shorter text's shingles are mostly in the other.
+    ``chars``: ``shingle_containment`` is the character reading's (``char_containment``):
+    one shared passage is enough, and ``rule.chars_min`` of the shingles are needed."""
     short = 0 < shorter_passages(ov) <= rule.passages_max
+    if chars:
+        return (
+            short
+            and ov.shared >= 1
+            and ov.containment >= rule.containment_min
+            and shingle_containment >= rule.chars_min
+        )
     return (
         short
         and ov.shared >= rule.shared_min
         and ov.containment >= rule.containment_min
         and shingle_containment >= rule.shingle_min
     )
+
+
+def char_shingles(text: str, n: int = CHAR_N) -> frozenset[tuple[str, ...]]:
+    """The text's shingles of ``n`` mixed tokens (the passage channel's tokenizer under
+    the mixed method: CJK characters folded to simplified, other scripts' words)."""
+    toks = tokens(text, method=MIXED_METHOD)
+    return frozenset(tuple(toks[i : i + n]) for i in range(len(toks) - n + 1))
+
+
+def char_containment(a: frozenset[tuple[str, ...]], b: frozenset[tuple[str, ...]]) -> float:
+    """Share of the smaller shingle set found in the other (0 when one is empty)."""
+    short, long = (a, b) if len(a) <= len(b) else (b, a)
+    return len(short & long) / len(short) if short else 0.0

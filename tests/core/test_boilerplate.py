@@ -75,3 +75,52 @@ def test_a_recorded_drop_applied_again_gives_the_same_text(
     every = text.split("\n")
     kept = out.text.split("\n") if len(out.dropped) < len(every) else []
     assert sorted(kept + out.dropped) == sorted(every)
+
+
+def test_a_list_item_is_its_block_without_the_marker() -> None:
+    """The extractor writes a list item as "- item"; the full-page branch has the block."""
+    item = "热点新闻 今天的头条"
+    assert boilerplate.line_key(f"- {item}") == boilerplate.line_key(item)
+    assert boilerplate.line_key("-- not a marker") != boilerplate.line_key("- not a marker")
+
+
+def test_a_table_row_of_boilerplate_blocks_is_dropped_and_one_with_an_article_kept() -> None:
+    blocks = ["添加收藏夹", "|", "设为首页", "| 关于我们", "主办单位：示例大学 版权所有"]
+    blocks.append("地址：某路1号")
+    keys = {k for k in map(boilerplate.line_key, blocks) if k is not None}
+    article = "记者今天表示，城市政府会议决定推动项目发展。"
+    text = "\n".join(
+        [
+            "| | 添加收藏夹 \\| 设为首页 \\| 关于我们 |",
+            "| | | |",
+            f"| {article} |",
+            "| 主办单位：示例大学 版权所有 地址：某路1号 |",
+            "| 首页 | 设为首页 |",
+        ]
+    )
+    out = boilerplate.strip(text, keys)
+    assert out.dropped == [
+        "| | 添加收藏夹 \\| 设为首页 \\| 关于我们 |",
+        "| 主办单位：示例大学 版权所有 地址：某路1号 |",
+    ]
+    # A row without a key stays (it adds no token); a row with one cell of other text too.
+    assert out.text == f"| | | |\n| {article} |\n| 首页 | 设为首页 |"
+    # A line that merely contains pipes is not a table row.
+    assert not boilerplate.is_boilerplate("添加收藏夹 | 设为首页 | 关于我们", keys)
+
+
+marked = st.lists(st.text(alphabet="ab cd中文|-\\", min_size=0, max_size=24), max_size=10)
+
+
+@given(marked, marked)
+def test_a_recorded_drop_of_rows_and_items_applied_again_gives_the_same_text(
+    body: list[str], extra: list[str]
+) -> None:
+    text = "\n".join(body + extra)
+    keys = {k for k in map(boilerplate.line_key, extra) if k is not None}
+    out = boilerplate.strip(text, keys)
+    assert boilerplate.strip_lines(text, out.dropped) == out.text
+    assert boilerplate.strip_lines(out.text, out.dropped) == out.text
+    every = text.split("\n")
+    kept = out.text.split("\n") if len(out.dropped) < len(every) else []
+    assert sorted(kept + out.dropped) == sorted(every)

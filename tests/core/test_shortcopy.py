@@ -7,7 +7,16 @@ from hypothesis import strategies as st
 
 from ingest.core import passages as P
 from ingest.core.guards import similarity
-from ingest.core.shortcopy import ShortRule, reads_as_words, short_copy, shorter_passages
+from ingest.core.normalize import has_cjk
+from ingest.core.shortcopy import (
+    ShortRule,
+    char_containment,
+    char_shingles,
+    reads_as_words,
+    short_copy,
+    shorter_passages,
+)
+from tests.zh_text import chinese_article_text
 
 RULE = ShortRule()
 VOCAB = [f"w{i}" for i in range(2000)]
@@ -128,3 +137,90 @@ def test_the_word_shingle_reading_is_for_texts_written_with_spaces() -> None:
     assert not reads_as_words("東京都は新しい計画を発表しました。")
     # Mostly English with a Chinese name in it still reads as words.
     assert reads_as_words("The report by 徐静 was reprinted by three sites today.")
+
+
+# --- the character reading (shorter text mostly Chinese) ---------------------------------
+
+WRAP = ("【本地新闻网讯】", "责任编辑：小编 | 转载请注明出处")
+
+
+def _zh_scores(a: str, b: str) -> tuple[P.Overlap, float]:
+    m = P.MIXED_METHOD
+    ov = P.overlap(P.passages(a, method=m), P.passages(b, method=m))
+    return ov, char_containment(char_shingles(a), char_shingles(b))
+
+
+def _zh_excerpt(article: str, seed: int, chars: int) -> str:
+    """A run of about ``chars`` characters of the article, cut at its sentence ends."""
+    sentences = [x + "。" for x in article.replace("\n", "").split("。") if x]
+    start = random.Random(seed).randrange(max(1, len(sentences) - 4))
+    out = ""
+    for x in sentences[start:]:
+        if len(out) >= chars:
+            break
+        out += x
+    return out
+
+
+def test_a_short_chinese_excerpt_wrapped_by_another_site_is_read_by_characters() -> None:
+    """An excerpt of 40-90 characters has a few passages and shares one or two with its
+    source: under the channel's three shared passages; the character reading finds it."""
+    words = chars = 0
+    for seed in range(20):
+        article = chinese_article_text(seed, 400)
+        excerpt = _zh_excerpt(article, seed, 40 + 2 * seed)
+        copy = "\n".join([WRAP[0], excerpt, WRAP[1]])
+        ov, shingles = _zh_scores(article, copy)
+        # Before: the channel's own rule (the word reading is not applied to Chinese).
+        old = P.nominates(ov, containment_min=0.5, shared_min=3)
+        words += old
+        chars += old or short_copy(ov, shingle_containment=shingles, rule=RULE, chars=True)
+    assert words <= 10
+    assert chars >= 18
+
+
+def test_a_traditional_character_excerpt_is_read_as_its_simplified_source() -> None:
+    import opencc
+
+    to_traditional = opencc.OpenCC("s2t")
+    article = chinese_article_text(7, 300)
+    excerpt = to_traditional.convert(_zh_excerpt(article, 7, 90))
+    assert excerpt != _zh_excerpt(article, 7, 90)
+    ov, shingles = _zh_scores(article, "\n".join([WRAP[0], excerpt, WRAP[1]]))
+    assert shingles >= RULE.chars_min
+    assert short_copy(ov, shingle_containment=shingles, rule=RULE, chars=True)
+
+
+def test_different_short_chinese_texts_sharing_a_footer_are_not_read_as_copies() -> None:
+    footer = (
+        "本站郑重声明：所载文章、数据仅供参考，投资有风险，选择需谨慎。版权所有，未经许可不得转载。"
+    )
+    for seed in range(30, 45):
+        a = chinese_article_text(seed, 120) + "\n" + footer
+        b = chinese_article_text(seed + 100, 120) + "\n" + footer
+        ov, shingles = _zh_scores(a, b)
+        assert not short_copy(ov, shingle_containment=shingles, rule=RULE, chars=True)
+
+
+def test_the_character_reading_needs_a_shared_passage_and_its_share() -> None:
+    ov = P.Overlap(shared=1, size_a=4, size_b=9)
+    assert short_copy(ov, shingle_containment=0.5, rule=RULE, chars=True)
+    assert not short_copy(ov, shingle_containment=0.49, rule=RULE, chars=True)
+    assert not short_copy(P.Overlap(0, 4, 9), shingle_containment=1.0, rule=RULE, chars=True)
+    assert not short_copy(P.Overlap(1, 5, 9), shingle_containment=1.0, rule=RULE, chars=True)
+    assert not short_copy(P.Overlap(7, 25, 30), shingle_containment=1.0, rule=RULE, chars=True)
+    # The word reading of the same figures asks for three shared passages.
+    assert not short_copy(ov, shingle_containment=1.0, rule=RULE)
+
+
+latin = st.text(alphabet=st.characters(codec="utf-8", exclude_categories=("Cs",)), max_size=80)
+
+
+@given(latin, latin)
+def test_text_without_cjk_keeps_the_word_reading_and_its_tokens(a: str, b: str) -> None:
+    """Text with no CJK character is always read by words (the old rule, to the bit), and
+    the character reading's tokens of it are the word method's."""
+    if has_cjk(a):
+        return
+    assert reads_as_words(a) or any("\u3040" <= c <= "\u30ff" for c in a)
+    assert P.tokens(a, method=P.MIXED_METHOD) == P.tokens(a)

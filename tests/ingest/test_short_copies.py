@@ -8,6 +8,7 @@ from django.conf import settings
 from ingest import candidates
 from ingest.models import CandidatePair
 from tests import factories
+from tests.zh_text import chinese_article_text
 
 pytestmark = pytest.mark.django_db
 
@@ -65,3 +66,37 @@ def test_the_check_api_calls_a_short_copy_near(settings) -> None:
     assert result.verdict == "near"
     assert result.channels == ["passages"]
     assert [m.document_id for m in result.matches] == [original.pk]
+
+
+def test_a_short_chinese_excerpt_on_another_site_is_paired_by_characters() -> None:
+    """A Chinese wire story's one or two sentences under another site's lead and credit
+    lines share one or two passages with it: the character reading pairs them."""
+    article = chinese_article_text(41, 420)
+    sentences = [s + "。" for s in article.replace("\n", "").split("。") if s]
+    excerpt = "".join(sentences[3:5])
+    assert len(excerpt) < 120
+    original = _doc("story", article, "wire.example.cn")
+    copy = _doc(
+        "reprint", "\n".join(["【本地新闻网讯】", excerpt, "责任编辑：小编"]), "local.example.cn"
+    )
+    candidates.candidates_find(document_ids=[original.pk])
+    candidates.candidates_find(document_ids=[copy.pk])
+    pair = CandidatePair.objects.get()
+    assert pair.shared_passages < settings.PASSAGE_SHARED_MIN
+    assert "passages" in pair.channel_names
+    short = pair.evidence["passages"]["short_copy"]
+    assert short["reading"] == "characters"
+    assert short["shingles"] >= settings.PASSAGE_SHORT_CHARS_MIN
+    assert not pair.below_floor
+
+
+def test_two_short_chinese_pages_of_one_template_are_not_paired() -> None:
+    footer = "本站郑重声明：所载文章仅供参考。版权所有，未经许可不得转载。联系电话：010-0000"
+    docs = [
+        _doc(f"p{i}", chinese_article_text(300 + i, 120) + "\n" + footer, "t.example.cn")
+        for i in range(4)
+    ]
+    for d in docs:
+        candidates.candidates_find(document_ids=[d.pk])
+    for pair in CandidatePair.objects.all():
+        assert "passages" not in pair.channel_names

@@ -3,6 +3,8 @@ are counted per registrable domain, boilerplate lines learned from the full-page
 of the site's other pages are dropped from what the passage channel and a pair's SimHash
 check read, the drop is recorded, and the pair view shows it (escaped)."""
 
+from datetime import UTC, datetime
+
 import pytest
 from django.conf import settings as django_settings
 from django.urls import reverse
@@ -130,3 +132,49 @@ def test_the_pair_view_shows_the_dropped_lines_as_boilerplate(client, editor) ->
     assert "Browse | Feedback | About us" in panel
     assert "&lt;b&gt;(c) 2008 Earthtimes.example&lt;/b&gt;" in panel  # escaped
     assert "<b>(c) 2008" not in body
+
+
+def test_a_page_recrawled_at_one_url_keeps_its_article() -> None:
+    """Three fetches of one URL are one page of its site: the article's lines are on
+    them, not on three other pages, so they are not taken for the site's lines."""
+    host = "www.recrawled.example"
+    others = [_page(host, f"other-{i}", _article(700 + i, 120), FOOTER) for i in range(4)]
+    story = _article(710, 150)
+    fetches = [
+        factories.indexed_document(
+            url=f"https://{host}/story",
+            text="\n".join([story, *FOOTER]),
+            simhash=0,
+            site=host,
+            full_text="\n".join([MENU, story, *FOOTER]),
+            fetched_at=datetime(2026, 5, day, tzinfo=UTC),
+        )
+        for day in (1, 8, 15, 22)
+    ]
+    candidates.candidates_find(document_ids=[d.pk for d in [*others, *fetches]])
+    drop = BoilerplateDrop.objects.get(document=fetches[-1])
+    assert drop.lines == FOOTER
+    assert drop.learned_from == len(others)
+
+
+def test_list_items_and_table_rows_of_the_site_s_blocks_are_dropped() -> None:
+    """The main text writes a sidebar list as "- item" lines and a layout table as
+    "| cell |" rows; the full-page branch has each block plain."""
+    host = "www.listed.example"
+    items = [" ".join(factories.article_text(800 + i, words=12).split()) for i in range(6)]
+    blocks = [*items, "Contact the desk", "All rights reserved 2026"]
+    marked = [f"- {x}" for x in items] + ["| Contact the desk All rights reserved 2026 |"]
+    docs = []
+    for i in range(5):
+        article = _article(820 + i, 120)
+        docs.append(
+            factories.indexed_document(
+                url=f"https://{host}/p{i}",
+                text="\n".join([article, *marked]),
+                simhash=0,
+                site=host,
+                full_text="\n".join([MENU, article, *blocks]),
+            )
+        )
+    candidates.candidates_find(document_ids=[d.pk for d in docs])
+    assert BoilerplateDrop.objects.get(document=docs[-1]).lines == marked
