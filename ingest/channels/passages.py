@@ -126,7 +126,7 @@ class Passages(Channel):
         )
 
     def panel_context(self, pair: CandidatePair) -> object:
-        return None  # the desk builds this panel (reviews/passage_view.py)
+        return None  # the desk builds this panel (reviews/pair/passage_panel.py)
 
 
 CHANNEL = Passages()

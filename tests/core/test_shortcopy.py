@@ -213,7 +213,7 @@ def test_the_character_reading_needs_a_shared_passage_and_its_share() -> None:
     assert not short_copy(ov, shingle_containment=1.0, rule=RULE)
 
 
-latin = st.text(alphabet=st.characters(codec="utf-8", exclude_categories=("Cs",)), max_size=80)
+latin = st.text(alphabet=st.characters(codec="utf-8", exclude_categories=["Cs"]), max_size=80)
 
 
 @given(latin, latin)
