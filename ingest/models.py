@@ -921,7 +921,9 @@ class CandidatePair(models.Model):
         out = self.evidence_of_columns()
         for name, entry in (self.evidence_kept or {}).items():
             built = out.get(name)
-            out[name] = {**built, **entry} if isinstance(built, dict) and isinstance(entry, dict) else entry
+            out[name] = (
+                {**built, **entry} if isinstance(built, dict) and isinstance(entry, dict) else entry
+            )
         return out
 
     def evidence_of_columns(self) -> dict[str, Any]:
