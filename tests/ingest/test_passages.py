@@ -78,6 +78,9 @@ def test_a_near_copy_records_every_channel_once() -> None:
     pair = _pair(a, b)
     assert set(pair.channel_names) == {"simhash", "passages"}
     assert pair.channels & channels.SIMHASH and pair.channels & channels.PASSAGES
+    # Its columns give every entry of its evidence: no JSON is stored (docs/scaling.md).
+    assert pair.evidence_kept is None
+    assert pair.evidence["passages"]["shared"] == pair.shared_passages
 
 
 def test_unrelated_articles_are_not_paired() -> None:
