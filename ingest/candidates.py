@@ -451,44 +451,45 @@ def _pairs_build(
         if not nominated:
             continue
         band = scores.band
-        pair = CandidatePair(
-            method=method,
-            a_id=a,
-            b_id=b,
-            doc_type=doc_type,
-            distance=distance,
-            uncertainty=channels.queue_rank(
-                distance=distance, threshold=threshold_for(doc_type), mask=nominated
-            ),
-            full_distance=full_distance,
-            xor=to_signed64(va ^ vb),
-            band=band,
-            exact=exact,
-            ratio=sim.ratio,
-            token_set_ratio=sim.token_set_ratio,
-            length_ratio=sim.length_ratio,
-            containment=sim.containment,
-            numbers_differ=guards.numbers_differ,
-            ids_differ=guards.ids_differ,
-            title_differs=guards.title_differs,
-            guard_details=_guard_details(guards),
-            channels=nominated,
-            a_in_b=ov.a_in_b,
-            b_in_a=ov.b_in_a,
-            shared_passages=ov.shared,
-            cosine=cosine,
-            below_floor=_below_floor(
-                exact=exact,
-                sim=sim,
+        out.append(
+            CandidatePair(
+                method=method,
+                a_id=a,
+                b_id=b,
                 doc_type=doc_type,
-                passage_containment=ov.containment,
-                semantic=bool(nominated & channels.SEMANTIC),
-                short=short_copy(ov, short_shingles),
-            ),
+                distance=distance,
+                uncertainty=channels.queue_rank(
+                    distance=distance, threshold=threshold_for(doc_type), mask=nominated
+                ),
+                full_distance=full_distance,
+                xor=to_signed64(va ^ vb),
+                band=band,
+                exact=exact,
+                ratio=sim.ratio,
+                token_set_ratio=sim.token_set_ratio,
+                length_ratio=sim.length_ratio,
+                containment=sim.containment,
+                numbers_differ=guards.numbers_differ,
+                ids_differ=guards.ids_differ,
+                title_differs=guards.title_differs,
+                guard_details=_guard_details(guards),
+                channels=nominated,
+                a_in_b=ov.a_in_b,
+                b_in_a=ov.b_in_a,
+                shared_passages=ov.shared,
+                cosine=cosine,
+                below_floor=_below_floor(
+                    exact=exact,
+                    sim=sim,
+                    doc_type=doc_type,
+                    passage_containment=ov.containment,
+                    semantic=bool(nominated & channels.SEMANTIC),
+                    short=short_copy(ov, short_shingles),
+                ),
+            )
         )
         # The evidence its columns give is not stored twice (CandidatePair.evidence).
-        pair.evidence_kept = pair.evidence_to_keep(evidence)
-        out.append(pair)
+        out[-1].evidence_kept = out[-1].evidence_to_keep(evidence)
     return out
 
 
