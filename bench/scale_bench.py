@@ -424,7 +424,7 @@ def load_chunk(
                                 False,
                                 False,
                                 False,
-                                '{"numbers_a": [], "numbers_b": [], "ids_a": [], "ids_b": []}',
+                                None,  # no number nor id on either side: no guard details
                                 False,
                                 T0,
                                 0.8,
@@ -433,20 +433,11 @@ def load_chunk(
                                 30,
                                 abs(d - 3),
                                 None,
-                                _evidence(d),
+                                # The evidence its columns give is not stored
+                                # (CandidatePair.evidence_to_keep): nothing else here.
+                                None,
                             )
                         )
-
-
-def _evidence(distance: int) -> str:
-    """A pair's evidence JSON as pair building stores it (ingest.channels.registry)."""
-    out: dict[str, object] = {
-        "simhash": {"distance": distance, "band": 0},
-        "passages": {"shared": 30, "size_a": 38, "size_b": 38, "a_in_b": 0.8, "b_in_a": 0.8},
-    }
-    if distance == 0:
-        out["exact"] = {"same_text": True}
-    return json.dumps(out)
 
 
 def pctl(values: list[float], q: float) -> float:

@@ -37,7 +37,7 @@ from ingest.core import channels, grouping, provenance, shortcopy
 from ingest.core import passages as passages_core
 from ingest.core.bands import nominating_band
 from ingest.core.extract import EXTRACTOR_VERSION, guess_language
-from ingest.core.guards import Similarity, guards_check, similarity
+from ingest.core.guards import Guards, Similarity, guards_check, similarity
 from ingest.core.methods import (
     fingerprint_text,
     method_get,
@@ -489,18 +489,12 @@ def _pairs_build(
                 numbers_differ=guards.numbers_differ,
                 ids_differ=guards.ids_differ,
                 title_differs=guards.title_differs,
-                guard_details={
-                    "numbers_a": list(guards.numbers_a),
-                    "numbers_b": list(guards.numbers_b),
-                    "ids_a": list(guards.ids_a),
-                    "ids_b": list(guards.ids_b),
-                },
+                guard_details=_guard_details(guards),
                 channels=nominated,
                 a_in_b=ov.a_in_b,
                 b_in_a=ov.b_in_a,
                 shared_passages=ov.shared,
                 cosine=cosine,
-                evidence=evidence,
                 below_floor=_below_floor(
                     exact=exact,
                     sim=sim,
@@ -511,7 +505,20 @@ def _pairs_build(
                 ),
             )
         )
+        # The evidence its columns give is not stored twice (CandidatePair.evidence).
+        out[-1].evidence_kept = out[-1].evidence_to_keep(evidence)
     return out
+
+
+def _guard_details(guards: Guards) -> dict[str, list[str]] | None:
+    """The numbers and ids of each side the guards read (None: neither side has any)."""
+    details = {
+        "numbers_a": list(guards.numbers_a),
+        "numbers_b": list(guards.numbers_b),
+        "ids_a": list(guards.ids_a),
+        "ids_b": list(guards.ids_b),
+    }
+    return details if any(details.values()) else None
 
 
 # A late cosine changes facts other apps count pairs by (the review queue's tallies;
@@ -576,7 +583,7 @@ def pairs_cosine_update(*, method: FingerprintMethod, document_ids: Sequence[int
             CandidatePair.objects.select_for_update(of=("self",), no_key=True)
             .filter(pk__any_of=list(cosines), cosine__isnull=True)
             .order_by("pk")
-            .only("doc_type", "distance", "channels", "below_floor", "evidence")
+            .only("doc_type", "distance", "channels", "below_floor")
         )
         before: dict[int, PairFacts] = {}
         for row in rows:
@@ -590,9 +597,9 @@ def pairs_cosine_update(*, method: FingerprintMethod, document_ids: Sequence[int
             row.uncertainty = channels.queue_rank(
                 distance=row.distance, threshold=threshold_for(row.doc_type), mask=row.channels
             )
-            row.evidence = {**(row.evidence or {}), "semantic": {"cosine": cosine}}
+        # Its evidence's semantic entry is the cosine column (CandidatePair.evidence).
         CandidatePair.objects.bulk_update(
-            rows, ["cosine", "channels", "below_floor", "uncertainty", "evidence"]
+            rows, ["cosine", "channels", "below_floor", "uncertainty"]
         )
         if before:
             pair_facts_changed.send(sender=CandidatePair, before=before)

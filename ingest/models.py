@@ -607,7 +607,15 @@ class Fingerprint(models.Model):
                 name="fingerprint_simhash_iff_ok",
             ),
         ]
-        indexes = [models.Index(fields=["method", "branch", "text_sha256"])]
+        # Only the main branch is looked up by its text digest (the check's exact
+        # matches): the full-page branch's digests are read by document, never searched.
+        indexes = [
+            models.Index(
+                fields=["method", "text_sha256"],
+                condition=models.Q(branch="main"),
+                name="fingerprint_main_text_sha256",
+            )
+        ]
 
     def __str__(self) -> str:
         return f"{self.method_id}/{self.branch} of {self.document_id}: {self.hex}"
@@ -824,14 +832,24 @@ class CandidatePair(models.Model):
     numbers_differ = models.BooleanField()
     ids_differ = models.BooleanField()
     title_differs = models.BooleanField()
-    guard_details = models.JSONField(default=dict)
-    # Channels that nominated the pair (bits of ingest/core/channels.py) and every
-    # channel's evidence; the scores below are computed for every pair, whatever
-    # nominated it.
+    # The numbers and ids each side holds (numbers_a, numbers_b, ids_a, ids_b); empty
+    # (None) when both sides hold none.
+    guard_details = models.JSONField(null=True, default=None, blank=True)
+    # Channels that nominated the pair (bits of ingest/core/channels.py); the scores
+    # below are computed for every pair, whatever nominated it. Its evidence
+    # (``evidence``) is built from these columns; ``evidence_kept`` holds only what they
+    # cannot give (``evidence_to_keep``).
     channels = models.SmallIntegerField(
         default=0, help_text="Bits: 1 exact, 2 SimHash, 4 passages, 8 semantic."
     )
-    evidence = models.JSONField(default=dict, blank=True)
+    evidence_kept = models.JSONField(
+        null=True,
+        default=None,
+        blank=True,
+        db_column="evidence",
+        help_text="The evidence entries the pair's columns cannot give (a pair stored "
+        "before 0028 keeps all of its evidence here).",
+    )
     a_in_b = models.FloatField(default=0.0, help_text="Share of A's passages found in B.")
     b_in_a = models.FloatField(default=0.0, help_text="Share of B's passages found in A.")
     shared_passages = models.IntegerField(default=0)
@@ -894,6 +912,69 @@ class CandidatePair(models.Model):
     @property
     def passage_containment(self) -> float:
         return max(self.a_in_b, self.b_in_a)
+
+    @property
+    def evidence(self) -> dict[str, Any]:
+        """Every channel's evidence entry (ingest.channels.registry.evidence's shape):
+        built from the columns, with what only pair building knew (``evidence_kept``)
+        laid over it."""
+        out = self.evidence_of_columns()
+        for name, entry in (self.evidence_kept or {}).items():
+            built = out.get(name)
+            out[name] = (
+                {**built, **entry} if isinstance(built, dict) and isinstance(entry, dict) else entry
+            )
+        return out
+
+    def evidence_of_columns(self) -> dict[str, Any]:
+        """The evidence entries the pair's columns give."""
+        out: dict[str, Any] = {
+            "exact": {"same_text": self.exact},
+            "simhash": {"distance": self.distance, "band": self.band},
+            "passages": {
+                "shared": self.shared_passages,
+                "passages_a": _passages_of(self.shared_passages, self.a_in_b),
+                "passages_b": _passages_of(self.shared_passages, self.b_in_a),
+                "a_in_b": round(self.a_in_b, 4),
+                "b_in_a": round(self.b_in_a, 4),
+                "template_a": 0,
+                "template_b": 0,
+            },
+        }
+        if self.cosine is not None:
+            out["semantic"] = {"cosine": self.cosine}
+        return out
+
+    def evidence_to_keep(self, evidence: dict[str, Any]) -> dict[str, Any] | None:
+        """What of this evidence (registry.evidence's, for this pair's columns) the
+        columns do not give: the entries and values they build otherwise (None:
+        nothing). The passages' runs are not kept: the pair view finds them again in
+        the two texts (reviews.pair.passage_panel)."""
+        built = self.evidence_of_columns()
+        out: dict[str, Any] = {}
+        for name, entry in evidence.items():
+            mine = built.get(name)
+            if isinstance(entry, dict) and isinstance(mine, dict):
+                rest = {
+                    k: v
+                    for k, v in entry.items()
+                    if k not in EVIDENCE_NOT_KEPT and (k not in mine or mine[k] != v)
+                }
+                if rest:
+                    out[name] = rest
+            elif entry != mine:
+                out[name] = entry
+        return out or None
+
+
+# Evidence the pair view computes again from the two texts: not stored.
+EVIDENCE_NOT_KEPT = frozenset({"runs"})
+
+
+def _passages_of(shared: int, share: float) -> int:
+    """A side's passage count from the shared count and the share of it they are (0
+    when nothing is shared: the count is kept in ``evidence_kept`` then)."""
+    return round(shared / share) if shared and share else 0
 
 
 class CandidateGroup(models.Model):

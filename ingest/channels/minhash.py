@@ -183,7 +183,7 @@ class MinHashChannel(Channel):
     name = "minhash"
     bit = bits.MINHASH
     score = JACCARD
-    pair_field = "evidence__minhash__jaccard"
+    pair_field = "evidence_kept__minhash__jaccard"
     panel_template = "reviews/_minhash.html"
     check_probes = True
     panel_when_off = False  # unless the pair has its evidence

@@ -71,7 +71,8 @@ def test_a_price_change_pairs_with_the_numbers_guard(gold) -> None:
     pair = _pair(ids, "shop-p1", "shop-p1-price")
     assert pair is not None
     assert pair.numbers_differ
-    assert pair.guard_details["numbers_a"] != pair.guard_details["numbers_b"]
+    details = pair.guard_details
+    assert details is not None and details["numbers_a"] != details["numbers_b"]
     assert not pair.exact
 
 

@@ -129,3 +129,15 @@ def test_the_admin_finds_a_document_by_its_digest(client) -> None:
     assert b"admin.example.com/found" not in other.content
     by_url = client.get("/admin/ingest/document/", {"q": "found"})
     assert b"admin.example.com/found" in by_url.content
+
+
+def test_text_digests_are_indexed_on_the_main_branch_only() -> None:
+    """Only the main branch is looked up by its digest (the check's exact matches)."""
+    with connection.cursor() as cursor:
+        cursor.execute(
+            "SELECT indexdef FROM pg_indexes WHERE tablename = 'ingest_fingerprint' "
+            "AND indexdef LIKE '%%text_sha256%%'"
+        )
+        defs = [d for (d,) in cursor.fetchall()]
+    assert len(defs) == 1
+    assert "WHERE ((branch)::text = 'main'::text)" in defs[0]

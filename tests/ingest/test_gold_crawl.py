@@ -197,7 +197,8 @@ def test_a_price_change_fires_the_guard_on_the_stored_pair(gold) -> None:
     x, y = (ids[p] for p in cases["price_change"].pages)
     pair = _stored_pair(x, y, REFERENCE)
     assert pair is not None and pair.numbers_differ
-    assert pair.guard_details[NUMBERS[0]] != pair.guard_details[NUMBERS[1]]
+    details = pair.guard_details
+    assert details is not None and details[NUMBERS[0]] != details[NUMBERS[1]]
 
 
 @pytest.mark.django_db

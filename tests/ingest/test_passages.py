@@ -60,7 +60,10 @@ def test_an_excerpt_is_paired_by_the_passage_channel_alone() -> None:
     assert pair.b_in_a > 0.7
     assert pair.shared_passages >= settings.PASSAGE_SHARED_MIN
     evidence = pair.evidence["passages"]
-    assert evidence["runs"] and evidence["shared"] == pair.shared_passages
+    assert evidence["shared"] == pair.shared_passages
+    assert evidence["passages_b"] * pair.b_in_a == pytest.approx(pair.shared_passages)
+    # Stored once: what the pair's columns give is not in its stored JSON.
+    assert not {"shared", "a_in_b", "runs"} & set((pair.evidence_kept or {}).get("passages", {}))
     assert pair.evidence["simhash"]["distance"] == pair.distance
     assert not pair.below_floor  # the containment exemption covers passage pairs
     assert PassageSet.objects.count() == 2
@@ -75,6 +78,9 @@ def test_a_near_copy_records_every_channel_once() -> None:
     pair = _pair(a, b)
     assert set(pair.channel_names) == {"simhash", "passages"}
     assert pair.channels & channels.SIMHASH and pair.channels & channels.PASSAGES
+    # Its columns give every entry of its evidence: no JSON is stored (docs/scaling.md).
+    assert pair.evidence_kept is None
+    assert pair.evidence["passages"]["shared"] == pair.shared_passages
 
 
 def test_unrelated_articles_are_not_paired() -> None:
