@@ -84,11 +84,13 @@ BASE_TIME = datetime(2026, 11, 2, 8, 0, tzinfo=UTC)
 
 
 def _plain_text(page: T.DevPage) -> tuple[str, str]:
-    """(title, text) of a page by plain trafilatura (defaults), not the product."""
+    """(title, text) of a page by plain trafilatura (defaults), not the product; read
+    from the page as decoded by its declared charset (trafilatura's own guess at the
+    bytes of a GB2312 page can be another codec's mojibake)."""
     import lxml.html
     import trafilatura
 
-    text = trafilatura.extract(page.body()) or ""
+    text = trafilatura.extract(page.html) or ""
     title = ""
     try:
         doc = lxml.html.document_fromstring(page.html)

@@ -48,6 +48,8 @@ from urllib.parse import urlsplit
 import lxml.html
 from lxml import etree
 
+from ingest.core import boilerplate
+
 KINDS_COMMON = (
     "repost_verbatim",
     "repost_source_line",
@@ -361,10 +363,10 @@ def _text_len(el: Any) -> int:
     return len("".join(el.itertext()).strip())
 
 
-def _container(doc: Any) -> Any | None:
-    """The template's article container: the element whose direct paragraphs (and
-    direct text) hold the most characters, links not counted."""
-    best, best_score = None, 0
+def _scored(doc: Any) -> list[tuple[int, Any]]:
+    """Every possible article container with its score, in document order: the
+    characters of its direct paragraphs (and direct text), links not counted."""
+    out = []
     for el in doc.iter(*_CONTAINER_TAGS):
         score = len((el.text or "").strip())
         for child in el:
@@ -374,26 +376,75 @@ def _container(doc: Any) -> Any | None:
                 links = sum(_text_len(a) for a in child.iter("a"))
                 score += max(0, _text_len(child) - 2 * links) if child.tag != "br" else 0
             score += len((child.tail or "").strip())
+        if score > 0:
+            out.append((score, el))
+    return out
+
+
+def _container(doc: Any) -> Any | None:
+    """The template's article container: the element of the highest score (the first
+    of them)."""
+    best, best_score = None, 0
+    for score, el in _scored(doc):
         if score > best_score:
             best, best_score = el, score
     return best
 
 
-def article_of(html: str) -> tuple[str, list[str]]:
-    """(title, paragraphs) of a page's article container (the one ``transplant``
-    fills): each child block's text, and the container's own text between them."""
-    doc = lxml.html.document_fromstring(html)
-    container = _container(doc)
-    h1 = doc.find(".//h1")
-    title = (h1.text_content() if h1 is not None else doc.findtext(".//title") or "").strip()
-    if container is None:
-        return title, []
+def _paras_of(container: Any) -> list[str]:
+    """Each child block's text, and the container's own text between them."""
     paras = [(container.text or "").strip()]
     for child in container:
         if isinstance(child.tag, str) and child.tag not in ("script", "style", "h1"):
             paras.append(re.sub(r"\s+", " ", child.text_content()).strip())
         paras.append((child.tail or "").strip())
-    return title, [p for p in paras if p]
+    return [p for p in paras if p]
+
+
+def _title(doc: Any) -> str:
+    h1 = doc.find(".//h1")
+    return (h1.text_content() if h1 is not None else doc.findtext(".//title") or "").strip()
+
+
+def article_of(html: str, keep: Callable[[list[str]], bool] | None = None) -> tuple[str, list[str]]:
+    """(title, paragraphs) of a page's article container: the highest-scoring container
+    (the one ``transplant`` fills) whose paragraphs ``keep`` accepts (any, without
+    ``keep``); no paragraphs when none is accepted."""
+    doc = lxml.html.document_fromstring(html)
+    title = _title(doc)
+    for _score, el in sorted(_scored(doc), key=lambda c: -c[0]):  # stable: ties keep order
+        paras = _paras_of(el)
+        if keep is None or keep(paras):
+            return title, paras
+    return title, []
+
+
+def _page_line_keys(html: str) -> set[int]:
+    """The keys (the product's boilerplate line keys) of the paragraphs of every possible
+    article container of a page."""
+    doc = lxml.html.document_fromstring(html)
+    keys = (boilerplate.line_key(p) for _s, el in _scored(doc) for p in _paras_of(el))
+    return {k for k in keys if k is not None}
+
+
+def site_lines(pages: Sequence[DevPage]) -> dict[str, set[int]]:
+    """Per page id, the lines its site repeats: container paragraphs found on enough of
+    the other pages of the same host, by the product's rule for a site's boilerplate lines
+    (``ingest.core.boilerplate.learn``: on at least 3 other pages and 30% of them)."""
+    by_host: dict[str, list[DevPage]] = defaultdict(list)
+    for p in pages:
+        by_host[p.host].append(p)
+    keys = {p.id: _page_line_keys(p.html) for p in pages}
+    return {
+        p.id: boilerplate.learn([keys[o.id] for o in by_host[p.host] if o.url != p.url])
+        for p in pages
+    }
+
+
+def in_text_share(part: str, whole: str, lang: str) -> float:
+    """The share of ``part``'s 5-grams found in ``whole``."""
+    gp = grams(part, lang)
+    return len(gp & grams(whole, lang)) / len(gp) if gp else 0.0
 
 
 def transplant(template_html: str, title: str, paras: Sequence[str]) -> bytes:
@@ -587,24 +638,46 @@ class Article:
 
 
 def articles(
-    pages: Iterable[DevPage], text_of: Callable[[DevPage], tuple[str, str]], min_chars: int = 100
+    pages: Iterable[DevPage],
+    text_of: Callable[[DevPage], tuple[str, str]],
+    min_chars: int = 100,
+    agree: float = 0.5,
 ) -> dict[str, list[Article]]:
     """The articles to transform, per language: zh real article pages and vi pages that
-    carry a whole article (not a transformation), with their (title, text) — the gold text
-    where known, else the text of the page's article container when it holds at least
-    ``min_chars`` characters, else ``text_of`` (an extractor)."""
+    carry a whole article (not a transformation), with their (title, text).
+
+    The text is the page's gold text where known. Else it is the text of the page's
+    article container: the highest-scoring container (``_scored``) that is not
+    boilerplate, that is whose text the extractor ``text_of`` keeps (at least ``agree`` of
+    its 5-grams are in the extracted text: a footer or sidebar the extractor drops is not
+    the article) and less than half of whose characters are lines its site repeats
+    (``site_lines``). When no such container holds ``min_chars`` characters, the text is
+    the extracted text itself."""
+    pages = list(pages)
+    repeated = site_lines(pages)
     out: dict[str, list[Article]] = defaultdict(list)
     for p in pages:
         if p.transformation or p.lang not in KINDS:
             continue
         if p.lang == "zh" and p.origin != "real":
             continue
-        title, paras = article_of(p.html)
         if p.gold_text:
+            title, _ = article_of(p.html)
             paras = paragraphs(p.gold_text)
-        elif sum(len(x) for x in paras) < min_chars:
-            title, text = text_of(p)
-            paras = paragraphs(text)
+        else:
+            main_title, main = text_of(p)
+            site = repeated[p.id]
+
+            def keep(
+                ps: list[str], main: str = main, site: set[int] = site, lang: str = p.lang
+            ) -> bool:
+                ours = sum(len(x) for x in ps if boilerplate.line_key(x) not in site)
+                total = sum(len(x) for x in ps)
+                return in_text_share("\n".join(ps), main, lang) >= agree and 2 * ours > total
+
+            title, paras = article_of(p.html, keep)
+            if sum(len(x) for x in paras) < min_chars:
+                title, paras = main_title, paragraphs(main)
         if sum(len(x) for x in paras) >= min_chars:
             out[p.lang].append(Article(p, title or paras[0][:30], paras))
     return out

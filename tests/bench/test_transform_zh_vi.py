@@ -167,3 +167,54 @@ def test_article_of_reads_the_article_container():
     title, paras = T.article_of(article_html("vi", 0, 4))
     assert title == "Site 0 article 4"
     assert len(paras) == 12 and paras[0].endswith("4-0") and not any("Hot" in p for p in paras)
+
+
+_FOOTER = "违法和不良信息举报电话：010-00000000 客服电话：010-00000001 传真：010-00000002 " * 3
+
+
+def _footer_page(n: int, host: str = "news.example-zh.test") -> T.DevPage:
+    """An article page whose footer block outscores its short article container."""
+    paras = "".join(f"<p>{s}{n}</p>" for s in ZH_SENTENCES[:3])
+    html = (
+        f'<html><head><meta charset="utf-8"><title>标题{n}</title></head><body>'
+        f'<h1>标题{n}</h1><div class="art">{paras}</div><div class="foot">{_FOOTER}</div>'
+        "</body></html>"
+    )
+    return T.DevPage(
+        f"zh-r-{n:04d}", f"https://{host}/{n}.html", html, "zh", "real", None, None, None
+    )
+
+
+def _first_words(arts: dict[str, list[T.Article]]) -> dict[str, str]:
+    return {a.page.id: "".join(a.paras)[:10] for a in arts["zh"]}
+
+
+def test_articles_skip_a_container_the_extractor_drops():
+    pages = [_footer_page(1)]
+
+    def article_only(p: T.DevPage) -> tuple[str, str]:
+        return "", "\n".join(f"{s}1" for s in ZH_SENTENCES[:3])
+
+    def footer_too(p: T.DevPage) -> tuple[str, str]:
+        return "", "\n".join([*(f"{s}1" for s in ZH_SENTENCES[:3]), _FOOTER])
+
+    assert _first_words(T.articles(pages, article_only, min_chars=50)) == {
+        "zh-r-0001": ZH_SENTENCES[0][:10]
+    }
+    # An extractor that keeps the footer too lets the highest-scoring container stand.
+    assert _first_words(T.articles(pages, footer_too, min_chars=50)) == {"zh-r-0001": _FOOTER[:10]}
+
+
+def test_articles_skip_a_container_its_site_repeats():
+    def everything(p: T.DevPage) -> tuple[str, str]:
+        doc = lxml.html.document_fromstring(p.html)
+        return "", doc.text_content()
+
+    one_site = [_footer_page(n) for n in range(1, 6)]
+    picked = _first_words(T.articles(one_site, everything, min_chars=50))
+    assert picked == {p.id: ZH_SENTENCES[0][:10] for p in one_site}
+    # Spread over five sites, the footer is no site's repeated line.
+    spread = [_footer_page(n, f"site{n}.example-zh.test") for n in range(1, 6)]
+    assert set(_first_words(T.articles(spread, everything, min_chars=50)).values()) == {
+        _FOOTER[:10]
+    }
