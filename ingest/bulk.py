@@ -147,7 +147,8 @@ class _Pipeline:
         # used by a child (the children run pure functions and leave by os._exit, with
         # no finalizer that could talk to the server).
         for conn in connections.all(initialized_only=True):
-            in_memory = conn.vendor == "sqlite" and conn.is_in_memory_db()
+            name = str(conn.settings_dict["NAME"])
+            in_memory = conn.vendor == "sqlite" and (name == ":memory:" or "mode=memory" in name)
             if not (conn.in_atomic_block or in_memory):
                 conn.close()
         self.pool = multiprocessing.get_context("fork").Pool(self.jobs)

@@ -255,11 +255,11 @@ def batch_ingest(
     sites = _SiteCache()
     chunk: list[RawRecord] = []
     max_chunk = chunk_size or settings.INGEST_CHUNK_SIZE
-    chunk_size = chunk_size or min(settings.PROCESS_TASK_SIZE, settings.INGEST_CHUNK_SIZE)
+    size = chunk_size or min(settings.PROCESS_TASK_SIZE, settings.INGEST_CHUNK_SIZE)
     last_save = time.monotonic()
 
     def flush() -> None:
-        nonlocal last_save, chunk_size, sites
+        nonlocal last_save, size, sites
         if chunk:
             # A chunk is one transaction: after a lost connection it is stored again
             # from the start (the counters as they were), until INGEST_DB_RETRY_SECONDS.
@@ -280,7 +280,7 @@ def batch_ingest(
                     pause = min(pause * 2, 10.0)
                     drop_broken_connections()
             chunk.clear()
-            chunk_size = min(2 * chunk_size, max_chunk)
+            size = min(2 * size, max_chunk)
             if on_stored is None:
                 documents_enqueue(created)
             elif created:
@@ -310,7 +310,7 @@ def batch_ingest(
                     for warning in checked.warnings:
                         summary.warnings[warning.kind] += 1
                         record_error(batch, warning, stored=True)
-                    if len(chunk) >= chunk_size:
+                    if len(chunk) >= size:
                         flush()
                     continue
             assert error is not None

@@ -220,10 +220,12 @@ class Command(BaseCommand):
         cpu_after = os.times()
         # The parent and its (joined) worker processes; the database server's CPU is not
         # in it (bench/ingest_bench.py --bulk counts that too).
-        cpu = sum(
+        parent = sum(getattr(cpu_after, f) - getattr(cpu_before, f) for f in ("user", "system"))
+        children = sum(
             getattr(cpu_after, f) - getattr(cpu_before, f)
-            for f in ("user", "system", "children_user", "children_system")
+            for f in ("children_user", "children_system")
         )
+        cpu = parent + children
         assert summary.ingest is not None
         s = summary.ingest
         lines = [self._summary_text(path, s, elapsed)]
@@ -239,6 +241,11 @@ class Command(BaseCommand):
             f"  throughput: {rate:.1f} pages/s, {cpu:.1f} CPU-s "
             f"({1e3 * cpu / pages if pages else 0.0:.1f} CPU-ms per page: this process and "
             f"its {options['jobs']} workers), load average {os.getloadavg()[0]:.2f}"
+        )
+        lines.append(
+            f"  CPU: this process {parent:.1f}s (reading, storing, writing rows "
+            f"{summary.write_s:.1f}s wall, searching {summary.search_s:.1f}s wall), workers "
+            f"{children:.1f}s (of which timed on pages {summary.worker_cpu_s:.1f}s)"
         )
         self.stdout.write("\n".join(lines))
         return 1 if s.errors.get("truncated") or s.errors.get("corrupt") else 0
