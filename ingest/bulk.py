@@ -104,7 +104,9 @@ class BulkSummary:
     searches: int = 0  # candidate search calls (each groups once)
     worker_cpu_s: float = 0.0  # as the workers timed their pages
     search_s: float = 0.0  # wall seconds the parent spent searching
+    search_cpu_s: float = 0.0  # its CPU seconds (the database server's not counted)
     write_s: float = 0.0  # wall seconds the parent spent writing extractions + fingerprints
+    write_cpu_s: float = 0.0
     stage_log: list[str] = field(default_factory=list)
 
 
@@ -229,7 +231,7 @@ class _Pipeline:
         ids, result = self.pending
         self.pending = None
         done = result if isinstance(result, list) else result.get()
-        started = time.monotonic()
+        started, cpu = time.monotonic(), time.process_time()
         with transaction.atomic():
             documents = list(
                 Document.objects.select_for_update(of=("self",))
@@ -256,6 +258,7 @@ class _Pipeline:
                 },
             )
         self.summary.write_s += time.monotonic() - started
+        self.summary.write_cpu_s += time.process_time() - cpu
         self.summary.processed += len(done)
         self.summary.worker_cpu_s += sum(d.cpu for d in done)
         # Embeddings on their own queue, as the normal path does (nothing when the
@@ -266,9 +269,10 @@ class _Pipeline:
     def _search(self) -> None:
         while self.to_search:
             part = self.to_search[: self.search_batch]
-            started = time.monotonic()
+            started, cpu = time.monotonic(), time.process_time()
             created = candidates.candidates_find(document_ids=part)
             self.summary.search_s += time.monotonic() - started
+            self.summary.search_cpu_s += time.process_time() - cpu
             self.summary.searches += 1
             self.summary.pairs_created += sum(created.values())
             self.summary.searched += len(part)

@@ -243,8 +243,9 @@ class Command(BaseCommand):
             f"its {options['jobs']} workers), load average {os.getloadavg()[0]:.2f}"
         )
         lines.append(
-            f"  CPU: this process {parent:.1f}s (reading, storing, writing rows "
-            f"{summary.write_s:.1f}s wall, searching {summary.search_s:.1f}s wall), workers "
+            f"  CPU: this process {parent:.1f}s (of which writing extractions and "
+            f"fingerprints {summary.write_cpu_s:.1f}s, {summary.write_s:.1f}s wall; searching "
+            f"{summary.search_cpu_s:.1f}s, {summary.search_s:.1f}s wall), workers "
             f"{children:.1f}s (of which timed on pages {summary.worker_cpu_s:.1f}s)"
         )
         self.stdout.write("\n".join(lines))
