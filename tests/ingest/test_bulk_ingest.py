@@ -11,7 +11,7 @@ from django.core.management import call_command
 from django.core.management.base import CommandError
 from django.db import connection
 
-from ingest import services
+from ingest import candidates, services
 from ingest.core.readers import read_warc
 from ingest.models import (
     BatchError,
@@ -184,3 +184,39 @@ def test_a_stopped_run_is_finished_by_the_next(tmp_path: Path) -> None:
     assert "resumed 13" in out
     assert Extraction.objects.count() == 13
     assert CandidatePair.objects.exists()
+
+
+@pytest.mark.parametrize("fail_on", [1, 2], ids=["while-reading", "after-the-file"])
+@pytest.mark.django_db(transaction=True)
+def test_a_run_stopped_in_a_search_is_finished_by_the_next(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, fail_on: int
+) -> None:
+    """The first search fails (while the file is still read), or the last (after it):
+    the batch says it failed, and the next run ends with what one clean run gives."""
+    path = _warc(tmp_path, _pages())
+    args = (str(path), "--bulk", "--jobs", "2", "--chunk", "4", "--search-batch", "5")
+    _run(*args)
+    clean = _snapshot()
+    call_command("flush", "--no-input", verbosity=0)
+
+    real = candidates.candidates_find
+    calls = [0]
+
+    def failing(**kwargs: object) -> dict[str, int]:
+        calls[0] += 1
+        if calls[0] == fail_on:
+            raise RuntimeError("search lost")
+        return real(**kwargs)  # type: ignore[arg-type]
+
+    monkeypatch.setattr(candidates, "candidates_find", failing)
+    with pytest.raises(RuntimeError, match="search lost"):
+        _run(*args)
+    monkeypatch.setattr(candidates, "candidates_find", real)
+    stopped = CrawlBatch.objects.get()
+    assert stopped.status == "failed"
+    assert BatchError.objects.filter(batch=stopped, kind="ingest_failed").exists()
+
+    out = _run(*args)
+    assert "resumed" in out
+    assert Document.objects.count() == 13
+    assert _snapshot() == clean
