@@ -545,6 +545,7 @@ def bench_env() -> dict[str, str]:
 
 
 METHODS_OVERRIDE = ""  # --methods
+NO_PROFILE = False  # --no-profile
 
 
 def ingest_method_keys(env: dict[str, str]) -> list[str]:
@@ -1215,6 +1216,134 @@ def run_profile_subprocess(warc: WarcInfo, sample: int, warm_docs: int) -> dict:
     return json.loads(proc.stdout.strip().splitlines()[-1])
 
 
+# --- the bulk path (manage.py ingest --bulk) -----------------------------------------
+
+
+def bulk_run(warc: WarcInfo, jobs: int, chunk: int, search_batch: int) -> dict:
+    """`manage.py ingest FILE --bulk` on a fresh database: no Celery worker, no broker
+    traffic (embeddings aside, off here). Timed from the command's start to its end, which
+    is after the last candidate search; CPU of the command and its worker processes
+    (they are joined before it exits, so their time is in its children's), of the bench
+    database's PostgreSQL backends and background processes, and of the whole machine
+    (other helpers' work included) with the load average before and after."""
+    import psycopg
+
+    env = bench_env()
+    database_recreate()
+    subprocess.run(
+        [PY, "manage.py", "migrate", "--no-input", "-v", "0"], cwd=PROJECT, env=env, check=True
+    )
+    load_before = os.getloadavg()
+    services_cpu = ServiceCpu()
+    busy0, total0 = system_cpu()
+    ru0 = resource.getrusage(resource.RUSAGE_CHILDREN)
+    t0 = time.time()
+    cmd = [
+        PY,
+        "manage.py",
+        "ingest",
+        str(warc.path),
+        "--bulk",
+        "--no-progress",
+        "--jobs",
+        str(jobs),
+        "--chunk",
+        str(chunk),
+        "--search-batch",
+        str(search_batch),
+    ]
+    proc = subprocess.Popen(
+        cmd, cwd=PROJECT, env=env, stdout=subprocess.PIPE, stderr=subprocess.STDOUT
+    )
+    loads = []
+    while proc.poll() is None:
+        time.sleep(0.5)
+        services_cpu.sample()
+        loads.append(os.getloadavg()[0])
+    elapsed = time.time() - t0
+    output = proc.stdout.read().decode(errors="replace") if proc.stdout else ""
+    if proc.returncode != 0:
+        raise RuntimeError(f"bulk ingest failed ({proc.returncode}):\n{output[-3000:]}")
+    services_cpu.sample()
+    ru1 = resource.getrusage(resource.RUSAGE_CHILDREN)
+    busy1, total1 = system_cpu()
+    command_cpu = (ru1.ru_utime - ru0.ru_utime) + (ru1.ru_stime - ru0.ru_stime)
+    used = services_cpu.used()
+    with psycopg.connect(f"{PG}/{DB_NAME}", autocommit=True) as conn:
+        docs, fps = _counts(conn)
+        pairs = conn.execute("SELECT count(*) FROM ingest_candidatepair").fetchone()[0]
+        groups = conn.execute("SELECT count(*) FROM ingest_candidategroup").fetchone()[0]
+        extracted = conn.execute("SELECT count(*) FROM ingest_extraction").fetchone()[0]
+    pg = used.get("postgres", 0.0) + used.get("postgres_background", 0.0)
+    return {
+        "command": " ".join(cmd[1:]),
+        "jobs": jobs,
+        "chunk": chunk,
+        "search_batch": search_batch,
+        "documents": docs,
+        "extractions": extracted,
+        "fingerprints": fps,
+        "pairs": pairs,
+        "groups": groups,
+        "elapsed_s": elapsed,
+        "pages_per_s": docs / elapsed,
+        "command_cpu_s": command_cpu,
+        "postgres_cpu_s": pg,
+        "cpu_ms_per_page": 1e3 * command_cpu / docs,
+        "cpu_ms_per_page_with_postgres": 1e3 * (command_cpu + pg) / docs,
+        "pages_per_cpu_s": docs / (command_cpu + pg),
+        "machine_busy_cpu_s": busy1 - busy0,
+        "machine_utilisation": (busy1 - busy0) / (total1 - total0) if total1 > total0 else None,
+        "other_cpu_s": (busy1 - busy0) - command_cpu - pg - used.get("redis", 0.0),
+        "load_before": load_before,
+        "load_mean_1min": statistics.mean(loads) if loads else None,
+        "load_after": os.getloadavg(),
+        "output": output.strip().splitlines()[-8:],
+    }
+
+
+def normal_summary(res: dict) -> list[str]:
+    """The normal path's figures comparable with the bulk path's (no profile)."""
+    e = res["end_to_end"]
+    c, done = e["system_cpu"], e["complete"]
+    n = e["documents"]
+    pg = done["postgres_cpu_s"] + done["postgres_background_cpu_s"]
+    ours = done["workers_cpu_s"] + c["ingest_cpu_s"] + pg
+    return [
+        f"normal: manage.py ingest + {e['workers']}",
+        f"  {n} documents; {e['pages_per_s']:.1f} pages/s to the last fingerprint, "
+        f"{n / done['elapsed_s']:.1f} pages/s to the last candidate search "
+        f"({done['elapsed_s']:.1f}s)",
+        f"  CPU to the last search: workers {done['workers_cpu_s']:.1f}s, ingest command "
+        f"{c['ingest_cpu_s']:.1f}s ({1e3 * (done['workers_cpu_s'] + c['ingest_cpu_s']) / n:.1f}"
+        f" ms/page), PostgreSQL {pg:.1f}s: {1e3 * ours / n:.1f} CPU-ms per page, "
+        f"{n / ours:.1f} pages per CPU-second",
+        f"  machine (to the last fingerprint): {c['busy_cpu_s']:.0f} CPU-s busy "
+        f"({(c['utilisation'] or 0):.0%} of {c['cpus']} CPUs), not ours "
+        f"{c['other_cpu_s']:.0f}; load average before {res['load_before'][0]:.2f}, after "
+        f"{res['load_after'][0]:.2f}",
+    ]
+
+
+def bulk_report(warc: WarcInfo, b: dict) -> list[str]:
+    return [
+        f"bulk: {b['command']}",
+        f"  {b['documents']} documents, {b['extractions']} extractions, {b['fingerprints']} "
+        f"fingerprints, {b['pairs']} pairs, {b['groups']} groups",
+        f"  {b['pages_per_s']:.1f} pages/s ({b['documents']} pages in {b['elapsed_s']:.1f}s, "
+        "start to the last candidate search)",
+        f"  CPU: command + its {b['jobs']} workers {b['command_cpu_s']:.1f}s "
+        f"({b['cpu_ms_per_page']:.1f} ms/page), PostgreSQL {b['postgres_cpu_s']:.1f}s: "
+        f"{b['cpu_ms_per_page_with_postgres']:.1f} CPU-ms per page, "
+        f"{b['pages_per_cpu_s']:.1f} pages per CPU-second (per fully busy core)",
+        f"  machine: {b['machine_busy_cpu_s']:.0f} CPU-s busy "
+        f"({(b['machine_utilisation'] or 0):.0%} of {os.cpu_count()} CPUs), of which not "
+        f"ours {b['other_cpu_s']:.0f}; load average before {b['load_before'][0]:.2f}, "
+        f"mean during {b['load_mean_1min'] or 0:.2f}, after {b['load_after'][0]:.2f}",
+        *("  | " + line for line in b["output"]),
+    ]
+
+
 # --- report --------------------------------------------------------------------------
 
 
@@ -1251,7 +1380,7 @@ def run(
     e2e = end_to_end(warc, timeout_s=3600.0, stall_s=600.0) if real else end_to_end(warc)
     if real:
         alone_runs.append(extraction_alone(warc.path))
-    profile = run_profile_subprocess(warc, sample, warm_docs)
+    profile = None if NO_PROFILE else run_profile_subprocess(warc, sample, warm_docs)
     out = {
         "warc": generated,
         "end_to_end": e2e,
@@ -1453,6 +1582,21 @@ def main(argv: list[str] | None = None) -> int:
         default="",
         help="FINGERPRINT_METHODS for the run (comma-separated keys; default: the project's)",
     )
+    parser.add_argument(
+        "--bulk",
+        action="store_true",
+        help="time `manage.py ingest --bulk` instead (no Celery workers)",
+    )
+    parser.add_argument("--jobs", type=int, default=os.cpu_count() or 1, help="--bulk: workers")
+    parser.add_argument("--chunk", type=int, default=1000, help="--bulk: records a chunk")
+    parser.add_argument(
+        "--search-batch", type=int, default=2000, help="--bulk: documents a candidate search"
+    )
+    parser.add_argument(
+        "--no-profile",
+        action="store_true",
+        help="skip the in-process profile after the end-to-end run",
+    )
     parser.add_argument("--profile", action="store_true", help=argparse.SUPPRESS)
     parser.add_argument("--warc", type=Path, help=argparse.SUPPRESS)
     args = parser.parse_args(argv)
@@ -1461,11 +1605,22 @@ def main(argv: list[str] | None = None) -> int:
     if args.profile:
         print(json.dumps(worker_profile(args.warc, args.sample, args.warm_docs)))
         return 0
+    if args.bulk:
+        warc = warc_for(args.pages)
+        res = bulk_run(warc, args.jobs, args.chunk, args.search_batch)
+        print("\n".join(bulk_report(warc, res)))
+        if args.json:
+            args.json.write_text(json.dumps(res, indent=2, default=str))
+        return 0
+    global NO_PROFILE
+    NO_PROFILE = args.no_profile
+    load_before = os.getloadavg()
     if args.real_pages:
         res = run(args.real_pages, args.sample, args.warm_docs, real=True, data=args.data)
     else:
         res = run(args.pages, args.sample, args.warm_docs)
-    print("\n".join(report(res)))
+    res["load_before"], res["load_after"] = load_before, os.getloadavg()
+    print("\n".join(report(res) if res["profile"] else normal_summary(res)))
     if args.json:
         args.json.write_text(json.dumps(res, indent=2, default=str))
     return 0

@@ -10,7 +10,7 @@ import hashlib
 import logging
 import time
 from collections import Counter
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from datetime import datetime, timedelta
 from urllib.parse import urlsplit
@@ -177,7 +177,8 @@ class _SiteCache:
         return site
 
 
-def _record_error(batch: CrawlBatch, error: RecordError, *, stored: bool = False) -> None:
+def record_error(batch: CrawlBatch, error: RecordError, *, stored: bool = False) -> None:
+    """Record a record's error (or warning, ``stored``) on its batch, once."""
     # The url and message may quote the bad input itself: keep them storable.
     BatchError.objects.get_or_create(
         batch=batch,
@@ -208,7 +209,7 @@ def batches_fail_stale(*, now: datetime | None = None) -> list[int]:
             ).update(status=CrawlBatch.Status.FAILED, error_count=F("error_count") + 1)
             if not updated:
                 continue
-            _record_error(
+            record_error(
                 batch,
                 RecordError(
                     "interrupted",
@@ -230,6 +231,8 @@ def batch_ingest(
     bytes_total: int = 0,
     bytes_read: Callable[[], int] | None = None,
     progress: ProgressFn | None = None,
+    on_stored: Callable[[list[int]], None] | None = None,
+    chunk_size: int | None = None,
 ) -> IngestSummary:
     """Store every good record of a crawl stream; record every bad one and go on.
 
@@ -239,6 +242,10 @@ def batch_ingest(
     task's worth (PROCESS_TASK_SIZE) and each next one twice the last, up to
     INGEST_CHUNK_SIZE, so that the workers start one after another while the rest of
     the file is read.
+
+    With ``on_stored`` (the bulk path, ingest.bulk) nothing is enqueued: each chunk's new
+    document ids go to it once the chunk commits, and chunks are ``chunk_size`` records
+    from the first.
     """
     batches_fail_stale()
     batch = CrawlBatch.objects.create(
@@ -247,11 +254,12 @@ def batch_ingest(
     summary = IngestSummary(batch_id=batch.pk)
     sites = _SiteCache()
     chunk: list[RawRecord] = []
-    chunk_size = min(settings.PROCESS_TASK_SIZE, settings.INGEST_CHUNK_SIZE)
+    max_chunk = chunk_size or settings.INGEST_CHUNK_SIZE
+    size = chunk_size or min(settings.PROCESS_TASK_SIZE, settings.INGEST_CHUNK_SIZE)
     last_save = time.monotonic()
 
     def flush() -> None:
-        nonlocal last_save, chunk_size, sites
+        nonlocal last_save, size, sites
         if chunk:
             # A chunk is one transaction: after a lost connection it is stored again
             # from the start (the counters as they were), until INGEST_DB_RETRY_SECONDS.
@@ -260,7 +268,7 @@ def batch_ingest(
             while True:
                 before = copy.deepcopy(summary)
                 try:
-                    _chunk_store(batch, chunk, sites, summary)
+                    created = _chunk_store(batch, chunk, sites, summary)
                     break
                 except TRANSIENT_DB_ERRORS:
                     _summary_restore(summary, before)
@@ -272,7 +280,11 @@ def batch_ingest(
                     pause = min(pause * 2, 10.0)
                     drop_broken_connections()
             chunk.clear()
-            chunk_size = min(2 * chunk_size, settings.INGEST_CHUNK_SIZE)
+            size = min(2 * size, max_chunk)
+            if on_stored is None:
+                documents_enqueue(created)
+            elif created:
+                on_stored(created)
         if bytes_read is not None:
             batch.bytes_read = bytes_read()
         _batch_counters_save(batch, summary)
@@ -297,13 +309,13 @@ def batch_ingest(
                     chunk.append(checked)
                     for warning in checked.warnings:
                         summary.warnings[warning.kind] += 1
-                        _record_error(batch, warning, stored=True)
-                    if len(chunk) >= chunk_size:
+                        record_error(batch, warning, stored=True)
+                    if len(chunk) >= size:
                         flush()
                     continue
             assert error is not None
             summary.errors[error.kind] += 1
-            _record_error(batch, error)
+            record_error(batch, error)
             if time.monotonic() - last_save > _HEARTBEAT_SECONDS:
                 flush()  # a long run of bad records still shows the batch alive
         flush()
@@ -317,7 +329,7 @@ def batch_ingest(
         for attempt in range(3):
             try:
                 drop_broken_connections()
-                _record_error(
+                record_error(
                     batch, RecordError("ingest_failed", -1, f"{type(exc).__name__}: {first_line}")
                 )
                 _batch_counters_save(batch, summary)
@@ -349,7 +361,8 @@ def _batch_counters_save(batch: CrawlBatch, summary: IngestSummary) -> None:
 
 def _chunk_store(
     batch: CrawlBatch, records: Sequence[RawRecord], sites: _SiteCache, summary: IngestSummary
-) -> None:
+) -> list[int]:
+    """Store a chunk's new snapshots (their bodies first): the new documents' ids."""
     now = timezone.now()
     prepared: list[tuple[RawRecord, str, datetime]] = []
     for record in records:
@@ -424,7 +437,7 @@ def _chunk_store(
             )
         )
     if not documents:
-        return
+        return []
     # Written once, before the transaction: a retry one by one reuses the same records.
     bodies = body_store.bodies_prepare(entries)
     try:
@@ -448,7 +461,7 @@ def _chunk_store(
                 _store_failed(batch, record, exc, summary)
     summary.stored += len(created)
     summary.document_ids += created
-    documents_enqueue(created)
+    return created
 
 
 def _database_gone(exc: Exception) -> bool:
@@ -464,7 +477,7 @@ def _store_failed(
 ) -> None:
     summary.errors["db_error"] += 1
     message = f"the database refused the record: {type(exc).__name__}: {exc}"
-    _record_error(batch, RecordError("db_error", record.offset, message[:2000], record.url))
+    record_error(batch, RecordError("db_error", record.offset, message[:2000], record.url))
 
 
 def _documents_create(documents: list[Document], bodies: list[body_store.Prepared]) -> list[int]:
@@ -516,7 +529,7 @@ def documents_process(*, document_ids: Sequence[int]) -> int:
         except body_store.BodiesUnreadable as exc:
             # The batch goes on without the documents whose bytes cannot be read; each
             # gets a recorded error (its archive file missing or changed).
-            _unreadable_record(exc)
+            bodies_unreadable_record(exc)
             todo = [d for d in todo if d not in exc.problems]
     # Embeddings on their own queue (nothing when the channel is off), then the
     # candidate search in this task, once the processing has committed (the search
@@ -557,7 +570,9 @@ def _documents_process_in_transaction(
         return fingerprints_compute(documents=documents, extractions=extractions, methods=wanted)
 
 
-def _unreadable_record(exc: body_store.BodiesUnreadable) -> None:
+def bodies_unreadable_record(exc: body_store.BodiesUnreadable) -> None:
+    """A recorded `body_unreadable` error on the batch of each document whose bytes
+    could not be read back (it stays unprocessed until its archive file is restored)."""
     documents = Document.objects.filter(pk__in=list(exc.problems)).select_related("batch")
     errors = [
         _batch_error(
@@ -586,14 +601,56 @@ def extractor_versions(methods: Iterable[FingerprintMethod]) -> list[str]:
     return sorted(versions, key=lambda v: (v != EXTRACTOR_VERSION, v))
 
 
+@dataclass(frozen=True)
+class PageExtracted:
+    """One body decoded and extracted under one extractor version, with no database:
+    what an Extraction row and its document's encodings are made of."""
+
+    declared_encoding: str | None
+    used_encoding: str
+    warning: str | None
+    result: Extracted
+    provenance: dict[str, object]
+    cpu: float  # CPU seconds of decode + extract
+
+
+def page_extract(
+    raw: bytes,
+    *,
+    content_type: str,
+    forced: str | None,
+    url: str,
+    http_status: int | None,
+    version: str,
+    min_tokens: int,
+) -> PageExtracted:
+    """Decode and extract one body (pure: the bulk path runs it in worker processes)."""
+    start = time.process_time()
+    decoded = decode_html(raw, content_type=content_type or None, forced=forced)
+    result = extract(
+        decoded.text, url=url, http_status=http_status, min_tokens=min_tokens, version=version
+    )
+    cpu = time.process_time() - start
+    return PageExtracted(
+        declared_encoding=decoded.declared,
+        used_encoding=decoded.used,
+        warning=decoded.warning,
+        result=result,
+        provenance=provenance_read(decoded.text, result.main_text).as_dict(),
+        cpu=cpu,
+    )
+
+
 def documents_extract(
     *,
     documents: Sequence[Document],
     version: str = EXTRACTOR_VERSION,
     cpu: ProcessCpu | None = None,
+    computed: Mapping[int, PageExtracted] | None = None,
 ) -> dict[int, Extraction]:
     """Each document's extraction under extractor ``version`` (made once); the CPU time
-    of decoding and extracting is added to ``cpu``."""
+    of decoding and extracting is added to ``cpu``. A document in ``computed`` (decoded
+    and extracted elsewhere: the bulk path's worker processes) is not read again."""
     found = {
         e.document_id: e
         for e in Extraction.objects.filter(
@@ -603,31 +660,31 @@ def documents_extract(
     todo = [d for d in documents if d.pk not in found]
     if not todo:
         return found
-    bodies = DocumentBody.bulk_read(d.pk for d in todo)
+    computed = computed or {}
+    bodies = DocumentBody.bulk_read(d.pk for d in todo if d.pk not in computed)
     created: list[Extraction] = []
     errors: list[BatchError] = []
     unreadable: dict[int, ArchiveError] = {}
     for document in todo:
-        try:
-            raw = bodies[document.pk].raw()
-        except ArchiveError as exc:
-            unreadable[document.pk] = exc
-            continue
-        start = time.process_time()
-        decoded = decode_html(
-            raw,
-            content_type=document.content_type or None,
-            forced=document.declared_encoding if document.charset_forced else None,
-        )
-        result = extract(
-            decoded.text,
-            url=document.url,
-            http_status=document.http_status,
-            min_tokens=settings.EXTRACTION_MIN_TOKENS,
-            version=version,
-        )
+        page = computed.get(document.pk)
+        if page is None:
+            try:
+                raw = bodies[document.pk].raw()
+            except ArchiveError as exc:
+                unreadable[document.pk] = exc
+                continue
+            page = page_extract(
+                raw,
+                content_type=document.content_type,
+                forced=document.declared_encoding if document.charset_forced else None,
+                url=document.url,
+                http_status=document.http_status,
+                version=version,
+                min_tokens=settings.EXTRACTION_MIN_TOKENS,
+            )
+        result = page.result
         if cpu is not None:
-            cpu.extraction += time.process_time() - start
+            cpu.extraction += page.cpu
         created.append(
             Extraction(
                 document=document,
@@ -641,16 +698,16 @@ def documents_extract(
                 full_text=result.full_text,
                 main_tokens=result.main_tokens,
                 full_tokens=result.full_tokens,
-                declared=provenance_read(decoded.text, result.main_text).as_dict(),
+                declared=page.provenance,
             )
         )
-        document.declared_encoding = (decoded.declared or "")[:64]
-        document.detected_encoding = decoded.used[:64]
+        document.declared_encoding = (page.declared_encoding or "")[:64]
+        document.detected_encoding = page.used_encoding[:64]
         _doc_type_decide(document, result)
         if document.batch is not None:
             offset = document.batch_offset if document.batch_offset is not None else -document.pk
-            if decoded.warning:
-                errors.append(_batch_error(document, "charset_mismatch", offset, decoded.warning))
+            if page.warning:
+                errors.append(_batch_error(document, "charset_mismatch", offset, page.warning))
             if result.status == Extraction.Status.ERROR:
                 errors.append(_batch_error(document, "extraction_error", offset, result.message))
     if unreadable:
@@ -713,10 +770,13 @@ def fingerprints_compute(
     documents: Sequence[Document],
     extractions: dict[str, dict[int, Extraction]],
     methods: Sequence[FingerprintMethod],
+    computed: Mapping[tuple[int, str, str], dict[str, FingerprintResult]] | None = None,
 ) -> int:
     """Fingerprint both branches under each method, from the extraction of the method's
     extractor version (``extractions[version][document id]``). Returns how many documents
-    got new fingerprints."""
+    got new fingerprints. ``computed[(document id, version, branch)]`` holds results
+    computed elsewhere (the bulk path's worker processes) for every method of that
+    version: they are used as they are."""
     version_of = {m.key: method_get(m.key).extractor_version for m in methods}
     have = set(
         Fingerprint.objects.filter(document_id__any_of=[d.pk for d in documents]).values_list(
@@ -744,7 +804,10 @@ def fingerprints_compute(
                 (Fingerprint.Branch.MAIN, extraction.main_text),
                 (Fingerprint.Branch.FULL, extraction.full_text),
             ):
-                results[(version, branch)] = fingerprint_texts(keys, text, min_tokens=min_tokens)
+                done = (computed or {}).get((document.pk, version, branch))
+                if done is None or any(k not in done for k in keys):
+                    done = fingerprint_texts(keys, text, min_tokens=min_tokens)
+                results[(version, branch)] = done
         for method, branch in missing:
             version = version_of[method.key]
             extraction = extractions[version][document.pk]

@@ -1,4 +1,5 @@
 import gzip
+import os
 import sys
 import time
 from collections.abc import Iterator
@@ -9,7 +10,7 @@ from django.conf import settings
 from django.core.management.base import BaseCommand, CommandError, CommandParser
 
 from dedup_site.task_policy import TRANSIENT_DB_ERRORS
-from ingest import body_store, services
+from ingest import body_store, bulk, services
 from ingest.core.readers import Item, read_jsonl, read_warc
 
 
@@ -70,6 +71,29 @@ class Command(BaseCommand):
         parser.add_argument("paths", nargs="+", type=Path)
         parser.add_argument("--format", choices=["warc", "jsonl"], default=None)
         parser.add_argument("--no-progress", action="store_true")
+        parser.add_argument(
+            "--bulk",
+            action="store_true",
+            help="load a large archive in this process tree: large chunks, extraction and "
+            "fingerprints in --jobs worker processes, candidates searched in large batches; "
+            "no Celery task per chunk (docs/ingest.md)",
+        )
+        parser.add_argument(
+            "--jobs",
+            type=int,
+            default=os.cpu_count() or 1,
+            help="--bulk: worker processes for extraction and fingerprints (default: the "
+            "core count; 1 runs them in this process)",
+        )
+        parser.add_argument(
+            "--chunk", type=int, default=1000, help="--bulk: records stored per transaction"
+        )
+        parser.add_argument(
+            "--search-batch",
+            type=int,
+            default=2000,
+            help="--bulk: documents searched for candidates (and grouped) at a time",
+        )
 
     def handle(self, *args: object, **options: object) -> None:
         paths: list[Path] = options["paths"]  # type: ignore[assignment]
@@ -82,7 +106,10 @@ class Command(BaseCommand):
             for path in paths:
                 fmt = str(options["format"] or guess_format(path))
                 try:
-                    failed += self._ingest_one(path, fmt, show_progress=show)
+                    if options["bulk"]:
+                        failed += self._bulk_one(path, fmt, show_progress=show, options=options)
+                    else:
+                        failed += self._ingest_one(path, fmt, show_progress=show)
                 except TRANSIENT_DB_ERRORS as exc:
                     first = (str(exc).splitlines() or [""])[0]
                     raise CommandError(
@@ -144,6 +171,85 @@ class Command(BaseCommand):
         elapsed = time.monotonic() - started
         self.stdout.write(self._summary_text(path, summary, elapsed))
         return 1 if summary.errors.get("truncated") or summary.errors.get("corrupt") else 0
+
+    def _bulk_one(
+        self, path: Path, fmt: str, *, show_progress: bool, options: dict[str, object]
+    ) -> int:
+        total = path.stat().st_size
+        started = time.monotonic()
+        cpu_before = os.times()
+        with path.open("rb") as raw:
+            stream = CountingReader(raw)
+            items: Iterator[Item] = (
+                read_warc(cast(BinaryIO, stream))
+                if fmt == "warc"
+                else read_jsonl(jsonl_stream(stream))
+            )
+            last_line = 0.0
+
+            def progress(summary: bulk.BulkSummary) -> None:
+                nonlocal last_line
+                now = time.monotonic()
+                if not show_progress or now - last_line < 1.0:
+                    return
+                last_line = now
+                s = summary.ingest
+                done = stream.count / total if total else 1.0
+                elapsed = max(now - started, 1e-9)
+                sys.stderr.write(
+                    f"\r{path.name}: {done:6.1%} read {s.read if s else 0} stored "
+                    f"{s.stored if s else 0} processed {summary.processed} searched "
+                    f"{summary.searched} ({summary.processed / elapsed:.0f} pages/s)   "
+                )
+                sys.stderr.flush()
+
+            summary = bulk.bulk_ingest(
+                source=str(path),
+                fmt=fmt,
+                items=items,
+                jobs=int(cast(int, options["jobs"])),
+                chunk_size=max(1, int(cast(int, options["chunk"]))),
+                search_batch=max(1, int(cast(int, options["search_batch"]))),
+                bytes_total=total,
+                bytes_read=lambda: stream.count,
+                progress=progress,
+            )
+        if show_progress:
+            sys.stderr.write("\n")
+        elapsed = time.monotonic() - started
+        cpu_after = os.times()
+        # The parent and its (joined) worker processes; the database server's CPU is not
+        # in it (bench/ingest_bench.py --bulk counts that too).
+        parent = sum(getattr(cpu_after, f) - getattr(cpu_before, f) for f in ("user", "system"))
+        children = sum(
+            getattr(cpu_after, f) - getattr(cpu_before, f)
+            for f in ("children_user", "children_system")
+        )
+        cpu = parent + children
+        assert summary.ingest is not None
+        s = summary.ingest
+        lines = [self._summary_text(path, s, elapsed)]
+        pages = summary.processed
+        rate = pages / elapsed if elapsed else 0.0
+        lines.append(
+            f"  bulk: processed {pages}, searched {summary.searched} in "
+            f"{summary.searches} batches, {summary.pairs_created} new pairs"
+            + (f", resumed {summary.resumed} of a stopped run" if summary.resumed else "")
+            + (f", unreadable bodies {summary.unreadable}" if summary.unreadable else "")
+        )
+        lines.append(
+            f"  throughput: {rate:.1f} pages/s, {cpu:.1f} CPU-s "
+            f"({1e3 * cpu / pages if pages else 0.0:.1f} CPU-ms per page: this process and "
+            f"its {options['jobs']} workers), load average {os.getloadavg()[0]:.2f}"
+        )
+        lines.append(
+            f"  CPU: this process {parent:.1f}s (of which writing extractions and "
+            f"fingerprints {summary.write_cpu_s:.1f}s, {summary.write_s:.1f}s wall; searching "
+            f"{summary.search_cpu_s:.1f}s, {summary.search_s:.1f}s wall), workers "
+            f"{children:.1f}s (of which timed on pages {summary.worker_cpu_s:.1f}s)"
+        )
+        self.stdout.write("\n".join(lines))
+        return 1 if s.errors.get("truncated") or s.errors.get("corrupt") else 0
 
     @staticmethod
     def _summary_text(path: Path, s: services.IngestSummary, elapsed: float) -> str:
