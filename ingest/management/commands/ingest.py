@@ -64,6 +64,18 @@ def jsonl_stream(stream: CountingReader) -> BinaryIO:
     return cast(BinaryIO, stream)
 
 
+def records(stream: CountingReader, fmt: str) -> Iterator[Item]:
+    """The file's records, read by its format (warc or jsonl)."""
+    if fmt == "warc":
+        return read_warc(cast(BinaryIO, stream))
+    return read_jsonl(jsonl_stream(stream))
+
+
+def exit_code(summary: services.IngestSummary) -> int:
+    """1 when the file was cut short or damaged (its good records are stored), else 0."""
+    return 1 if summary.errors.get("truncated") or summary.errors.get("corrupt") else 0
+
+
 class Command(BaseCommand):
     help = "Ingest crawl files (WARC or JSONL), streaming; extraction runs on the workers."
 
@@ -141,11 +153,7 @@ class Command(BaseCommand):
         started = time.monotonic()
         with path.open("rb") as raw:
             stream = CountingReader(raw)
-            items: Iterator[Item] = (
-                read_warc(cast(BinaryIO, stream))
-                if fmt == "warc"
-                else read_jsonl(jsonl_stream(stream))
-            )
+            items = records(stream, fmt)
 
             def progress(summary: services.IngestSummary) -> None:
                 if not show_progress:
@@ -170,7 +178,7 @@ class Command(BaseCommand):
             sys.stderr.write("\n")
         elapsed = time.monotonic() - started
         self.stdout.write(self._summary_text(path, summary, elapsed))
-        return 1 if summary.errors.get("truncated") or summary.errors.get("corrupt") else 0
+        return exit_code(summary)
 
     def _bulk_one(
         self, path: Path, fmt: str, *, show_progress: bool, options: dict[str, object]
@@ -180,11 +188,7 @@ class Command(BaseCommand):
         cpu_before = os.times()
         with path.open("rb") as raw:
             stream = CountingReader(raw)
-            items: Iterator[Item] = (
-                read_warc(cast(BinaryIO, stream))
-                if fmt == "warc"
-                else read_jsonl(jsonl_stream(stream))
-            )
+            items = records(stream, fmt)
             last_line = 0.0
 
             def progress(summary: bulk.BulkSummary) -> None:
@@ -249,7 +253,7 @@ class Command(BaseCommand):
             f"{children:.1f}s (of which timed on pages {summary.worker_cpu_s:.1f}s)"
         )
         self.stdout.write("\n".join(lines))
-        return 1 if s.errors.get("truncated") or s.errors.get("corrupt") else 0
+        return exit_code(s)
 
     @staticmethod
     def _summary_text(path: Path, s: services.IngestSummary, elapsed: float) -> str:
