@@ -225,23 +225,16 @@ def load(args: argparse.Namespace) -> None:
     print(f"load done in {time.perf_counter() - t_start:.1f} s", flush=True)
 
 
-def months_ensure(cur: Any, fetched: list[datetime]) -> None:
-    """The monthly partitions of the channel indexes for these fetch times (what the
-    product's writers make before their rows go in: ingest/partitions.py); nothing on a
-    database from before the partitions."""
-    if not cur.execute("SELECT to_regproc('dedup_partition_ensure') IS NOT NULL").fetchone()[0]:
-        return
-    from django.conf import settings
+def months_ensure(fetched: list[datetime]) -> None:
+    """The channel indexes' partitions for these fetch times, made the way the product's
+    writers make them before their rows go in (ingest/partitions.py); nothing on a
+    database from before the partitions (--migrate-to)."""
+    from ingest import partitions
 
-    months = settings.PARTITION_MONTHS
-    days = sorted(
-        {datetime(t.year, (t.month - 1) // months * months + 1, 1).date() for t in fetched}
-    )
-    for table in ("ingest_indexentry", "ingest_passageset", "ingest_minhashset"):
-        cur.execute(
-            "SELECT dedup_partition_ensure(%s, d, %s) FROM unnest(%s::date[]) AS d",
-            [table, months, days],
-        )
+    if not partitions.partitioned():
+        return
+    for table in partitions.TABLES:
+        partitions.months_ensure(table, fetched)
 
 
 def relation_sizes(cur: Any, table: str) -> tuple[int, int, int, dict[str, int]]:
@@ -332,7 +325,7 @@ def load_chunk(
                             fetched[j],
                         )
                     )
-        months_ensure(cur, fetched)
+        months_ensure(fetched)
         with cur.copy(
             "COPY ingest_indexentry (method, document_id, simhash, fetched_at) FROM STDIN"
         ) as cp:
