@@ -17,12 +17,13 @@ algorithms for document fingerprinting", SIGMOD 2003, the algorithm behind MOSS)
 - Guarantee: two texts that share a run of at least GUARANTEE = W + K - 1 words share
   at least one passage (every window of that run selects the same minimum in both).
   Shared runs shorter than K words are never evidence (noise threshold).
-- Density is about 2 / (W + 1) passages per word: ~35 for a 640-word article, which
-  keeps the stored set near 1 KB a document. Documents longer than STORED_MAX passages
-  keep the STORED_MAX smallest hashes in the index (a consistent sample: a hash kept by
-  two documents is kept because of its value, not its place), and the query side
-  always uses its whole set, so a new long document still sees every shared passage
-  of a stored short one.
+- Density is about 2 / (W + 1) passages per word: ~35 for a 640-word article. What the
+  index stores of them is a ``Storage`` (below): the storage before the dedup budget
+  keeps the STORED_MAX smallest hashes (a consistent sample: a hash kept by two
+  documents is kept because of its value, not its place); the budget's keeps a long
+  text's picks of a winnowing window of 150 (a shared run of 154 words is still found)
+  and a short text's every passage. The query side always uses its whole set, so a new
+  long document still sees every stored passage of a stored short one.
 
 Why not MinHash LSH Ensemble (datasketch): it answers containment thresholds well on
 sets of very different sizes, but a signature is 128–256 hashes per document (1–2 KB
