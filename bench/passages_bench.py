@@ -53,6 +53,13 @@ CONTAINMENT_MIN = 0.5  # PASSAGE_CONTAINMENT_MIN
 SHARED_MIN = 3  # PASSAGE_SHARED_MIN
 TEMPLATE_DF = 10  # PASSAGE_TEMPLATE_DF
 SITES = 12
+# The passage index's storage (ingest/core/passages.py, Storage): the shipped one, or a
+# variant named on the command line (--storage, see parse_storage).
+STORAGE: P.Storage = P.WHOLE
+# A variant whose lookup asks with every k-gram hash of the text in the storage's residue
+# class (not only its winnowed passages): a stored passage is found wherever it lies in
+# the shared text, whichever passages the query's own winnowing picked there.
+QUERY_KGRAMS = False
 KINDS = ("excerpt1", "excerptN", "wrapped", "reordered", "rewritten")
 
 _SENT = re.compile(r"(?<=[.!?])\s+")
@@ -177,13 +184,54 @@ def recall_at_fp(pos: list[float], neg: list[float], fp: float = 0.01) -> float:
     return sum(1 for p in pos if p > cut) / len(pos)
 
 
+def parse_storage(spec: str) -> P.Storage:
+    """A storage from ``key`` (a shipped one) or
+    ``window=W,whole=N,mod=M,limit=L,lookup=S[,kq=1]`` (kq: the lookup asks with every
+    k-gram in the residue class, QUERY_KGRAMS)."""
+    global QUERY_KGRAMS
+    QUERY_KGRAMS = False
+    if "=" not in spec:
+        return P.STORAGES[spec]
+    fields = dict(item.split("=") for item in spec.split(","))
+    QUERY_KGRAMS = bool(int(fields.pop("kq", 0)))
+    storage = P.Storage(
+        spec,
+        window=int(fields.pop("window", 0)),
+        modulus=int(fields.pop("mod", 1)),
+        whole_max=int(fields.pop("whole", 0)),
+        limit=int(fields.pop("limit", P.STORED_MAX)),
+        lookup_min=int(fields.pop("lookup", 0)),
+    )
+    if fields:
+        raise ValueError(f"unknown storage fields {sorted(fields)}")
+    return storage
+
+
+def stored_set(text: str, found: list[P.Passage]) -> set[int]:
+    """What the index keeps of a document (STORAGE)."""
+    return set(STORAGE.stored(found))
+
+
+def query_set(text: str, found: list[P.Passage]) -> set[int]:
+    """What a document's lookup asks for (QUERY_KGRAMS: its k-grams in the class)."""
+    if QUERY_KGRAMS:
+        m = STORAGE.modulus
+        in_class = {h for h in P.kgram_hashes(P.tokens(text)).tolist() if h % m == 0}
+        return in_class | P.hash_set(found)
+    return set(P.smallest(P.hash_set(found), P.QUERY_MAX))
+
+
+def lookup_min() -> int:
+    return STORAGE.shared_min(SHARED_MIN)
+
+
 def partial_copy(docs: list[Doc]) -> dict[str, object]:
     t0 = time.process_time()
     prints = {d.id: fingerprint_text(KEY, d.text, min_tokens=3) for d in docs}
     t1 = time.process_time()
     ps = {d.id: P.passages(d.text) for d in docs}
     t2 = time.process_time()
-    stored = {d.id: set(P.smallest(P.hash_set(ps[d.id]), P.STORED_MAX)) for d in docs}
+    stored = {d.id: stored_set(d.text, ps[d.id]) for d in docs}
     df: dict[int, Counter[int]] = defaultdict(Counter)
     for d in docs:
         df[d.site].update(stored[d.id])
@@ -198,14 +246,14 @@ def partial_copy(docs: list[Doc]) -> dict[str, object]:
     def passage_pairs() -> dict[tuple[int, int], P.Overlap]:
         out = {}
         for d in docs:
-            query = set(P.smallest(P.hash_set(ps[d.id]), P.QUERY_MAX)) - template
+            query = query_set(d.text, ps[d.id]) - template
             hits: Counter[int] = Counter()
             for h in query:
                 for other in postings[h]:
                     if other < d.id:
                         hits[other] += 1
             for other, shared in hits.items():
-                if shared >= SHARED_MIN:
+                if shared >= lookup_min():
                     ov = P.overlap(ps[other], ps[d.id], ignore=template)
                     if P.nominates(ov, containment_min=CONTAINMENT_MIN, shared_min=SHARED_MIN):
                         out[(other, d.id)] = ov
@@ -322,10 +370,18 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--data", type=Path, default=DATA, help="development data directory")
     parser.add_argument("--json", type=Path)
+    parser.add_argument(
+        "--storage",
+        default=P.WHOLE.key,
+        help="the index's storage: a shipped key or mod=M,whole=N,limit=L,lookup=S,window=W",
+    )
     args = parser.parse_args()
+    global STORAGE
+    STORAGE = parse_storage(args.storage)
     docs = build_corpus(data=args.data)
     out = {
         "method": P.METHOD,
+        "storage": args.storage,
         "shipped": {
             "simhash_k_article": SIMHASH_K,
             "passage_containment_min": CONTAINMENT_MIN,

@@ -185,6 +185,8 @@ def load(args: argparse.Namespace) -> None:
     from ingest.services import methods_ensure
 
     method_id = methods_ensure()[settings.ACTIVE_METHOD].pk
+    passage_method = passage_method_of(args.passage_storage)
+    state.data["passage_method"] = passage_method
     with conn.cursor() as cur:
         if not cur.execute("SELECT count(*) FROM ingest_site").fetchone()[0]:
             with cur.copy(
@@ -203,7 +205,7 @@ def load(args: argparse.Namespace) -> None:
         hi = min(until, lo + args.chunk)
         t = time.perf_counter()
         with conn.transaction():
-            load_chunk(conn, lo, hi, values, plan, group_of, method_id, args.seed)
+            load_chunk(conn, lo, hi, values, plan, group_of, method_id, args.seed, passage_method)
         state.data["loaded"] = hi
         state.data.setdefault("load_seconds", 0.0)
         state.data["load_seconds"] += time.perf_counter() - t
@@ -260,6 +262,30 @@ def relation_sizes(cur: Any, table: str) -> tuple[int, int, int, dict[str, int]]
     return int(heap), int(idx), int(total), {name: int(size) for name, size in cur.fetchall()}
 
 
+def passage_method_of(storage_key: str) -> int:
+    """The words passage method (its number) of a passage storage."""
+    from ingest import passages
+    from ingest.core import passages as core
+
+    storage = core.STORAGES[storage_key]
+    return next(
+        i
+        for i, name in passages.METHODS.items()
+        if name == core.METHOD and passages.STORAGES[i] == storage
+    )
+
+
+def stored_set(hashes: np.ndarray, passage_method: int) -> list[int]:
+    """What the passage method's storage keeps of a document's passages (signed): the
+    generated hashes read as a text's passages one per 18 words in their order, so a
+    group member's share of its first member's passages is a shared run of text."""
+    from ingest import passages
+    from ingest.core import passages as core
+
+    found = [core.Passage(core.to_unsigned(int(h)), 18 * j) for j, h in enumerate(hashes.tolist())]
+    return [core.to_signed(h) for h in passages.STORAGES[passage_method].stored(found)]
+
+
 def load_chunk(
     conn: Any,
     lo: int,
@@ -269,6 +295,7 @@ def load_chunk(
     group_of: np.ndarray,
     method_id: int,
     seed: int,
+    passage_method: int,
 ) -> None:
     rng = np.random.default_rng([seed, lo])
     ids = np.arange(lo + 1, hi + 1)
@@ -346,7 +373,15 @@ def load_chunk(
                         src = first_passages[g]
                         take = min(len(src), int(len(hashes) * 0.8))
                         hashes[:take] = src[:take]
-                cp.write_row((1, int(i), int(sites[j]), fetched[j], sorted(set(hashes.tolist()))))
+                cp.write_row(
+                    (
+                        passage_method,
+                        int(i),
+                        int(sites[j]),
+                        fetched[j],
+                        stored_set(hashes, passage_method),
+                    )
+                )
         # Groups whose first member is in this chunk: the group, its members, its pairs.
         starting = [(g, a, s) for g, (a, s) in enumerate(plan) if lo <= a < hi]
         if not starting:
@@ -524,15 +559,28 @@ def measure(args: argparse.Namespace) -> dict[str, Any]:
             ),
             windowed,
         )
+    passage_method = int(state.data.get("passage_method", 1))
+    out["passage_method"] = passages.method_name(passage_method)
     out["passage_lookup"] = timed(
-        lambda s: passages.lookup(hashes=s[1], exclude_document=s[0]), sets
+        lambda s: passages.lookup(hashes=s[1], exclude_document=s[0], method=passage_method),
+        sets,
     )
     out["passage_lookup_lookback7"] = timed(
         lambda s: passages.lookup(
-            hashes=s[1], exclude_document=s[0], around=fetched_of(s[0]), lookback_days=7
+            hashes=s[1],
+            exclude_document=s[0],
+            around=fetched_of(s[0]),
+            lookback_days=7,
+            method=passage_method,
         ),
         sets,
     )
+    with connection.cursor() as cur:
+        cur.execute(
+            "SELECT avg(cardinality(hashes)) FROM ingest_passageset WHERE method = %s",
+            [passage_method],
+        )
+        out["stored_passages_mean"] = round(float(cur.fetchone()[0] or 0), 2)
     with connection.cursor() as cur:
         cur.execute("SELECT count(*) FROM pg_partition_tree('ingest_indexentry') WHERE isleaf")
         out["index_partitions"] = cur.fetchone()[0]
@@ -628,6 +676,11 @@ def main() -> None:
     parser.add_argument("--json", type=Path, default=None)
     parser.add_argument("--spacing", type=int, default=30, help="seconds between fetch times")
     parser.add_argument("--migrate-to", default="", help="ingest migration to stop at")
+    parser.add_argument(
+        "--passage-storage",
+        default="coarse-w150-whole24-v1",
+        help="what the passage sets keep (ingest.core.passages.STORAGES)",
+    )
     args = parser.parse_args()
     global SPACING_SECONDS
     SPACING_SECONDS = args.spacing

@@ -54,6 +54,7 @@ for _path in (BENCH, ROOT):
     if str(_path) not in sys.path:
         sys.path.insert(0, str(_path))
 
+import passages_bench  # noqa: E402
 from passages_bench import (  # noqa: E402
     CONTAINMENT_MIN,
     DATA,
@@ -219,7 +220,7 @@ def evaluate(docs: list[Doc]) -> dict[str, object]:
     t0 = time.process_time()
     prints = {d.id: fingerprint_text(KEY, d.text, min_tokens=3) for d in docs}
     ps = {d.id: P.passages(d.text) for d in docs}
-    stored = {d.id: set(P.smallest(P.hash_set(ps[d.id]), P.STORED_MAX)) for d in docs}
+    stored = {d.id: passages_bench.stored_set(d.text, ps[d.id]) for d in docs}
     df: dict[int, Counter[int]] = defaultdict(Counter)
     for d in docs:
         df[d.site].update(stored[d.id])
@@ -233,14 +234,14 @@ def evaluate(docs: list[Doc]) -> dict[str, object]:
     # Pairs the passage index finds (the lookup the product makes before any rule).
     found: dict[tuple[int, int], P.Overlap] = {}
     for d in docs:
-        query = set(P.smallest(P.hash_set(ps[d.id]), P.QUERY_MAX)) - template
+        query = passages_bench.query_set(d.text, ps[d.id]) - template
         hits: Counter[int] = Counter()
         for h in query:
             for other in postings[h]:
                 if other < d.id:
                     hits[other] += 1
         for other, shared in hits.items():
-            if shared >= SHARED_MIN:
+            if shared >= passages_bench.lookup_min():
                 found[(other, d.id)] = P.overlap(ps[other], ps[d.id], ignore=template)
     by_id = {d.id: d for d in docs}
     sims = {pair: shingle_containment(by_id[pair[0]].text, by_id[pair[1]].text) for pair in found}
@@ -369,9 +370,9 @@ def copycat(data: Path) -> dict[str, object]:
         short = 0 < min(ov.size_a, ov.size_b) <= SHIPPED.passages_max
         out[side]["pairs"] += 1
         out[side]["short"] += short
-        sa = set(P.smallest(P.hash_set(pa), P.STORED_MAX))
-        sb = set(P.smallest(P.hash_set(pb), P.QUERY_MAX))
-        if len(sa & sb) < SHARED_MIN:
+        sa = passages_bench.stored_set(a, pa)
+        sb = passages_bench.query_set(b, pb)
+        if len(sa & sb) < passages_bench.lookup_min():
             continue
         old = P.nominates(ov, containment_min=CONTAINMENT_MIN, shared_min=SHARED_MIN)
         new = old or short_copy(ov, shingle_containment=shingle_containment(a, b), rule=SHIPPED)
@@ -388,9 +389,16 @@ def main() -> None:
     parser.add_argument("--sites", type=int, default=12, help="site templates")
     parser.add_argument("--seed", type=int, default=7)
     parser.add_argument("--json", type=Path)
+    parser.add_argument(
+        "--storage",
+        default=P.WHOLE.key,
+        help="the index's storage: a shipped key or mod=M,whole=N,limit=L,lookup=S,window=W",
+    )
     args = parser.parse_args()
+    passages_bench.STORAGE = passages_bench.parse_storage(args.storage)
     docs = build_corpus(args.data, args.sites, args.seed)
     out = {
+        "storage": args.storage,
         "shipped": {
             "passage_containment_min": CONTAINMENT_MIN,
             "passage_shared_min": SHARED_MIN,

@@ -498,6 +498,11 @@ SITE_BOILERPLATE = env_bool("SITE_BOILERPLATE", default=True)
 # A passage on this many pages (any site) is a stock phrase: the index lookup drops it,
 # which bounds the work of one query whatever the corpus holds.
 PASSAGE_COMMON_DF = env_int("PASSAGE_COMMON_DF", 200)
+# What the passage index keeps of a document's passages (ingest/core/passages.py,
+# STORAGES): empty, the budget's coarse storage (`coarse-w150-whole24-v1`) unless the
+# database holds only sets of the storage before it (`smallest64-v1`), which it keeps
+# until a rebuild under PASSAGE_STORAGE=coarse-w150-whole24-v1 (docs/scaling.md).
+PASSAGE_STORAGE = env_str("PASSAGE_STORAGE", "")
 
 # MinHash-LSH channel (ingest/channels/minhash.py, docs/channels.md): off by default. A
 # pair is nominated when the MinHash estimate of the Jaccard similarity of the two main

@@ -29,18 +29,58 @@ from ingest.core import passages as core
 from ingest.core.methods import passage_method_for
 from ingest.models import PassageCommon, PassageSet, PassageTemplate, int_array
 
-# Passage methods by the number stored in PassageSet.method / PassageTemplate.method.
-# Each fingerprint method reads passages of one of them (`method_for`): the sets, site
-# templates and stock phrases of one passage method are never compared with another's.
-METHODS: dict[int, str] = {1: core.METHOD, 2: core.MIXED_METHOD}
-METHOD_ID = 1
-MIXED_METHOD_ID = 2
+# Passage methods by the number stored in PassageSet.method / PassageTemplate.method:
+# the passages a method reads (METHODS: words, or CJK characters and words) and what
+# its index keeps of them (STORAGES, ingest.core.passages.Storage). Each fingerprint
+# method reads passages of one of them (`method_for`): the sets, site templates and
+# stock phrases of one passage method are never compared with another's. 1 and 2 keep
+# a document's 64 smallest passages; 3 and 4 (the dedup budget) its coarse picks, or
+# every passage of a short text. Derived data: a database moves to 3 and 4 by a
+# rebuild from its extractions (docs/scaling.md).
+METHODS: dict[int, str] = {
+    1: core.METHOD,
+    2: core.MIXED_METHOD,
+    3: core.METHOD,
+    4: core.MIXED_METHOD,
+}
+STORAGES: dict[int, core.Storage] = {1: core.WHOLE, 2: core.WHOLE, 3: core.COARSE, 4: core.COARSE}
+METHOD_ID = 3
+MIXED_METHOD_ID = 4
+WHOLE_METHOD_ID = 1
+WHOLE_MIXED_METHOD_ID = 2
+
+
+def method_name(method: int) -> str:
+    """A passage method's full name: its passages' method and its storage."""
+    return f"{METHODS[method]}+{STORAGES[method].key}"
+
+
+def storage_in_use() -> core.Storage:
+    """The storage new passage sets are written and looked up under: PASSAGE_STORAGE
+    when set; else the budget's (COARSE), unless the database holds passage sets under
+    the old storage and none under it (a database from before the budget keeps its
+    index until it is rebuilt: `PASSAGE_STORAGE=coarse-w150-whole24-v1 manage.py
+    candidates --rebuild`)."""
+    chosen = settings.PASSAGE_STORAGE
+    if chosen:
+        return core.STORAGES[chosen]
+    coarse = [i for i, s in STORAGES.items() if s == core.COARSE]
+    if PassageSet.objects.filter(method__in=coarse).exists():
+        return core.COARSE
+    whole = [i for i, s in STORAGES.items() if s == core.WHOLE]
+    return core.WHOLE if PassageSet.objects.filter(method__in=whole).exists() else core.COARSE
 
 
 def method_for(fingerprint_key: str) -> int:
-    """The passage method (its number) of a fingerprint method."""
-    name = passage_method_for(fingerprint_key)
-    return next(i for i, n in METHODS.items() if n == name)
+    """The passage method (its number) of a fingerprint method, under the storage in use."""
+    name, storage = passage_method_for(fingerprint_key), storage_in_use()
+    return next(i for i, n in METHODS.items() if n == name and STORAGES[i] == storage)
+
+
+def lookup_shared_min(method: int, shared_min: int = 0) -> int:
+    """The fewest stored passages a lookup hit needs under ``method``'s storage, given
+    the channel's (``shared_min``, or PASSAGE_SHARED_MIN)."""
+    return STORAGES[method].shared_min(shared_min or settings.PASSAGE_SHARED_MIN)
 
 
 @dataclass(frozen=True)
@@ -108,7 +148,7 @@ def _set_rows(entries: Sequence[Entry], method: int) -> list[PassageSet]:
             document_id=e.document_id,
             site_id=e.site_id,
             fetched_at=e.fetched_at,
-            hashes=[core.to_signed(h) for h in stored_hashes(e.passages)],
+            hashes=[core.to_signed(h) for h in stored_hashes(e.passages, method)],
         )
         for e in entries
     ]
@@ -141,8 +181,9 @@ def _sets_insert(rows: Sequence[PassageSet], method: int) -> None:
         )
 
 
-def stored_hashes(passages: Iterable[core.Passage]) -> list[int]:
-    return core.smallest(core.hash_set(passages), core.STORED_MAX)
+def stored_hashes(passages: Sequence[core.Passage], method: int = METHOD_ID) -> list[int]:
+    """What the index keeps of a text's passages under ``method``'s storage."""
+    return STORAGES[method].stored(passages)
 
 
 def query_hashes(passages: Iterable[core.Passage]) -> list[int]:
@@ -251,7 +292,8 @@ def _add_pg(
     if not search:
         return {}
     return {
-        e.document_id: _hits(e, asked[e.document_id], held, unused, lookback_days) for e in entries
+        e.document_id: _hits(e, asked[e.document_id], held, unused, lookback_days, method)
+        for e in entries
     }
 
 
@@ -285,7 +327,12 @@ def _site_templates_record(
 
 
 def _hits(
-    entry: Entry, asked: list[int], held: dict[int, _Held], unused: set[int], lookback_days: int
+    entry: Entry,
+    asked: list[int],
+    held: dict[int, _Held],
+    unused: set[int],
+    lookback_days: int,
+    method: int,
 ) -> list[PassageHit]:
     """An entry's lookup answered from the probes: what `lookup` answers."""
     span = timedelta(days=lookback_days)
@@ -302,7 +349,7 @@ def _hits(
         else:
             shared.update(found.docs)
     shared.pop(entry.document_id, None)
-    shared_min = entry.shared_min or settings.PASSAGE_SHARED_MIN
+    shared_min = lookup_shared_min(method, entry.shared_min)
     kept = [PassageHit(d, n) for d, n in shared.items() if n >= shared_min]
     return sorted(kept, key=lambda h: (-h.shared, h.document_id))
 
@@ -422,8 +469,8 @@ def query(
     shared_min: int = 0,
 ) -> list[PassageHit]:
     """Documents sharing at least PASSAGE_SHARED_MIN stored passages with these
-    (``shared_min`` when given; template passages and `ignore` removed), most shared
-    first."""
+    (``shared_min`` when given; fewer where the method's storage asks for fewer,
+    `lookup_shared_min`; template passages and `ignore` removed), most shared first."""
     return lookup(
         hashes=[h for h in query_hashes(passages) if h not in ignore],
         exclude_document=exclude_document,
@@ -455,7 +502,7 @@ def lookup(
     else:
         hashes = sorted(set(hashes) - templates_among(hashes, method=method))
         hits = _query_scan(hashes, exclude_document, window, method)
-    shared_min = shared_min or settings.PASSAGE_SHARED_MIN
+    shared_min = lookup_shared_min(method, shared_min)
     kept = [h for h in hits if h.shared >= shared_min]
     return sorted(kept, key=lambda h: (-h.shared, h.document_id))
 
@@ -561,7 +608,7 @@ def brute_force(
     wanted = set(hashes) | set(query_hashes(passages))
     hashes = sorted(wanted - templates_among(wanted, method=method))
     hits = _query_scan(hashes, None, None, method) if hashes else []
-    return [h for h in hits if h.shared >= settings.PASSAGE_SHARED_MIN]
+    return [h for h in hits if h.shared >= lookup_shared_min(method)]
 
 
 def bytes_per_document() -> float | None:

@@ -17,12 +17,13 @@ algorithms for document fingerprinting", SIGMOD 2003, the algorithm behind MOSS)
 - Guarantee: two texts that share a run of at least GUARANTEE = W + K - 1 words share
   at least one passage (every window of that run selects the same minimum in both).
   Shared runs shorter than K words are never evidence (noise threshold).
-- Density is about 2 / (W + 1) passages per word: ~35 for a 640-word article, which
-  keeps the stored set near 1 KB a document. Documents longer than STORED_MAX passages
-  keep the STORED_MAX smallest hashes in the index (a consistent sample: a hash kept by
-  two documents is kept because of its value, not its place), and the query side
-  always uses its whole set, so a new long document still sees every shared passage
-  of a stored short one.
+- Density is about 2 / (W + 1) passages per word: ~35 for a 640-word article. What the
+  index stores of them is a ``Storage`` (below): the storage before the dedup budget
+  keeps the STORED_MAX smallest hashes (a consistent sample: a hash kept by two
+  documents is kept because of its value, not its place); the budget's keeps a long
+  text's picks of a winnowing window of 150 (a shared run of 154 words is still found)
+  and a short text's every passage. The query side always uses its whole set, so a new
+  long document still sees every stored passage of a stored short one.
 
 Why not MinHash LSH Ensemble (datasketch): it answers containment thresholds well on
 sets of very different sizes, but a signature is 128–256 hashes per document (1–2 KB
@@ -53,6 +54,7 @@ from __future__ import annotations
 import hashlib
 import re
 import unicodedata
+from bisect import bisect_left
 from collections.abc import Collection, Iterable, Sequence
 from dataclasses import dataclass, field
 
@@ -251,6 +253,96 @@ def smallest(hashes: Iterable[int], limit: int) -> list[int]:
     """The `limit` smallest distinct unsigned hashes, ascending: what the index keeps
     (STORED_MAX) and what a query looks up (QUERY_MAX)."""
     return sorted(set(hashes))[:limit]
+
+
+@dataclass(frozen=True)
+class Storage:
+    """What the passage index keeps of a text's passages (its stored set), and how many
+    of them a lookup hit needs in common with the query's.
+
+    The query side always asks with the whole passage set of its text, and a pair's
+    containment is computed on both texts' whole sets: the stored set decides only
+    what can be found, never what is nominated.
+
+    - ``window``: a text with more than ``whole_max`` distinct passages keeps, of its
+      passages, those a winnowing of the same k-gram hashes with this larger window
+      selects (every such pick is one of its passages: the minimum of a large window
+      is the minimum of each window of W inside it). Two texts sharing a run of at
+      least ``window + K - 1`` words then share a stored passage of either: the run
+      holds a whole large window, whose minimum both texts hold as a passage. The
+      picks are made from the passages' positions alone (see ``coarse``).
+    - ``whole_max``: a text with at most this many distinct passages keeps them all (a
+      short text's few passages are all the evidence it has).
+    - ``modulus``: (a variant measured, not shipped) only the hashes in one residue class
+      are kept (``h % modulus == 0``), a consistent sample of the passages.
+    - ``limit``: then at most this many, the smallest (a consistent sample too).
+    - ``lookup_min``: the fewest stored passages a hit shares with the query's (0: the
+      channel's PASSAGE_SHARED_MIN, as the whole storage asks).
+    """
+
+    key: str
+    window: int = 0
+    whole_max: int = 0
+    modulus: int = 1
+    limit: int = STORED_MAX
+    lookup_min: int = 0
+
+    def stored(self, found: Sequence[Passage]) -> list[int]:
+        """The stored set of a text's passages: unsigned hashes, ascending."""
+        distinct = hash_set(found)
+        if len(distinct) > self.whole_max:
+            if self.window:
+                distinct = coarse(found, self.window)
+            if self.modulus > 1:
+                distinct = {h for h in distinct if h % self.modulus == 0}
+        return sorted(distinct)[: self.limit]
+
+    def shared_min(self, channel_min: int) -> int:
+        """The fewest stored passages a lookup hit needs, given the channel's minimum of
+        shared passages (PASSAGE_SHARED_MIN, or fewer for a short CJK text)."""
+        return min(channel_min, self.lookup_min) if self.lookup_min else channel_min
+
+
+def coarse(found: Sequence[Passage], window: int, w: int = W) -> set[int]:
+    """Of a text's passages (its winnowing under ``w``), the hashes a winnowing of the
+    same k-grams under the larger ``window`` selects, from the passages' positions
+    alone: for every run of ``window`` consecutive k-gram positions, the smallest
+    passage hash in it (the rightmost on ties), the runs starting anywhere from the
+    text's first k-gram to where its last could be (the last passage is within ``w``
+    of the last k-gram: its last window of ``w`` selected a passage). That takes every
+    large window the text has, and at most ``w`` more, shorter ones at its end; so it
+    holds the large winnowing's picks, and a run of ``window + K - 1`` words shared
+    with another text holds one of them."""
+    if not found:
+        return set()
+    items = sorted((p.start, p.hash) for p in found)
+    pos = [p for p, _ in items]
+    last_start = max(0, pos[-1] + w - window)
+    # The passages in a window [i, i + window) change only where i passes a position
+    # (i = p + 1) or i + window reaches one (i = p - window + 1): one window each.
+    starts = {0}
+    for p in pos:
+        starts.update((p + 1, p - window + 1))
+    picks: set[int] = set()
+    for i in starts:
+        if not 0 <= i <= last_start:
+            continue
+        lo, hi = bisect_left(pos, i), bisect_left(pos, i + window)
+        if lo == hi:
+            continue
+        best = min(range(lo, hi), key=lambda j: (items[j][1], -j))
+        picks.add(items[best][1])
+    return picks
+
+
+# The index before the budget: a document's STORED_MAX smallest passages, 40 words.
+WHOLE = Storage("smallest64-v1")
+# The budget's storage: a text of more than 24 passages (about 430 words) keeps the
+# picks of a window of 150 (one passage per ~75 words instead of ~18; any shared run
+# of 154 words is found), a shorter one keeps them all; one stored passage shared finds
+# a pair (bench/results/2026-12-03-passage-budget.md).
+COARSE = Storage("coarse-w150-whole24-v1", window=150, whole_max=24, lookup_min=1)
+STORAGES: dict[str, Storage] = {s.key: s for s in (WHOLE, COARSE)}
 
 
 def to_signed(h: int) -> int:

@@ -145,8 +145,9 @@ class Command(BaseCommand):
         self.stdout.write(
             "\n".join(
                 [
-                    f"passages {passages.METHODS[passage_method]}: {len(entries)} indexed, "
-                    f"{len(queries)} queries, at least {settings.PASSAGE_SHARED_MIN} shared",
+                    f"passages {passages.method_name(passage_method)}: {len(entries)} indexed, "
+                    f"{len(queries)} queries, at least "
+                    f"{passages.lookup_shared_min(passage_method)} shared",
                     f"passage index: {mode}",
                     f"pairs found by the passage index: {len(index_pairs)}  "
                     f"({t_index * 1000:.1f} ms)",
