@@ -13,6 +13,7 @@ from ingest.core.shortcopy import (
     char_containment,
     char_shingles,
     reads_as_words,
+    shared_needed,
     short_copy,
     shorter_passages,
 )
@@ -112,9 +113,57 @@ def test_a_short_copy_is_short_and_shares_passages(
     ov: P.Overlap, shingles: float, rule: ShortRule
 ) -> None:
     if short_copy(ov, shingle_containment=shingles, rule=rule):
-        assert 0 < min(ov.size_a, ov.size_b) <= rule.passages_max
-        assert ov.shared >= rule.shared_min and ov.shared > 0 or rule.shared_min == 0
+        shorter = min(ov.size_a, ov.size_b)
+        assert 0 < shorter <= rule.passages_max
+        assert ov.shared >= shared_needed(shorter, rule.shared_min)
+        # Fewer than shared_min only for a shorter side of at most shared_min passages,
+        # and then all of them but one, two at least (never more than shared_min).
+        assert ov.shared >= rule.shared_min or (
+            shorter <= rule.shared_min and ov.shared >= min(rule.shared_min, 2, shorter)
+        )
         assert shingles >= rule.shingle_min
+
+
+@given(st.integers(0, 100), st.integers(0, 10))
+def test_only_a_side_of_at_most_shared_min_passages_is_asked_for_fewer(
+    passages: int, shared_min: int
+) -> None:
+    needed = shared_needed(passages, shared_min)
+    assert needed <= shared_min  # never stricter than the channel's minimum
+    if passages > shared_min:
+        assert needed == shared_min
+    else:
+        assert needed >= min(shared_min, 2)  # one shared passage is never enough
+        assert needed >= min(shared_min, passages - 1)  # all of them but one
+
+
+def test_a_text_of_two_or_three_passages_needs_all_but_one_of_them() -> None:
+    assert [shared_needed(n, 3) for n in range(1, 7)] == [2, 2, 2, 3, 3, 3]
+    assert short_copy(P.Overlap(2, 2, 40), shingle_containment=0.9, rule=RULE)
+    assert short_copy(P.Overlap(2, 3, 40), shingle_containment=0.9, rule=RULE)
+    assert not short_copy(P.Overlap(1, 3, 40), shingle_containment=1.0, rule=RULE)
+    assert not short_copy(P.Overlap(1, 1, 40), shingle_containment=1.0, rule=RULE)
+    assert not short_copy(P.Overlap(2, 4, 40), shingle_containment=0.9, rule=RULE)  # asks 3
+    assert not short_copy(P.Overlap(2, 3, 40), shingle_containment=0.39, rule=RULE)
+
+
+@given(overlaps, st.floats(0, 1), rules)
+def test_a_side_of_more_than_shared_min_passages_is_read_as_before(
+    ov: P.Overlap, shingles: float, rule: ShortRule
+) -> None:
+    """The rule before texts of two or three passages were read: only a pair whose
+    shorter side has at most ``shared_min`` passages can be judged otherwise."""
+    before = (
+        0 < shorter_passages(ov) <= rule.passages_max
+        and ov.shared >= rule.shared_min
+        and ov.containment >= rule.containment_min
+        and shingles >= rule.shingle_min
+    )
+    now = short_copy(ov, shingle_containment=shingles, rule=rule)
+    if shorter_passages(ov) > rule.shared_min:
+        assert now == before
+    else:
+        assert now or not before  # never stricter
 
 
 @given(st.lists(st.sampled_from(VOCAB[:300]), min_size=0, max_size=400), st.integers(0, 200))
