@@ -64,13 +64,16 @@ class PassageHit:
 
 def hit_shared_min(shared_min: int, stored: int) -> int:
     """The fewest shared passages a hit needs: what the lookup asks (``shared_min``, or
-    PASSAGE_SHARED_MIN), or fewer when the hit's own stored set is that short: what the
+    PASSAGE_SHARED_MIN), or fewer when the hit's own stored set is short: what the
     short-copy rule's word reading asks of a pair whose shorter side has ``stored``
-    passages (``shortcopy.shared_needed``), so that a text of two or three passages is
+    passages (``shortcopy.shared_needed``: two for up to eight), so that a short text is
     found by a longer text arriving after it as it finds the longer one itself."""
     asked = shared_min or int(settings.PASSAGE_SHARED_MIN)
-    if 0 < stored <= settings.PASSAGE_SHARED_MIN:
-        return min(asked, shortcopy.shared_needed(stored, int(settings.PASSAGE_SHARED_MIN)))
+    if 0 < stored <= settings.PASSAGE_SHORT_MAX:
+        needed = shortcopy.shared_needed(
+            stored, int(settings.PASSAGE_SHARED_MIN), settings.PASSAGE_SHORT_CONTAINMENT_MIN
+        )
+        return min(asked, needed)
     return asked
 
 
