@@ -2,9 +2,10 @@
 paragraph breaks, the other lost both (its text is the two body paragraphs on one
 line). The shorter text has two winnowed passages, both shared: under the channel's
 PASSAGE_SHARED_MIN (3) it was out of the passage channel's reach whatever it shared.
-The short-copy rule's word reading asks such a text for all of its passages but one, two
-at least (ingest/core/shortcopy.py, ``shared_needed``), and the index finds the pair
-whichever copy arrives first (``ingest.passages.hit_shared_min``). Runs on the
+The short-copy rule's word reading asks a short side for two (``shared_needed`` in
+ingest/core/shortcopy.py: what its containment floor implies, two at least), and the
+index finds the pair whichever copy arrives first, also when the longer text is a whole story that asks
+for PASSAGE_SHARED_MIN itself (``ingest.passages.hit_shared_min``). Runs on the
 configured database: SQLite by default, PostgreSQL (the GIN probes) with DATABASE_URL."""
 
 import io
@@ -13,7 +14,7 @@ from datetime import UTC, datetime, timedelta
 import pytest
 from django.conf import settings
 
-from ingest import services
+from ingest import candidates, services
 from ingest.channels.thresholds import threshold_for
 from ingest.core.readers import read_warc
 from ingest.models import CandidatePair, Document, Extraction
@@ -30,6 +31,20 @@ BODY = [
     "chiếu sáng cùng lan can bảo vệ.",
     "Người dân hai bên bờ sông hy vọng cây cầu sẽ giúp giảm ùn tắc vào giờ cao điểm, nhất là "
     "trên tuyến phà cũ vốn quá tải mỗi dịp lễ tết.",
+]
+# The full story the brief was cut from: long enough (more than eight passages) that its
+# own lookup asks for PASSAGE_SHARED_MIN.
+MORE = [
+    "Theo thiết kế, cầu có kết cấu dây văng với hai trụ tháp cao gần một trăm mét, nhịp "
+    "chính dài ba trăm mét, đủ cho tàu thuyền trọng tải lớn đi qua vào mùa nước lên.",
+    "Trong quá trình thi công, dự án từng phải tạm dừng gần bốn tháng vì vướng mặt bằng ở "
+    "phía bờ bắc, nơi hơn năm mươi hộ dân chờ nhận tiền bồi thường và đất tái định cư.",
+    "Đại diện nhà thầu cho biết công nhân làm việc ba ca liên tục trong mùa khô để bù lại "
+    "thời gian đã mất, đồng thời tăng cường kiểm tra chất lượng bê tông ở từng đốt dầm.",
+    "Sau khi thông xe, thành phố dự kiến tổ chức lại các tuyến xe buýt qua cầu và mở thêm "
+    "một bến xe khách ở đầu cầu phía nam để phục vụ người dân các huyện lân cận.",
+    "Các chuyên gia giao thông khuyến nghị cần sớm hoàn thiện đường dẫn hai đầu cầu, tránh "
+    "tình trạng cầu xong mà xe vẫn phải đi vòng qua các tuyến đường nhỏ trong khu dân cư.",
 ]
 TITLE = "Cầu mới qua sông Lam sắp thông xe"
 WHEN = datetime(2026, 6, 1, 8, tzinfo=UTC)
@@ -102,3 +117,19 @@ def test_two_short_vietnamese_briefs_of_one_site_are_not_paired(committed) -> No
     a, b = sorted((one.pk, two.pk))
     for pair in CandidatePair.objects.filter(a_id=a, b_id=b):
         assert "passages" not in pair.channel_names
+
+
+def test_a_stored_brief_is_found_by_the_longer_story_arriving_after_it(committed) -> None:
+    """The story's own lookup asks for PASSAGE_SHARED_MIN shared passages; it keeps the
+    stored brief of two passages with the two it shares (ingest.passages.hit_shared_min),
+    in the pipeline and in the check API alike."""
+    story = [LEAD, *BODY, *MORE]
+    flat = _ingest(FLAT_URL, FLAT, WHEN, committed)
+    result = candidates.check(text="\n".join(story), doc_type="article")
+    match = next(m for m in result.matches if m.document_id == flat.pk)
+    assert "passages" in match.channels
+    full = _ingest(FULL_URL, _html(story, ["Trang chủ"]), WHEN + timedelta(hours=1), committed)
+    a, b = sorted((full.pk, flat.pk))
+    pair = CandidatePair.objects.get(method__key=settings.ACTIVE_METHOD, a_id=a, b_id=b)
+    assert pair.shared_passages < settings.PASSAGE_SHARED_MIN
+    assert "passages" in pair.channel_names and not pair.below_floor
