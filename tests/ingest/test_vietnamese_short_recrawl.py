@@ -4,8 +4,9 @@ line). The shorter text has two winnowed passages, both shared: under the channe
 PASSAGE_SHARED_MIN (3) it was out of the passage channel's reach whatever it shared.
 The short-copy rule's word reading asks a short side for two (``shared_needed`` in
 ingest/core/shortcopy.py: what its containment floor implies, two at least), and the
-index finds the pair whichever copy arrives first, also when the longer text is a whole story that asks
-for PASSAGE_SHARED_MIN itself (``ingest.passages.hit_shared_min``). Runs on the
+index finds the pair whichever copy arrives first, also when the longer text is a whole
+story that asks for PASSAGE_SHARED_MIN itself (``ingest.passages.hit_shared_min``). Runs
+on the
 configured database: SQLite by default, PostgreSQL (the GIN probes) with DATABASE_URL."""
 
 import io
