@@ -5,7 +5,8 @@ negatives, by the passage channel's rules before and after the short-copy rule
 No database: the channels' rules are the product's pure functions (ingest/core), the
 lookup is the passage index's (a document keeps its STORED_MAX smallest passages,
 a query looks up its QUERY_MAX smallest, at least PASSAGE_SHARED_MIN shared find a
-pair, template passages of a site never count), as in ``bench/passages_bench.py``.
+pair, two when a side has up to eight passages: ``lookup_min``; template
+passages of a site never count), as in ``bench/passages_bench.py``.
 
 Corpus, from the real article texts (``gold_text``) of ``extraction-dev`` (pages not
 in Chinese or Japanese), every document under one of ``--sites`` site templates (menu
@@ -71,8 +72,19 @@ from ingest.core import passages as P  # noqa: E402
 from ingest.core.extract import guess_language  # noqa: E402
 from ingest.core.guards import similarity  # noqa: E402
 from ingest.core.methods import fingerprint_text, normalize_for  # noqa: E402
-from ingest.core.shortcopy import ShortRule, short_copy  # noqa: E402
+from ingest.core.shortcopy import ShortRule, shared_needed, short_copy  # noqa: E402
 from ingest.core.simhash import hamming  # noqa: E402
+
+
+def lookup_min(query: int, stored: int) -> int:
+    """The fewest shared passages the product's lookup keeps a hit with, for a query of
+    ``query`` passages and a hit of ``stored`` (ingest.passages.hit_shared_min): the
+    channel's minimum, two when either text has up to eight passages."""
+    floor = SHIPPED.containment_min
+    short = min(shared_needed(query, SHARED_MIN, floor), shared_needed(stored, SHARED_MIN, floor))
+    # The storage's own minimum (passages_bench.lookup_min) when it asks for fewer.
+    return min(passages_bench.lookup_min(), short)
+
 
 # The data, method and shipped passage defaults are passages_bench's.
 SHIPPED = ShortRule()  # PASSAGE_SHORT_* defaults
@@ -144,7 +156,16 @@ def load_articles(data: Path) -> list[str]:
     return out
 
 
-def build_corpus(data: Path, sites: int, seed: int) -> list[Doc]:
+def build_corpus(
+    data: Path,
+    sites: int,
+    seed: int,
+    excerpt_words: tuple[int, int] = (120, 250),
+    short_words: tuple[int, int] = (150, 300),
+) -> list[Doc]:
+    """The corpus above; ``excerpt_words`` and ``short_words``: the copied excerpts' and
+    the short articles' sizes (``--briefs``: 40–90 words each, texts of two to five
+    passages)."""
     rng = random.Random(seed)
     loaded = load_articles(data)
     # One article in five is only ever the copying sites' own context, never copied: a
@@ -179,7 +200,7 @@ def build_corpus(data: Path, sites: int, seed: int) -> list[Doc]:
         own, short_site, copy_site, reprint_site = rng.sample(range(sites), 4)
         add(a, a, "original", own, text, len(text.split()))
         ws = text.split()
-        size = rng.randint(120, min(250, len(ws)))
+        size = rng.randint(excerpt_words[0], min(excerpt_words[1], len(ws)))
         start = rng.randint(0, len(ws) - size)
         excerpt = _edit(ws[start : start + size], 20, 30, vocab, rng)
         credit = rng.choice(("(Reuters)", "— AP", "Source: wire services", "(AFP)"))
@@ -187,7 +208,8 @@ def build_corpus(data: Path, sites: int, seed: int) -> list[Doc]:
         if rng.random() < 0.5:
             body = f"{' '.join(excerpt)} {credit}\n{context()}"
         add(a, a, "excerpt", copy_site, body, size)
-        short = text if len(ws) <= 300 else _cut(text, 150, 300)
+        low, high = short_words
+        short = text if low <= len(ws) <= high else _cut(text, low, high)
         if short is None:
             continue
         if short != text:
@@ -241,7 +263,7 @@ def evaluate(docs: list[Doc]) -> dict[str, object]:
                 if other < d.id:
                     hits[other] += 1
         for other, shared in hits.items():
-            if shared >= passages_bench.lookup_min():
+            if shared >= lookup_min(len(P.hash_set(ps[d.id])), len(stored[other])):
                 found[(other, d.id)] = P.overlap(ps[other], ps[d.id], ignore=template)
     by_id = {d.id: d for d in docs}
     sims = {pair: shingle_containment(by_id[pair[0]].text, by_id[pair[1]].text) for pair in found}
@@ -372,7 +394,7 @@ def copycat(data: Path) -> dict[str, object]:
         out[side]["short"] += short
         sa = passages_bench.stored_set(a, pa)
         sb = passages_bench.query_set(b, pb)
-        if len(sa & sb) < passages_bench.lookup_min():
+        if len(sa & sb) < lookup_min(len(sb), len(sa)):
             continue
         old = P.nominates(ov, containment_min=CONTAINMENT_MIN, shared_min=SHARED_MIN)
         new = old or short_copy(ov, shingle_containment=shingle_containment(a, b), rule=SHIPPED)
@@ -394,9 +416,15 @@ def main() -> None:
         default=P.WHOLE.key,
         help="the index's storage: a shipped key or mod=M,whole=N,limit=L,lookup=S,window=W",
     )
+    parser.add_argument(
+        "--briefs",
+        action="store_true",
+        help="excerpts and short articles of 40-90 words (two to five passages)",
+    )
     args = parser.parse_args()
     passages_bench.STORAGE = passages_bench.parse_storage(args.storage)
-    docs = build_corpus(args.data, args.sites, args.seed)
+    sizes = ((40, 90), (40, 90)) if args.briefs else ((120, 250), (150, 300))
+    docs = build_corpus(args.data, args.sites, args.seed, *sizes)
     out = {
         "storage": args.storage,
         "shipped": {
@@ -406,6 +434,7 @@ def main() -> None:
             "short_rule": SHIPPED.__dict__,
         },
         "sites": args.sites,
+        "briefs": args.briefs,
         "seed": args.seed,
         "short_copies": evaluate(docs),
         "copycat": copycat(args.data),

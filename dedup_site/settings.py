@@ -479,7 +479,8 @@ PASSAGE_SHARED_MIN = env_int("PASSAGE_SHARED_MIN", 3)
 PASSAGE_TEMPLATE_DF = env_int("PASSAGE_TEMPLATE_DF", 10)
 # Short copies (ingest/core/shortcopy.py): a pair whose shorter side has at most
 # PASSAGE_SHORT_MAX passages is also nominated when it shares PASSAGE_SHARED_MIN
-# passages, its winnowed containment is at least PASSAGE_SHORT_CONTAINMENT_MIN and at
+# passages (two when the shorter side has up to eight: shortcopy.shared_needed), its
+# winnowed containment is at least PASSAGE_SHORT_CONTAINMENT_MIN and at
 # least PASSAGE_SHORT_SHINGLES_MIN of the shorter text's word 3-shingles are in the
 # other text (bench/short_copies_bench.py chose them).
 PASSAGE_SHORT_MAX = env_int("PASSAGE_SHORT_MAX", 24)

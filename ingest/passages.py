@@ -26,6 +26,7 @@ from django.db import connection
 
 from ingest import partitions
 from ingest.core import passages as core
+from ingest.core import shortcopy
 from ingest.core.methods import passage_method_for
 from ingest.models import PassageCommon, PassageSet, PassageTemplate, int_array
 
@@ -89,8 +90,8 @@ class Entry:
     site_id: int
     fetched_at: datetime
     passages: list[core.Passage]
-    # Fewest shared passages a hit needs (0: PASSAGE_SHARED_MIN); a short Chinese text
-    # asks for fewer (ingest.channels.passages.query_shared_min).
+    # Fewest shared passages a hit needs (0: PASSAGE_SHARED_MIN); a short text asks for
+    # fewer (ingest.channels.passages.query_shared_min).
     shared_min: int = 0
 
 
@@ -98,6 +99,22 @@ class Entry:
 class PassageHit:
     document_id: int
     shared: int  # stored passages of the hit found among the query's (templates removed)
+    stored: int = 0  # passages stored for the hit (0: not read)
+
+
+def hit_shared_min(shared_min: int, stored: int) -> int:
+    """The fewest shared passages a hit needs: what the lookup asks (``shared_min``, or
+    PASSAGE_SHARED_MIN), or fewer when the hit's own stored set is short: what the
+    short-copy rule's word reading asks of a pair whose shorter side has ``stored``
+    passages (``shortcopy.shared_needed``: two for up to eight), so that a short text is
+    found by a longer text arriving after it as it finds the longer one itself."""
+    asked = shared_min or int(settings.PASSAGE_SHARED_MIN)
+    if 0 < stored <= settings.PASSAGE_SHORT_MAX:
+        needed = shortcopy.shared_needed(
+            stored, int(settings.PASSAGE_SHARED_MIN), settings.PASSAGE_SHORT_CONTAINMENT_MIN
+        )
+        return min(asked, needed)
+    return asked
 
 
 def uses_gin() -> bool:
@@ -214,11 +231,13 @@ WITH asked AS MATERIALIZED (
         WHERE c.method = %s AND c.hash = h AND c.df >= %s LIMIT 1
     ) AS c ON true
 )
-SELECT asked.h, asked.template, asked.common, held.docs, held.sites, held.times
+SELECT asked.h, asked.template, asked.common, held.docs, held.sites, held.times, held.sizes
 FROM asked LEFT JOIN LATERAL (
-    SELECT array_agg(p.document_id) AS docs, array_agg(p.site_id) AS sites, {times} AS times
+    SELECT array_agg(p.document_id) AS docs, array_agg(p.site_id) AS sites, {times} AS times,
+        array_agg(p.size) AS sizes
     FROM (
-        SELECT p.document_id, p.site_id, p.fetched_at FROM ingest_passageset p
+        SELECT p.document_id, p.site_id, p.fetched_at, cardinality(p.hashes) AS size
+        FROM ingest_passageset p
         WHERE NOT asked.template AND NOT asked.common
             AND p.hashes @> ARRAY[asked.h] AND p.method + 0 = %s
         LIMIT %s
@@ -241,6 +260,7 @@ class _Held:
     docs: list[int]
     sites: list[int]
     times: list[datetime] | None
+    sizes: list[int]  # each page's stored passages
 
 
 def _add_pg(
@@ -271,7 +291,7 @@ def _add_pg(
     reached_common: list[PassageCommon] = []
     with connection.cursor() as cursor:
         cursor.execute(sql, params)
-        for h, template, common, docs, sites, times in cursor.fetchall():
+        for h, template, common, docs, sites, times, sizes in cursor.fetchall():
             if template:
                 unused.add(h)
             elif common or len(docs or ()) >= common_df:
@@ -280,7 +300,7 @@ def _add_pg(
                 if not common:
                     reached_common.append(PassageCommon(method=method, hash=h, df=len(docs)))
             else:
-                held[h] = _Held(docs or [], sites or [], times)
+                held[h] = _Held(docs or [], sites or [], times, sizes or [])
     if reached_common:
         PassageCommon.objects.bulk_create(
             reached_common,
@@ -338,10 +358,12 @@ def _hits(
     span = timedelta(days=lookback_days)
     low, high = entry.fetched_at - span, entry.fetched_at + span
     shared: Counter[int] = Counter()
+    stored: dict[int, int] = {}
     for h in asked:
         found = held.get(h)
         if found is None or h in unused:
             continue
+        stored.update(zip(found.docs, found.sizes, strict=True))
         if lookback_days and found.times is not None:
             shared.update(
                 d for d, t in zip(found.docs, found.times, strict=True) if low <= t <= high
@@ -349,8 +371,14 @@ def _hits(
         else:
             shared.update(found.docs)
     shared.pop(entry.document_id, None)
-    shared_min = lookup_shared_min(method, entry.shared_min)
-    kept = [PassageHit(d, n) for d, n in shared.items() if n >= shared_min]
+    hits = [PassageHit(d, n, stored[d]) for d, n in shared.items()]
+    return _kept(hits, lookup_shared_min(method, entry.shared_min))
+
+
+def _kept(hits: Iterable[PassageHit], shared_min: int) -> list[PassageHit]:
+    """The hits sharing enough passages (``hit_shared_min`` of the storage's minimum,
+    ``lookup_shared_min``), most shared first."""
+    kept = [h for h in hits if h.shared >= hit_shared_min(shared_min, h.stored)]
     return sorted(kept, key=lambda h: (-h.shared, h.document_id))
 
 
@@ -470,7 +498,8 @@ def query(
 ) -> list[PassageHit]:
     """Documents sharing at least PASSAGE_SHARED_MIN stored passages with these
     (``shared_min`` when given; fewer where the method's storage asks for fewer,
-    `lookup_shared_min`; template passages and `ignore` removed), most shared first."""
+    `lookup_shared_min`, and with a document of as few stored passages,
+    ``hit_shared_min``; template passages and `ignore` removed), most shared first."""
     return lookup(
         hashes=[h for h in query_hashes(passages) if h not in ignore],
         exclude_document=exclude_document,
@@ -502,9 +531,7 @@ def lookup(
     else:
         hashes = sorted(set(hashes) - templates_among(hashes, method=method))
         hits = _query_scan(hashes, exclude_document, window, method)
-    shared_min = lookup_shared_min(method, shared_min)
-    kept = [h for h in hits if h.shared >= shared_min]
-    return sorted(kept, key=lambda h: (-h.shared, h.document_id))
+    return _kept(hits, lookup_shared_min(method, shared_min))
 
 
 # Template passages and known stock phrases (PassageCommon: on PASSAGE_COMMON_DF pages)
@@ -522,15 +549,16 @@ WITH wanted AS MATERIALIZED (
     AND NOT EXISTS (
         SELECT 1 FROM ingest_passagecommon c WHERE c.method = %s AND c.hash = h AND c.df >= %s)
 ), per AS MATERIALIZED (
-    SELECT ARRAY(
-        SELECT p.document_id FROM ingest_passageset p
-        WHERE p.hashes @> ARRAY[wanted.h] AND p.method + 0 = %s {window}
-        LIMIT %s) AS docs
-    FROM wanted
+    SELECT held.docs, held.sizes FROM wanted, LATERAL (
+        SELECT array_agg(p.document_id) AS docs, array_agg(p.size) AS sizes FROM (
+            SELECT p.document_id, cardinality(p.hashes) AS size FROM ingest_passageset p
+            WHERE p.hashes @> ARRAY[wanted.h] AND p.method + 0 = %s {window}
+            LIMIT %s) AS p
+    ) AS held
 )
-SELECT d, count(*) FROM per, unnest(per.docs) AS d
+SELECT u.d, count(*), min(u.size) FROM per, unnest(per.docs, per.sizes) AS u(d, size)
 WHERE cardinality(per.docs) < %s
-GROUP BY d
+GROUP BY u.d
 """
 _PG_WINDOW = "AND p.fetched_at BETWEEN %s AND %s"
 
@@ -569,7 +597,7 @@ def _query_pg(
     with psycopg.Cursor(connection.connection) as cursor:
         cursor.execute(sql, params, prepare=True)
         rows = cursor.fetchall()
-    return [PassageHit(d, n) for d, n in rows if d != exclude]
+    return [PassageHit(d, n, size) for d, n, size in rows if d != exclude]
 
 
 def _query_scan(
@@ -583,18 +611,20 @@ def _query_scan(
     if window is not None:
         qs = qs.filter(fetched_at__range=window)
     shared: dict[int, set[int]] = {}
+    sizes: dict[int, int] = {}
     df: Counter[int] = Counter()
     for d, stored in qs.values_list("document_id", "hashes"):
         common = wanted.intersection(stored)
         if common:
             shared[d] = common
+            sizes[d] = len(stored)
             df.update(common)
     stock = {h for h, n in df.items() if n >= settings.PASSAGE_COMMON_DF}
     out = []
     for d, common in shared.items():
         n = len(common - stock)
         if n and d != exclude:
-            out.append(PassageHit(d, n))
+            out.append(PassageHit(d, n, sizes[d]))
     return out
 
 
@@ -608,7 +638,7 @@ def brute_force(
     wanted = set(hashes) | set(query_hashes(passages))
     hashes = sorted(wanted - templates_among(wanted, method=method))
     hits = _query_scan(hashes, None, None, method) if hashes else []
-    return [h for h in hits if h.shared >= lookup_shared_min(method)]
+    return _kept(hits, lookup_shared_min(method))
 
 
 def bytes_per_document() -> float | None:

@@ -51,15 +51,20 @@ def short_copy(ov: core.Overlap, shingles: float, chars: bool = False) -> bool:
 
 
 def query_shared_min(text: str, found: Sequence[core.Passage]) -> int:
-    """The fewest shared passages the index lookup of a text asks for:
-    PASSAGE_SHARED_MIN, or, for a short text mostly in a script written without spaces
-    (Chinese, Japanese), as few as the short-copy rule's character reading can nominate
-    with it the shorter side: PASSAGE_SHORT_CONTAINMENT_MIN of its passages, one at
-    least (a Chinese excerpt of 50-150 characters shares one or two with its source)."""
+    """The fewest shared passages the index lookup of a text asks for: PASSAGE_SHARED_MIN,
+    or for a short text (at most PASSAGE_SHORT_MAX passages) as few as the short-copy
+    rule can nominate with it the shorter side: PASSAGE_SHORT_CONTAINMENT_MIN of its
+    passages, two at least under the word reading (``shortcopy.shared_needed``: two for
+    a text of up to eight passages), one at least for a text mostly in a script written
+    without spaces (Chinese, Japanese: an excerpt of 50-150 characters shares one or two
+    with its source). A stored text that short is found by any lookup with as few
+    (``ingest.passages.hit_shared_min``)."""
     default = int(settings.PASSAGE_SHARED_MIN)
     n = len(core.hash_set(found))
-    if n == 0 or n > settings.PASSAGE_SHORT_MAX or shortcopy.reads_as_words(text):
+    if n == 0 or n > settings.PASSAGE_SHORT_MAX:
         return default
+    if shortcopy.reads_as_words(text):
+        return shortcopy.shared_needed(n, default, settings.PASSAGE_SHORT_CONTAINMENT_MIN)
     return max(1, min(default, math.ceil(settings.PASSAGE_SHORT_CONTAINMENT_MIN * n)))
 
 

@@ -23,11 +23,24 @@ shared passage at least, as many as ``containment_min`` of the shorter side's pa
 (its winnowed containment), not ``shared_min``. Text without CJK characters is read as
 before, to the bit.
 
+A text of up to a hundred and fifty words (a brief, a news lead, a page whose extractor
+kept one paragraph of it) has two to eight passages; once an edit, a cut or another order
+costs it one, a text of two or three can never share ``shared_min`` (3) passages with
+anything, and a brief with light edits rarely does, however much of it is in the other
+text. So the word reading, like the character reading, asks a short side for as many
+shared passages as its containment floor implies (``containment_min`` of its passages),
+two at least, never more than ``shared_min`` (``shared_needed``): one shared passage is
+never its evidence, and the word 3-shingle share is still the test. A side of more than
+eight passages is asked for ``shared_min`` as before (the floor implies it), and the
+index lookup asks as few of a stored or a queried text that short
+(``ingest/passages.py``), so that the pair is found whichever of the two arrives first.
+
 Pure: no Django. The thresholds are settings (``PASSAGE_SHORT_*``); the figures that
 chose them are in ``bench/short_copies_bench.py`` (words) and ``bench/language_bench.py``
 (characters).
 """
 
+import math
 import re
 from dataclasses import dataclass
 
@@ -57,7 +70,8 @@ class ShortRule:
     ``passages_max``: the shorter side (in passages, templates removed) has at most this
     many passages (24 passages is about 430 words); ``shingle_min``: at least this share
     of the shorter text's word 3-shingles is in the longer text; ``shared_min``: at least
-    this many passages are shared (the evidence the passage index found the pair by);
+    this many passages are shared (the evidence the passage index found the pair by;
+    two when the shorter side has few passages: ``shared_needed``);
     ``containment_min``: the winnowed containment is at least this (a floor far under the
     channel's own threshold, so that a pair held together by shingles of one stock
     sentence is not nominated).
@@ -75,13 +89,24 @@ def shorter_passages(ov: Overlap) -> int:
     return min(ov.size_a, ov.size_b)
 
 
+def shared_needed(passages: int, shared_min: int, containment_min: float) -> int:
+    """The fewest shared passages the word reading asks of a pair whose shorter side has
+    ``passages`` passages: ``containment_min`` of them (what its containment floor
+    implies), two at least (a single shared passage is never the word reading's
+    evidence), never more than ``shared_min``. With the shipped 3 and 0.25: two for a
+    side of up to eight passages, three beyond."""
+    return min(shared_min, max(2, math.ceil(containment_min * passages)))
+
+
 def short_copy(
     ov: Overlap, *, shingle_containment: float, rule: ShortRule, chars: bool = False
 ) -> bool:
     """Whether the pair is a short copy under ``rule``: its shorter side is short, it
     shares passages, and its shorter text's shingles are mostly in the other.
     ``chars``: ``shingle_containment`` is the character reading's (``char_containment``):
-    one shared passage is enough, and ``rule.chars_min`` of the shingles are needed."""
+    one shared passage is enough, and ``rule.chars_min`` of the shingles are needed.
+    Otherwise ``shared_needed`` passages are (``rule.shared_min``, two for a shorter side
+    of at most eight passages)."""
     short = 0 < shorter_passages(ov) <= rule.passages_max
     if chars:
         return (
@@ -92,7 +117,7 @@ def short_copy(
         )
     return (
         short
-        and ov.shared >= rule.shared_min
+        and ov.shared >= shared_needed(shorter_passages(ov), rule.shared_min, rule.containment_min)
         and ov.containment >= rule.containment_min
         and shingle_containment >= rule.shingle_min
     )

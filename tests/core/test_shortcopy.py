@@ -1,5 +1,6 @@
 """The passage channel's short-copy rule (ingest/core/shortcopy.py)."""
 
+import math
 import random
 
 from hypothesis import given
@@ -13,6 +14,7 @@ from ingest.core.shortcopy import (
     char_containment,
     char_shingles,
     reads_as_words,
+    shared_needed,
     short_copy,
     shorter_passages,
 )
@@ -112,9 +114,60 @@ def test_a_short_copy_is_short_and_shares_passages(
     ov: P.Overlap, shingles: float, rule: ShortRule
 ) -> None:
     if short_copy(ov, shingle_containment=shingles, rule=rule):
-        assert 0 < min(ov.size_a, ov.size_b) <= rule.passages_max
-        assert ov.shared >= rule.shared_min and ov.shared > 0 or rule.shared_min == 0
+        shorter = min(ov.size_a, ov.size_b)
+        assert 0 < shorter <= rule.passages_max
+        assert ov.shared >= shared_needed(shorter, rule.shared_min, rule.containment_min)
+        # Fewer than shared_min only where the containment floor implies fewer, and
+        # never a single passage unless the rule itself asks for one or none.
+        assert ov.shared >= min(rule.shared_min, 2)
+        assert ov.shared >= rule.shared_min or (
+            math.ceil(rule.containment_min * shorter) < rule.shared_min
+        )
         assert shingles >= rule.shingle_min
+
+
+@given(st.integers(0, 100), st.integers(0, 10), st.floats(0, 1))
+def test_a_short_side_is_asked_for_what_its_containment_floor_implies(
+    passages: int, shared_min: int, floor: float
+) -> None:
+    needed = shared_needed(passages, shared_min, floor)
+    assert needed <= shared_min  # never stricter than the channel's minimum
+    assert needed >= min(shared_min, 2)  # one shared passage is never enough
+    if math.ceil(floor * passages) >= shared_min:
+        assert needed == shared_min  # the floor implies the minimum anyway
+
+
+def test_a_text_of_up_to_eight_passages_needs_two_shared() -> None:
+    assert [shared_needed(n, 3, 0.25) for n in (1, 2, 3, 8, 9, 12, 24, 40)] == [
+        2, 2, 2, 2, 3, 3, 3, 3,
+    ]  # fmt: skip
+    assert short_copy(P.Overlap(2, 2, 40), shingle_containment=0.9, rule=RULE)
+    assert short_copy(P.Overlap(2, 8, 40), shingle_containment=0.9, rule=RULE)
+    assert not short_copy(P.Overlap(2, 9, 40), shingle_containment=0.9, rule=RULE)  # 0.22
+    assert not short_copy(P.Overlap(1, 3, 40), shingle_containment=1.0, rule=RULE)
+    assert not short_copy(P.Overlap(1, 1, 40), shingle_containment=1.0, rule=RULE)
+    assert not short_copy(P.Overlap(2, 3, 40), shingle_containment=0.39, rule=RULE)
+
+
+@given(overlaps, st.floats(0, 1), rules)
+def test_the_word_reading_differs_from_before_only_on_two_shared_passages(
+    ov: P.Overlap, shingles: float, rule: ShortRule
+) -> None:
+    """The rule before short sides were asked for fewer: ``shared_min`` passages. Only a
+    pair sharing fewer than that can be judged otherwise, and only ever nominated."""
+    before = (
+        0 < shorter_passages(ov) <= rule.passages_max
+        and ov.shared >= rule.shared_min
+        and ov.containment >= rule.containment_min
+        and shingles >= rule.shingle_min
+    )
+    now = short_copy(ov, shingle_containment=shingles, rule=rule)
+    if ov.shared >= rule.shared_min:
+        assert now == before
+    else:
+        assert now or not before  # never stricter
+        if now:
+            assert ov.shared >= min(rule.shared_min, 2)
 
 
 @given(st.lists(st.sampled_from(VOCAB[:300]), min_size=0, max_size=400), st.integers(0, 200))

@@ -128,7 +128,7 @@ def test_a_template_passage_is_not_counted_again_on_other_sites(settings) -> Non
     sql, params = passages.holders_statement([core.to_signed(credit), core.to_signed(_own(5)[0])])
     with connection.cursor() as cursor:
         cursor.execute(sql, params)
-        rows = {h: (template, docs) for h, template, _, docs, _, _ in cursor.fetchall()}
+        rows = {h: (template, docs) for h, template, _, docs, _, _, _ in cursor.fetchall()}
     assert rows[core.to_signed(credit)] == (True, None)  # no probe
     assert rows[core.to_signed(_own(5)[0])] == (False, None)  # probed, on no page
 
