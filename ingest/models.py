@@ -9,6 +9,7 @@ from typing import Any
 import psycopg
 from django.conf import settings
 from django.db import connection, models
+from django.db.backends.base.base import BaseDatabaseWrapper
 from django.urls import reverse
 from django.utils.translation import gettext_lazy as _
 from django.utils.translation import pgettext_lazy
@@ -57,17 +58,17 @@ class RealField(models.FloatField):
     shortest decimal that is that single-precision number (`to_single`), on every
     backend alike: SQLite (8-byte REAL) stores and gives what PostgreSQL does."""
 
-    def db_type(self, connection: object) -> str:
+    def db_type(self, connection: BaseDatabaseWrapper) -> str:
         return "real"
 
     def get_db_prep_value(
-        self, value: object, connection: object, prepared: bool = False
-    ) -> object:
+        self, value: Any, connection: BaseDatabaseWrapper, prepared: bool = False
+    ) -> Any:
         value = super().get_db_prep_value(value, connection, prepared)
-        return None if value is None else to_single(float(value))  # type: ignore[arg-type]
+        return None if value is None else to_single(float(value))
 
-    def from_db_value(self, value: object, expression: object, connection: object) -> object:
-        return None if value is None else to_single(float(value))  # type: ignore[arg-type]
+    def from_db_value(self, value: Any, expression: object, connection: object) -> Any:
+        return None if value is None else to_single(float(value))
 
 
 def to_hex_digest(value: object) -> object:

@@ -296,7 +296,9 @@ def test_the_pair_views_differing_bits_come_from_its_two_fingerprints(client, ed
             method_id=pair.method_id, branch="main", document_id__in=[pair.a_id, pair.b_id]
         ).values_list("document_id", "simhash")
     )
-    bits = core_differing_bits(prints[pair.a_id], prints[pair.b_id])
+    a, b = prints[pair.a_id], prints[pair.b_id]
+    assert a is not None and b is not None
+    bits = core_differing_bits(a, b)
     assert len(bits) == pair.distance == 2
     view = simhash_panel.simhash_view(pair=pair)
     assert view.differing_bits == bits
