@@ -377,6 +377,7 @@ def test_members_a_person_put_together_are_not_held_to_the_semantic_rule(
 
 
 @pytest.mark.skipif(connection.vendor != "postgresql", reason="advisory locks: PostgreSQL")
+@pytest.mark.django_db(transaction=True)  # the fixture's grouping commits: its lock is free
 @pytest.mark.parametrize("action", ["merge", "split"])
 def test_a_persons_merge_or_split_waits_for_the_grouping_of_its_method(
     two_groups, editor, action: str
@@ -395,9 +396,12 @@ def test_a_persons_merge_or_split_waits_for_the_grouping_of_its_method(
         autocommit=True,
     )
     try:
-        other.execute("SELECT pg_advisory_lock(%s, %s)", [GROUPING_LOCK, ga.method_id])
+        (held,) = other.execute(
+            "SELECT pg_try_advisory_lock(%s, %s)", [GROUPING_LOCK, ga.method_id]
+        ).fetchone() or (False,)
+        assert held, "the grouping lock is taken by another session"
         with connection.cursor() as cursor:
-            cursor.execute("SET LOCAL lock_timeout = '300ms'")
+            cursor.execute("SET lock_timeout = '300ms'")
         with pytest.raises(OperationalError, match="lock timeout"):
             if action == "merge":
                 group_merges.group_merge(
@@ -408,5 +412,7 @@ def test_a_persons_merge_or_split_waits_for_the_grouping_of_its_method(
                     group=ga, document_ids=[a1.pk], editor=editor, reason_code="other", reason="x"
                 )
     finally:
+        with connection.cursor() as cursor:
+            cursor.execute("RESET lock_timeout")
         other.close()
     assert group_of(a1) == ga and group_of(b1) == gb
