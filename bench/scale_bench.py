@@ -217,8 +217,7 @@ def load(args: argparse.Namespace) -> None:
             "ingest_fingerprint",
             "ingest_candidatepair",
             "ingest_candidategroup",
-            "ingest_groupmember",
-        ):
+        ):  # memberships have no serial id since ingest 0031
             cur.execute(
                 f"SELECT setval(pg_get_serial_sequence('{table}', 'id'), "
                 f"(SELECT coalesce(max(id), 1) FROM {table}))"
@@ -425,7 +424,7 @@ def load_chunk(
                     cp.write_row((g + 1, a + m + 1, method_id, "rule:single-link", T0))
         with cur.copy(
             "COPY ingest_candidatepair (method_id, a_id, b_id, doc_type, distance, "
-            "full_distance, xor, band, exact, ratio, token_set_ratio, length_ratio, "
+            "full_distance, band, exact, ratio, token_set_ratio, length_ratio, "
             "containment, numbers_differ, ids_differ, title_differs, guard_details, "
             "below_floor, created_at, a_in_b, b_in_a, channels, shared_passages, "
             "uncertainty, cosine, evidence) FROM STDIN"
@@ -434,6 +433,9 @@ def load_chunk(
                 for x in range(s):
                     for y in range(x + 1, s):
                         d = int(rng.integers(0, 7))
+                        # Drawn as when pairs stored their XOR (ingest 0031 dropped
+                        # it): the same distances before and after.
+                        rng.integers(-(2**63), 2**63 - 1)
                         cp.write_row(
                             (
                                 method_id,
@@ -442,7 +444,6 @@ def load_chunk(
                                 "article",
                                 d,
                                 d,
-                                int(rng.integers(-(2**63), 2**63 - 1)),
                                 0,
                                 d == 0,
                                 0.93,

@@ -58,28 +58,40 @@ REFERENCE: tuple[str, ...] = (
 # adjudications, proposals, do-not-match), the audit records (method switches, site
 # priority changes), tallies, leases, job state and figures.
 
-# (table, what, detail) of each rule the schema breaks today, with the fix in a comment.
+# (table, what, detail) of each rule the schema breaks today, with the reason it stays
+# and the fix in a comment. Met since ingest 0031: memberships keyed by (group_id,
+# document_id), without a serial id; one group per method and document kept by the
+# writers under the method's grouping lock (ingest.models.memberships_lock) instead of
+# a unique index across shards; a pair's `b_id`, a group's `representative_id` and a
+# member's `document_id` are the writers' checks (db_constraint=False: documents are
+# never deleted, nothing dangles).
 KNOWN_VIOLATIONS: frozenset[tuple[str, str, str]] = frozenset(
     {
-        # Fix: unique (id, url, fetched_at, raw_sha256), or check the snapshot's
-        # uniqueness by a lookup on its digest before insert.
+        # A snapshot is stored once by this unique (url, fetched_at, raw_sha256), which
+        # the ingest's retry one by one relies on when two ingests store the same
+        # record. Fix: unique (id, url, fetched_at, raw_sha256) is no rule at all, so:
+        # the writer looks the snapshot up by its digest (indexed) under a lock on the
+        # digest before it inserts (ingest.services, ingest.bulk).
         ("ingest_document", "unique", "document_snapshot_once"),
-        # Fix for these four: a composite primary key (document_id, id) / (a_id, id) /
-        # (group_id, id), as IndexEntry and PassageSet already have.
+        # These four keep a serial id that something reads as a counter or an address,
+        # and Django keeps an auto-numbered column only as the whole primary key:
+        # - an extraction's id is the queue tally's wall watermark (reviews.queue.
+        #   queue_tally.walls, pair_states: the walls found since the last count);
+        # - a fingerprint's id is the pair states' watermark of newly fingerprinted
+        #   snapshots (reviews.queue.pair_states: fingerprints arrive out of document
+        #   order, so the document id cannot stand in);
+        # - an embedding's id is the approximate index's watermark and order
+        #   (ingest.vectors);
+        # - a pair's id is the desk's address of the pair (its URLs), the key five of
+        #   the coordinator's tables point to (labels, claims, calibration samples,
+        #   pair states, adjudications) and the queue's last order column.
+        # Fix: key (document_id, id) / (a_id, id) with `id` a column the database
+        # numbers outside the key (PostgreSQL keeps the identity column when the
+        # primary key is dropped; SQLite needs the writer to number it), and for pairs
+        # the coordinator's foreign keys as `to_field="id"`, db_constraint=False.
         ("ingest_extraction", "primary key", "id"),
         ("ingest_fingerprint", "primary key", "id"),
         ("ingest_embedding", "primary key", "id"),
         ("ingest_candidatepair", "primary key", "id"),
-        ("ingest_groupmember", "primary key", "id"),
-        # One group per method and document is a rule about a document, not a group:
-        # checked by the grouping (which locks the documents it regroups) once
-        # memberships are distributed by group.
-        ("ingest_groupmember", "unique", "one_group_per_method"),
-        # The second document of a pair, a group's representative and a member's
-        # document live on other shards: the foreign keys become checks by the writer
-        # (documents are never deleted: nothing can dangle).
-        ("ingest_candidatepair", "foreign key", "b_id"),
-        ("ingest_candidategroup", "foreign key", "representative_id"),
-        ("ingest_groupmember", "foreign key", "document_id"),
     }
 )

@@ -15,7 +15,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from django.conf import settings
-from django.db import connection, transaction
+from django.db import transaction
 from django.db.models import F, Q
 from django.dispatch import Signal
 from django.utils import timezone
@@ -44,7 +44,7 @@ from ingest.core.methods import (
     normalize_for,
     passage_method_for,
 )
-from ingest.core.simhash import hamming, to_hex, to_signed64, to_unsigned64
+from ingest.core.simhash import hamming, to_hex, to_unsigned64
 from ingest.models import (
     CandidateGroup,
     CandidatePair,
@@ -54,6 +54,7 @@ from ingest.models import (
     Fingerprint,
     FingerprintMethod,
     GroupMember,
+    memberships_lock,
     rows_update,
 )
 
@@ -479,7 +480,6 @@ def _pairs_build(
                     distance=distance, threshold=threshold_for(doc_type), mask=nominated
                 ),
                 full_distance=full_distance,
-                xor=to_signed64(va ^ vb),
                 band=band,
                 exact=exact,
                 ratio=sim.ratio,
@@ -610,10 +610,9 @@ def pairs_cosine_update(*, method: FingerprintMethod, document_ids: Sequence[int
 
 
 def _lock(method: FingerprintMethod) -> None:
-    """One grouping update per method at a time (PostgreSQL advisory lock)."""
-    if connection.vendor == "postgresql":
-        with connection.cursor() as cursor:
-            cursor.execute("SELECT pg_advisory_xact_lock(%s, %s)", [7331, method.pk])
+    """One grouping update per method at a time, and no person's merge beside it
+    (ingest.models.memberships_lock): the one-group-per-document rule."""
+    memberships_lock(method.pk)
 
 
 def _groupable_pairs(method: FingerprintMethod) -> Q:

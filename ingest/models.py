@@ -9,6 +9,7 @@ from typing import Any
 import psycopg
 from django.conf import settings
 from django.db import connection, models
+from django.db.backends.base.base import BaseDatabaseWrapper
 from django.urls import reverse
 from django.utils.translation import gettext_lazy as _
 from django.utils.translation import pgettext_lazy
@@ -17,6 +18,7 @@ from ingest.core import bodies, warc_archive
 from ingest.core.channels import names as channel_names
 from ingest.core.channels import semantic_only
 from ingest.core.simhash import to_hex, to_unsigned64
+from ingest.core.single import to_single
 
 
 class DigestField(models.Field):
@@ -47,6 +49,26 @@ class DigestField(models.Field):
             return bytes.fromhex(text)
         except ValueError:
             return b""  # no stored digest is empty
+
+
+class RealField(models.FloatField):
+    """A share or ratio in 4 bytes (PostgreSQL `real`, not `double precision`).
+
+    The value is rounded to single precision on the way in and read back as the
+    shortest decimal that is that single-precision number (`to_single`), on every
+    backend alike: SQLite (8-byte REAL) stores and gives what PostgreSQL does."""
+
+    def db_type(self, connection: BaseDatabaseWrapper) -> str:
+        return "real"
+
+    def get_db_prep_value(
+        self, value: Any, connection: BaseDatabaseWrapper, prepared: bool = False
+    ) -> Any:
+        value = super().get_db_prep_value(value, connection, prepared)
+        return None if value is None else to_single(float(value))
+
+    def from_db_value(self, value: Any, expression: object, connection: object) -> Any:
+        return None if value is None else to_single(float(value))
 
 
 def to_hex_digest(value: object) -> object:
@@ -815,20 +837,29 @@ class DoNotMatch(models.Model):
 class CandidatePair(models.Model):
     """A nomination, never a decision: labels decide."""
 
-    # The unique (method, a, b) leads with the method.
+    # Indexes: the unique (a, method, b) answers a document's pairs as `a` (with or
+    # without the method: a few methods at most) and leads with the distribution column;
+    # `b`'s own index answers them as `b` (the method filtered on its few rows); the
+    # (method, below_floor, distance) index answers a method's pairs.
     method = models.ForeignKey(FingerprintMethod, on_delete=models.PROTECT, db_index=False)
-    a = models.ForeignKey(Document, on_delete=models.PROTECT, related_name="pairs_as_a")
-    b = models.ForeignKey(Document, on_delete=models.PROTECT, related_name="pairs_as_b")
+    a = models.ForeignKey(
+        Document, on_delete=models.PROTECT, related_name="pairs_as_a", db_index=False
+    )
+    # The second document lives on another shard once pairs are distributed by `a`
+    # (dedup_site/distribution.py): no database foreign key, the writer (pair building,
+    # which read both documents' fingerprints) checks it; documents are never deleted.
+    b = models.ForeignKey(
+        Document, on_delete=models.PROTECT, related_name="pairs_as_b", db_constraint=False
+    )
     doc_type = models.CharField(max_length=16, choices=DocType.choices)
     distance = models.SmallIntegerField(help_text="Hamming distance, main-text branch.")
     full_distance = models.SmallIntegerField(null=True, help_text="Full-page branch.")
-    xor = models.BigIntegerField(help_text="Differing bits (signed storage of the XOR).")
     band = models.SmallIntegerField(null=True, help_text="The index band that nominated it.")
     exact = models.BooleanField(help_text="Same normalized main text (SHA-256).")
-    ratio = models.FloatField()
-    token_set_ratio = models.FloatField()
-    length_ratio = models.FloatField()
-    containment = models.FloatField()
+    ratio = RealField()
+    token_set_ratio = RealField()
+    length_ratio = RealField()
+    containment = RealField()
     numbers_differ = models.BooleanField()
     ids_differ = models.BooleanField()
     title_differs = models.BooleanField()
@@ -850,8 +881,8 @@ class CandidatePair(models.Model):
         help_text="The evidence entries the pair's columns cannot give (a pair stored "
         "before 0028 keeps all of its evidence here).",
     )
-    a_in_b = models.FloatField(default=0.0, help_text="Share of A's passages found in B.")
-    b_in_a = models.FloatField(default=0.0, help_text="Share of B's passages found in A.")
+    a_in_b = RealField(default=0.0, help_text="Share of A's passages found in B.")
+    b_in_a = RealField(default=0.0, help_text="Share of B's passages found in A.")
     shared_passages = models.IntegerField(default=0)
     cosine = models.FloatField(
         null=True,
@@ -872,11 +903,10 @@ class CandidatePair(models.Model):
 
     class Meta:
         constraints = [
-            models.UniqueConstraint(fields=["method", "a", "b"], name="pair_once_per_method"),
+            models.UniqueConstraint(fields=["a", "method", "b"], name="pair_once_per_method"),
             models.CheckConstraint(condition=models.Q(a__lt=models.F("b")), name="pair_a_lt_b"),
         ]
         indexes = [
-            models.Index(fields=["method", "b"]),
             models.Index(fields=["method", "below_floor", "distance"]),
             # The review queue's order over the pairs it can serve: page 1 reads the
             # first rows of this index.
@@ -889,11 +919,6 @@ class CandidatePair(models.Model):
 
     def __str__(self) -> str:
         return f"{self.a_id}~{self.b_id} d={self.distance}"
-
-    @property
-    def differing_bits(self) -> list[int]:
-        x = to_unsigned64(self.xor)
-        return [bit for bit in range(64) if (x >> bit) & 1]
 
     def guard_flags(self) -> list[str]:
         names = ["numbers_differ", "ids_differ", "title_differs"]
@@ -927,16 +952,19 @@ class CandidatePair(models.Model):
         return out
 
     def evidence_of_columns(self) -> dict[str, Any]:
-        """The evidence entries the pair's columns give."""
+        """The evidence entries the pair's columns give: from the shares as stored
+        (single precision), so a pair being built and the same pair read back give the
+        same entries (what differs from the channels' own is kept, evidence_to_keep)."""
+        a_in_b, b_in_a = to_single(self.a_in_b), to_single(self.b_in_a)
         out: dict[str, Any] = {
             "exact": {"same_text": self.exact},
             "simhash": {"distance": self.distance, "band": self.band},
             "passages": {
                 "shared": self.shared_passages,
-                "passages_a": _passages_of(self.shared_passages, self.a_in_b),
-                "passages_b": _passages_of(self.shared_passages, self.b_in_a),
-                "a_in_b": round(self.a_in_b, 4),
-                "b_in_a": round(self.b_in_a, 4),
+                "passages_a": _passages_of(self.shared_passages, a_in_b),
+                "passages_b": _passages_of(self.shared_passages, b_in_a),
+                "a_in_b": round(a_in_b, 4),
+                "b_in_a": round(b_in_a, 4),
                 "template_a": 0,
                 "template_b": 0,
             },
@@ -987,8 +1015,10 @@ class CandidateGroup(models.Model):
     kind = models.CharField(max_length=8, choices=Kind.choices)
     rule = models.CharField(max_length=64)
     rule_params = models.JSONField(default=dict)
+    # A document on another shard once groups are distributed by their id: no database
+    # foreign key; the grouping and the desk choose it among the group's members.
     representative = models.ForeignKey(
-        Document, on_delete=models.PROTECT, null=True, related_name="+"
+        Document, on_delete=models.PROTECT, null=True, related_name="+", db_constraint=False
     )
     representative_reason = models.TextField(blank=True)
     representative_by = models.CharField(max_length=150, blank=True)
@@ -1014,17 +1044,26 @@ class CandidateGroup(models.Model):
 
 
 class GroupMember(models.Model):
-    group = models.ForeignKey(CandidateGroup, on_delete=models.PROTECT, related_name="members")
-    document = models.ForeignKey(Document, on_delete=models.PROTECT, related_name="memberships")
-    # The unique (method, document) leads with the method.
+    """A document in a group. Keyed by (group, document), with the group's rows (its
+    shard once memberships are distributed by group, dedup_site/distribution.py).
+
+    One group per method and document is a rule about the document, kept by the
+    writers rather than by a unique index across shards: every writer of memberships
+    holds the method's grouping lock (`memberships_lock`) while it reads and writes a
+    document's membership (ingest.candidates.groups_update, a person's merge)."""
+
+    pk = models.CompositePrimaryKey("group", "document")
+    group = models.ForeignKey(
+        CandidateGroup, on_delete=models.PROTECT, related_name="members", db_index=False
+    )
+    # A document on another shard: no database foreign key (documents are never
+    # deleted); the index answers a document's group.
+    document = models.ForeignKey(
+        Document, on_delete=models.PROTECT, related_name="memberships", db_constraint=False
+    )
     method = models.ForeignKey(FingerprintMethod, on_delete=models.PROTECT, db_index=False)
     added_by = models.CharField(max_length=150)
     created_at = models.DateTimeField(auto_now_add=True)
-
-    class Meta:
-        constraints = [
-            models.UniqueConstraint(fields=["method", "document"], name="one_group_per_method"),
-        ]
 
     def __str__(self) -> str:
         return f"{self.document_id} in {self.group_id}"
@@ -1233,6 +1272,20 @@ models.IntegerField.register_lookup(AnyOf)
 models.ForeignKey.register_lookup(AnyOf)
 
 
+GROUPING_LOCK = 7331
+
+
+def memberships_lock(method_id: int) -> None:
+    """Hold the method's grouping lock to the end of the transaction (PostgreSQL
+    advisory lock; SQLite has one writer at a time). Every writer of a method's
+    memberships takes it before it reads the memberships it changes: that is what keeps
+    one group per method and document (GroupMember), with no unique index across
+    shards."""
+    if connection.vendor == "postgresql":
+        with connection.cursor() as cursor:
+            cursor.execute("SELECT pg_advisory_xact_lock(%s, %s)", [GROUPING_LOCK, method_id])
+
+
 def rows_insert[M: models.Model](objs: list[M]) -> None:
     """Insert new rows of one model in one statement and set their primary keys.
     PostgreSQL: each column's values travel as one array parameter bound on the server.
@@ -1248,19 +1301,26 @@ def rows_insert[M: models.Model](objs: list[M]) -> None:
         return
     pk = model._meta.pk
     assert pk is not None
-    fields = [f for f in model._meta.concrete_fields if not f.primary_key]
+    # A natural (composite) key is written with the row; a serial one comes back.
+    natural = isinstance(pk, models.CompositePrimaryKey)
+    fields = [f for f in model._meta.concrete_fields if natural or not f.primary_key]
     quote = connection.ops.quote_name
     sql = (
         f"INSERT INTO {quote(model._meta.db_table)} ("
         + ", ".join(quote(str(f.column)) for f in fields)
         + ") SELECT * FROM unnest("
         + ", ".join(f"%s::{f.db_type(connection)}[]" for f in fields)
-        + f") RETURNING {quote(str(pk.column))}"
+        + ")"
+        + ("" if natural else f" RETURNING {quote(str(pk.column))}")
     )
     params = [[f.get_db_prep_save(f.pre_save(o, True), connection) for o in objs] for f in fields]
     connection.ensure_connection()
     with connection.wrap_database_errors, psycopg.Cursor(connection.connection) as cursor:
         cursor.execute(sql, params)
+        if natural:
+            for obj in objs:
+                obj._state.adding = False
+            return
         # PostgreSQL returns the rows in the order the SELECT gave them (what Django's
         # own bulk_create relies on too).
         for obj, (value,) in zip(objs, cursor.fetchall(), strict=True):

@@ -22,7 +22,7 @@ from django.contrib.auth.models import User
 from django.db import transaction
 from django.utils import timezone
 
-from ingest.models import CandidateGroup, Document, DoNotMatch, GroupMember
+from ingest.models import CandidateGroup, Document, DoNotMatch, GroupMember, memberships_lock
 from reviews.core.words import Said, gettext_noop
 from reviews.decisions.decision_records import (
     ACCEPTING,
@@ -63,7 +63,9 @@ def _refresh(group: CandidateGroup, *, representative: int | None = None) -> Non
 def _move(
     doc_ids: Iterable[int], target: CandidateGroup | None, method_id: int, actor: str
 ) -> set[int]:
-    """Move documents into `target` (or out of any group); returns the groups they left."""
+    """Move documents into `target` (or out of any group); returns the groups they left.
+    Under the method's grouping lock: one group per method and document."""
+    memberships_lock(method_id)
     left: set[int] = set()
     for d in sorted(set(doc_ids)):
         m = GroupMember.objects.filter(method_id=method_id, document_id=d).first()
@@ -104,6 +106,8 @@ def group_merge(
     """A person merges another group, or single documents, into `group`."""
     if not reason.strip():
         raise ReviewError(Said(gettext_noop("a reason is required")))
+    # The grouping lock before the group's row, in the grouping's own order.
+    memberships_lock(group.method_id)
     group = CandidateGroup.objects.select_for_update().get(pk=group.pk)
     check_version(group, expected_version)
     if group.dissolved:
@@ -195,6 +199,9 @@ def decision_restore(
         raise ReviewError(
             Said(gettext_noop("a %(action)s decision cannot be restored"), action=decision.action)
         )
+    memberships_lock(
+        CandidateGroup.objects.values_list("method_id", flat=True).get(pk=decision.group_id)
+    )
     group = CandidateGroup.objects.select_for_update().get(pk=decision.group_id)
     check_version(group, expected_version)
     if Decision.objects.filter(reverts=decision).exists():

@@ -9,7 +9,7 @@ from itertools import combinations
 from django.contrib.auth.models import User
 from django.db import transaction
 
-from ingest.models import CandidateGroup, DoNotMatch, GroupMember
+from ingest.models import CandidateGroup, DoNotMatch, GroupMember, memberships_lock
 from reviews.core.words import Said, gettext_noop
 from reviews.decisions.decision_records import (
     check_version,
@@ -41,6 +41,8 @@ def group_split(
     so workers never regroup them."""
     if not reason.strip():
         raise ReviewError(Said(gettext_noop("a reason is required")))
+    # The grouping lock before the group's row (one group per method and document).
+    memberships_lock(group.method_id)
     group = CandidateGroup.objects.select_for_update().get(pk=group.pk)
     check_version(group, expected_version)
     if group.dissolved:

@@ -8,7 +8,7 @@ from dataclasses import dataclass
 from ingest import index
 from ingest.channels.thresholds import query_k, threshold_for
 from ingest.core.simhash import to_unsigned64
-from ingest.models import CandidatePair
+from ingest.models import CandidatePair, Fingerprint
 
 
 @dataclass(frozen=True)
@@ -31,10 +31,29 @@ class SimhashView:
     band: int | None
     band_differs: int | None
     radius: int | None
+    differing_bits: list[int]  # least significant first
+
+
+def pair_xor(pair: CandidatePair) -> int:
+    """The bits in which the pair's two main-text SimHashes differ (unsigned), read from
+    the two fingerprints the pair was built from (its method, main branch: written
+    once, never deleted; the pair does not repeat them). 0 while one is missing (no
+    stored pair lacks them)."""
+    values = dict(
+        Fingerprint.objects.filter(
+            method_id=pair.method_id,
+            branch=Fingerprint.Branch.MAIN,
+            document_id__in=[pair.a_id, pair.b_id],
+        ).values_list("document_id", "simhash")
+    )
+    a, b = values.get(pair.a_id), values.get(pair.b_id)
+    if a is None or b is None:
+        return 0
+    return to_unsigned64(a) ^ to_unsigned64(b)
 
 
 def simhash_view(*, pair: CandidatePair) -> SimhashView:
-    xor = to_unsigned64(pair.xor)
+    xor = pair_xor(pair)
     scheme = index.SCHEME
     band_of: dict[int, int] = {}
     for i, combo in enumerate(scheme.combos):
@@ -59,4 +78,5 @@ def simhash_view(*, pair: CandidatePair) -> SimhashView:
         band=band,
         band_differs=band_differs,
         radius=radius,
+        differing_bits=[bit for bit in range(64) if (xor >> bit) & 1],
     )

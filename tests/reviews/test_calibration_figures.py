@@ -66,7 +66,6 @@ def _corpus(seed: int, *, n_docs: int = 36, n_pairs: int = 60, n_labels: int = 5
                 b=b,
                 doc_type=rng.choice(types),
                 distance=rng.randrange(0, 9),
-                xor=0,
                 exact=False,
                 ratio=90.0,
                 token_set_ratio=rng.uniform(40, 100),

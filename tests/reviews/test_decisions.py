@@ -3,14 +3,16 @@ them; automatic merging is off by default and never touches what a person refuse
 
 import io
 
+import psycopg
 import pytest
-from django.db import connection
+from django.db import OperationalError, connection
 
 from ingest import candidates
 from ingest import services as ingest_services
 from ingest.core.channels import SEMANTIC
 from ingest.core.readers import read_warc
 from ingest.models import (
+    GROUPING_LOCK,
     CandidateGroup,
     CandidatePair,
     Document,
@@ -372,3 +374,45 @@ def test_members_a_person_put_together_are_not_held_to_the_semantic_rule(
     assert group == group_of(b2)
     _, why_not = automerge.auto_eligibility_explained(group)
     assert why_not and "semantic" not in why_not
+
+
+@pytest.mark.skipif(connection.vendor != "postgresql", reason="advisory locks: PostgreSQL")
+@pytest.mark.django_db(transaction=True)  # the fixture's grouping commits: its lock is free
+@pytest.mark.parametrize("action", ["merge", "split"])
+def test_a_persons_merge_or_split_waits_for_the_grouping_of_its_method(
+    two_groups, editor, action: str
+) -> None:
+    """One group per method and document has no unique index (ingest 0031): a person's
+    change of memberships holds the method's grouping lock, as the grouping does, so it
+    waits while a grouping update of the same method runs."""
+    a1, _a2, b1, _b2 = two_groups
+    ga, gb = group_of(a1), group_of(b1)
+    settings = connection.settings_dict
+    other = psycopg.connect(
+        dbname=settings["NAME"],
+        host=settings["HOST"] or None,
+        port=settings["PORT"] or None,
+        user=settings["USER"],
+        autocommit=True,
+    )
+    try:
+        (held,) = other.execute(
+            "SELECT pg_try_advisory_lock(%s, %s)", [GROUPING_LOCK, ga.method_id]
+        ).fetchone() or (False,)
+        assert held, "the grouping lock is taken by another session"
+        with connection.cursor() as cursor:
+            cursor.execute("SET lock_timeout = '300ms'")
+        with pytest.raises(OperationalError, match="lock timeout"):
+            if action == "merge":
+                group_merges.group_merge(
+                    group=ga, other_group=gb, editor=editor, reason_code="other", reason="x"
+                )
+            else:
+                group_splits.group_split(
+                    group=ga, document_ids=[a1.pk], editor=editor, reason_code="other", reason="x"
+                )
+    finally:
+        with connection.cursor() as cursor:
+            cursor.execute("RESET lock_timeout")
+        other.close()
+    assert group_of(a1) == ga and group_of(b1) == gb

@@ -3,8 +3,10 @@
 import pytest
 from django.urls import reverse
 
-from ingest.models import CandidatePair
+from ingest.core.bands import differing_bits as core_differing_bits
+from ingest.models import CandidatePair, Fingerprint
 from reviews.models import Decision, Label
+from reviews.pair import simhash_panel
 from tests import factories
 from tests.factories import group_of
 
@@ -284,3 +286,23 @@ def test_the_blind_mode_switch_returns_only_to_this_site(client, editor, asked, 
     client.force_login(editor)
     r = client.post(reverse("reviews:preference-blind"), {"blind_mode": "on", "next": asked})
     assert r.status_code == 302 and r["Location"] == landed
+
+
+def test_the_pair_views_differing_bits_come_from_its_two_fingerprints(client, editor, pair) -> None:
+    """A pair does not store its XOR (ingest 0031): the SimHash panel reads the two
+    main-text fingerprints of the pair's method, and shows what the stored XOR did."""
+    prints = dict(
+        Fingerprint.objects.filter(
+            method_id=pair.method_id, branch="main", document_id__in=[pair.a_id, pair.b_id]
+        ).values_list("document_id", "simhash")
+    )
+    a, b = prints[pair.a_id], prints[pair.b_id]
+    assert a is not None and b is not None
+    bits = core_differing_bits(a, b)
+    assert len(bits) == pair.distance == 2
+    view = simhash_panel.simhash_view(pair=pair)
+    assert view.differing_bits == bits
+    assert [c.bit for c in view.cells if c.differs] == sorted(bits, reverse=True)
+    client.force_login(editor)
+    body = client.get(reverse("reviews:pair-detail", args=[pair.pk])).content.decode()
+    assert f'<dd class="hex small">{" ".join(map(str, bits))}</dd>' in body
