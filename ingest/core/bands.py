@@ -96,6 +96,8 @@ class BandScheme:
     blocks: tuple[tuple[int, int], ...]  # (shift, width); bit 0 = least significant
     combos: tuple[tuple[int, ...], ...]  # indexes into blocks; key bits in this order
     name: str = ""
+    # Radii chosen by hand, one tuple per k = 0..k_max (empty: `radii` computes them).
+    fixed_radii: tuple[tuple[int, ...], ...] = ()
 
     def __post_init__(self) -> None:
         used = 0
@@ -117,6 +119,23 @@ class BandScheme:
                 raise ValueError(f"combo {combo} is wider than an int4 key")
         if not 0 <= self.k_max <= MAX_K:
             raise ValueError(f"k_max must be within 0..{MAX_K}")
+        if self.fixed_radii:
+            if len(self.fixed_radii) != self.k_max + 1:
+                raise ValueError("fixed_radii needs one tuple per k = 0..k_max")
+            for k, radii in enumerate(self.fixed_radii):
+                if len(radii) != len(self.combos) or not self._covers(k, radii):
+                    raise ValueError(f"fixed radii {radii} miss some pair at k = {k}")
+
+    def _covers(self, k: int, radii: tuple[int, ...]) -> bool:
+        """Whether every spread of k differing bits leaves some combo within its radius."""
+        caps = (*(w for _, w in self.blocks), 64 - sum(w for _, w in self.blocks))
+        return all(
+            any(
+                sum(spread[b] for b in combo) <= r
+                for combo, r in zip(self.combos, radii, strict=True)
+            )
+            for spread in spreads(k, caps)
+        )
 
     @cached_property
     def widths(self) -> tuple[int, ...]:
@@ -152,6 +171,8 @@ class BandScheme:
         """Probe radius per combo for distance k (-1: that combo is not probed)."""
         if not 0 <= k <= MAX_K:
             raise ValueError(f"k must be within 0..{MAX_K}")
+        if self.fixed_radii and k <= self.k_max:
+            return self.fixed_radii[k]
         return _radii(self.widths, self.combos, tuple(w for _, w in self.blocks), k)
 
     def probes(self, value: int, k: int) -> list[list[int]]:
@@ -210,21 +231,29 @@ class BandScheme:
             for i in range(len(self.combos))
         )
 
-    def sql_indexes(self, table: str, name: str, method: str = "method") -> list[str]:
-        """One btree per combo on (method, key): methods never share a lookup."""
+    def sql_indexes(
+        self, table: str, name: str, method: str = "method", include: Sequence[str] = ()
+    ) -> list[str]:
+        """One btree per combo on (method, key): methods never share a lookup. With
+        `include`, each btree also carries those columns (a covering index: a lookup
+        that reads only them is an index-only scan and never visits the table)."""
         base = name.rsplit(".", 1)[-1]  # a schema-qualified function name
+        extra = f" INCLUDE ({', '.join(include)})" if include else ""
         return [
             f"CREATE INDEX IF NOT EXISTS {table}_{base}_{i} ON {table} "
-            f"({method}, {name}_{i}(simhash))"
+            f"({method}, {name}_{i}(simhash)){extra}"
             for i in range(len(self.combos))
         ]
+
+    def sql_key_condition(self, name: str, index: int, placeholder: str = "%s") -> str:
+        """`name_<index>(simhash) = ANY(<probes[index]>)`: the lookup of one combo, for a
+        statement with one branch per combo (see `sql_probe_condition` for all in one)."""
+        return f"{name}_{index}(simhash) = ANY({placeholder}::int4[])"
 
     def sql_probe_condition(self, name: str, placeholder: str = "%s") -> str:
         """`(name_0(simhash) = ANY(<probes[0]>) OR …)`: one placeholder per combo, in
         order, each bound to probes(value, k)[i] (an empty list for radius -1)."""
-        terms = [
-            f"{name}_{i}(simhash) = ANY({placeholder}::int4[])" for i in range(len(self.combos))
-        ]
+        terms = [self.sql_key_condition(name, i, placeholder) for i in range(len(self.combos))]
         return "(" + " OR ".join(terms) + ")"
 
 
@@ -309,6 +338,30 @@ def _singles(count: int) -> tuple[tuple[int, ...], ...]:
 B32X2 = BandScheme(k_max=7, blocks=_even_blocks(2), combos=_singles(2), name="b32x2")
 # Measured and rejected (see the module docstring).
 B16X4 = BandScheme(k_max=7, blocks=_even_blocks(4), combos=_singles(4), name="b16x4")
+B21X3 = BandScheme(k_max=7, blocks=_even_blocks(3), combos=_singles(3), name="b21x3")
+B24_20_20 = BandScheme(
+    k_max=7,
+    blocks=((40, 24), (20, 20), (0, 20)),
+    combos=_singles(3),
+    name="b24-20-20",
+    fixed_radii=(
+        (0, -1, -1),
+        (0, 0, -1),
+        (0, 0, 0),
+        (1, 0, 0),
+        (1, 1, 0),
+        (1, 1, 1),
+        (2, 1, 1),
+        (2, 2, 1),
+    ),
+)
+B22_21_21W = BandScheme(
+    k_max=7,
+    blocks=_even_blocks(3),
+    combos=_singles(3),
+    name="b21x3w",
+    fixed_radii=B24_20_20.fixed_radii,
+)
 B8X8_PAIRS = BandScheme(
     k_max=6,
     blocks=_even_blocks(8),
@@ -316,7 +369,9 @@ B8X8_PAIRS = BandScheme(
     name="b8x8-pairs",
 )
 
-SCHEMES: dict[str, BandScheme] = {s.name: s for s in (B32X2, B16X4, B8X8_PAIRS)}
+SCHEMES: dict[str, BandScheme] = {
+    s.name: s for s in (B32X2, B21X3, B22_21_21W, B24_20_20, B16X4, B8X8_PAIRS)
+}
 
 
 def scheme_for(k_max: int) -> BandScheme:
