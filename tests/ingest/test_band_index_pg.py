@@ -74,11 +74,11 @@ def test_the_lookup_answers_what_brute_force_answers() -> None:
     # With a lookback window: brute force restricted to the window's fetch times.
     around = T0 + timedelta(days=30)
     for q in queries[:20]:
-        got = {
+        in_window = {
             h.document_id
             for h in index.query(method_id=METHOD, value=q, k=6, around=around, lookback_days=5)
         }
-        assert got == {
+        assert in_window == {
             d
             for d, v, f in zip(ids, values, fetched, strict=True)
             if hamming(v, q) <= 6 and abs(f - around) <= timedelta(days=5)
