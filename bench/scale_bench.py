@@ -14,9 +14,10 @@ var/; a fresh machine rebuilds what it needs):
   hour.
 - ``measure``: bytes per document per table (heap, indexes, total), the band query at
   k=3 and k=6 (latency, recall against numpy brute force, probes, index entries
-  nominated, and whether the most crowded lookup read the table: heap fetches), the passage lookup, the check of a 5 KB article text (the check API's
-  service call, `ingest.candidates.check`), the review queue page, and PostgreSQL's
-  memory (shared_buffers, the backends' peak RSS).
+  nominated, and whether the most crowded lookup read the table: heap fetches), the
+  passage lookup, the check of a 5 KB article text (the check API's service call,
+  `ingest.candidates.check`), the review queue page, and PostgreSQL's memory
+  (shared_buffers, the backends' peak RSS).
 
 Fingerprints: the real-distribution generator (bench/corpus.py) gives the first
 ``--base`` documents (cached in bench/out/); larger sizes repeat that base, each copy
