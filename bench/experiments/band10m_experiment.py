@@ -27,6 +27,7 @@ recall against numpy brute force.
     python bench/experiments/band10m_experiment.py --stage load --size 10000000
     python bench/experiments/band10m_experiment.py --stage index --size 10000000
     python bench/experiments/band10m_experiment.py --stage measure --size 10000000
+    python bench/experiments/band10m_experiment.py --stage fit --size 2260000  # -> 10M
 
 DATABASE_URL names the server (its database part is replaced by --database).
 """
@@ -406,6 +407,60 @@ def measure(
     return out
 
 
+def fit(
+    conn: psycopg.Connection, n: int, layouts: list[Layout], ks: list[int], count: int, seed: int
+) -> dict[str, Any]:
+    """Server execution time (EXPLAIN ANALYZE, TIMING OFF) of every query, fitted as a
+    fixed part plus a cost per index entry read; then each query's entries scaled to
+    `--project` documents (entries grow about linearly with N) gives projected
+    percentiles. Less noisy than the client's wall time on a shared machine."""
+    values = load_values(n)
+    queries = pick_queries(values, count, seed + 4)
+    conn.execute("SET plan_cache_mode = force_generic_plan")
+    out: dict[str, Any] = {"n": n, "queries": count, "loadavg_start": os.getloadavg()}
+    for x in layouts:
+        s = x.scheme
+        sql = x.sql(table(n, x.group))
+        combos = [_combo_values(s, values, i) for i in range(len(s.combos))]
+        for k in ks:
+            entries, server = [], []
+            for v in queries[:30]:  # warm-up: caches
+                conn.execute(sql, x.params(v, k)).fetchall()
+            for v in queries:
+                e = 0
+                for i, r in enumerate(s.radii(k)):
+                    if r >= 0:
+                        near = np.bitwise_count(combos[i] ^ np.uint64(s.combo_value(v, i))) <= r
+                        e += int(near.sum())
+                entries.append(float(e))
+                row = conn.execute(
+                    "EXPLAIN (ANALYZE, TIMING OFF, FORMAT JSON) " + sql, x.params(v, k)
+                ).fetchone()
+                assert row is not None
+                server.append(float(row[0][0]["Execution Time"]))
+            ent, srv = np.asarray(entries), np.asarray(server)
+            design = np.vstack([np.ones_like(ent), ent]).T
+            (fixed, per_entry), *_ = np.linalg.lstsq(design, srv, rcond=None)
+            projected = srv + per_entry * ent * (PROJECT / n - 1)
+            res = {
+                "server_p50_ms": pctl(server, 50),
+                "server_p95_ms": pctl(server, 95),
+                "fixed_ms": float(fixed),
+                "us_per_entry": float(per_entry) * 1000,
+                "entries_p95": pctl(entries, 95),
+                "projected_n": PROJECT,
+                "projected_p50_ms": pctl(projected.tolist(), 50),
+                "projected_p95_ms": pctl(projected.tolist(), 95),
+            }
+            out[f"{x.name} k={k}"] = res
+            print(x.name, k, {a: round(b, 3) for a, b in res.items()}, flush=True)
+    out["loadavg_end"] = os.getloadavg()
+    return out
+
+
+PROJECT = 10_000_000
+
+
 def _combo_values(s: BandScheme, values: np.ndarray, i: int) -> np.ndarray:
     out = np.zeros(len(values), dtype=np.uint64)
     for b in s.combos[i]:
@@ -418,7 +473,7 @@ def _combo_values(s: BandScheme, values: np.ndarray, i: int) -> np.ndarray:
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
-    parser.add_argument("--stage", choices=["generate", "load", "index", "measure", "all"])
+    parser.add_argument("--stage", choices=["generate", "load", "index", "measure", "fit", "all"])
     parser.add_argument("--size", type=int, default=10_000_000)
     parser.add_argument("--database", default="dedup_hband_exp")
     parser.add_argument("--layouts", nargs="+", default=list(LAYOUTS), choices=LAYOUTS)
@@ -437,6 +492,10 @@ def main() -> None:
             load(conn, args.size)
         if args.stage in ("index", "all"):
             print(json.dumps(build(conn, args.size, layouts)))
+        if args.stage == "fit":
+            res = fit(conn, args.size, layouts, args.ks, args.queries, args.seed)
+            if args.json:
+                args.json.write_text(json.dumps(res, indent=1, default=str))
         if args.stage in ("measure", "all"):
             print(f"load average {os.getloadavg()}", flush=True)
             res = measure(conn, args.size, layouts, args.ks, args.queries, args.seed)

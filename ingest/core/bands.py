@@ -32,6 +32,9 @@ The chosen scheme
 index each on (method, half). The stored keys do not depend on k, so one pair of
 indexes serves every threshold in settings. k <= 3 probes radii (1, 1), 66 keys; k = 6
 probes radii (2, 3), 6,018 keys; k = 7 (the most it accepts) radii (3, 3), 10,978.
+Since ingest 0029 each btree also carries (INCLUDE) the SimHash, the document id and
+the fetch time, and the lookup runs one branch per half (ingest/index.py): an
+index-only scan, so the rows a lookup nominates are read from the index, not the table.
 
 Measured by bench/experiments/index_experiment.py (1,000,000 fingerprints of the default
 corpus, 500 queries, 2 cores, PostgreSQL 15 with default settings, generic plans; recall 1.000
@@ -51,6 +54,26 @@ A GIN `&&` also pays, per posting-list item, for every key of its array, and a p
 list (fastupdate on) doubles its p95; the 28 pair keys of `B8X8_PAIRS` (Manku's radius
 0 for k = 6) cost 210 bytes of index per fingerprint and still nominate 40,000 rows.
 
+Toward 10M (bench/experiments/band10m_experiment.py, bench/results/
+2026-12-03-band-index-10m.md; 2.26M fingerprints on the product's partitioned table
+shape, 300 queries, load average ~6.5; bytes = heap + primary key + band btrees):
+
+    layout                  B/doc   k=3 p50/p95    k=6 p50/p95    k=6 entries read p95
+    b32x2, plain btrees      141    0.73 / 5.6 ms  25.6 / 71.1 ms       5,084
+    b32x2, covering          182    0.65 / 5.2 ms  23.3 / 31.2 ms       5,084
+    b24-20-20, covering      222    0.62 / 5.7 ms   6.4 / 15.9 ms      26,136
+    b21x3w, covering         222    0.71 / 5.8 ms   6.8 / 16.5 ms      31,950
+
+(k=3 p95 here is the machine's scheduling noise: 0.4 ms on the server.) A plain btree
+sends every nominated row to the table (a bitmap heap scan): at 2.26M that is most of
+a k=6 lookup. Covering, the halves cost their 6,018 probes (constant in N, 10-20 ms of
+server time depending on the machine's load) plus ~0.4 us an index entry read:
+projected to 10M, k=6 19-38 ms p95 of server time, k=3 under 1 ms. Thirds (`B24_20_20`:
+24, 20 and 20 bits, the largest radius on the widest third, `fixed_radii`) probe only
+343 keys but read 5 times the entries, which grow with N: projected 29-37 ms at k=6
+and 2.6-7.5 ms at k=3 (18 times the entries of the halves), growing past 10M where the
+halves stay flat, and a third btree costs 40 B a document. Hence the halves, covering.
+
 Query cost grows as N x probes / 2^(information in 32 bits). On the `dense` stress
 corpus (47% of unrelated documents with a neighbour within 3 bits, three times the
 real 1M-document crawl) B32X2 gives 5.6 ms and 36.7 ms at p95, with 3,300 true matches
@@ -63,11 +86,13 @@ Keys in the database
 A key is a signed int4 (a 32-bit combo value is stored as its two's complement, the
 way the signed bigint stores the 64 bits). `sql_key_functions` emits one
 IMMUTABLE SQL function per combo (inlined by the planner), `sql_indexes` one btree
-per combo on (method, key), and `sql_probe_condition` the matching WHERE clause, whose
-parameters are `probes(value, k)`; the exact filter is
+per combo on (method, key) (with `include`, covering), and `sql_probe_condition` the
+matching WHERE clause (`sql_key_condition` one combo's, for one branch per combo),
+whose parameters are `probes(value, k)`; the exact filter is
 `bit_count((simhash # q)::bit(64)) <= k`. Run it with
 `SET LOCAL plan_cache_mode = force_generic_plan`: re-planning thousands of array
-constants on every call costs ~4 ms.
+constants on every call costs ~4 ms. Send the probe keys sorted: the btree sorts a
+search array first and only checks a sorted one (~10% of a k = 6 lookup).
 """
 
 from __future__ import annotations
@@ -334,9 +359,10 @@ def _singles(count: int) -> tuple[tuple[int, ...], ...]:
     return tuple((i,) for i in range(count))
 
 
-# The chosen scheme: two 32-bit halves, one btree each.
+# The chosen scheme: two 32-bit halves, one (covering) btree each.
 B32X2 = BandScheme(k_max=7, blocks=_even_blocks(2), combos=_singles(2), name="b32x2")
-# Measured and rejected (see the module docstring).
+# Measured and rejected (see the module docstring); the thirds with the largest radius
+# on the widest third (fewer entries read than the fewest-probes radii of B21X3).
 B16X4 = BandScheme(k_max=7, blocks=_even_blocks(4), combos=_singles(4), name="b16x4")
 B21X3 = BandScheme(k_max=7, blocks=_even_blocks(3), combos=_singles(3), name="b21x3")
 B24_20_20 = BandScheme(
