@@ -78,8 +78,9 @@ def query(
     return _query_scan(method_id, value, k, exclude_document, window)
 
 
-# Columns the covering band btrees carry besides (method, key): a lookup reads nothing
-# else, so it is an index-only scan and never visits the table (migration 0029).
+# Columns the covering band btrees carry besides (method, key), as migration 0029 makes
+# them: a lookup reads nothing else (the window's fetched_at included), so it is an
+# index-only scan and never visits the table. A new column read here needs a migration.
 INCLUDE = ("simhash", "document_id", "fetched_at")
 # One branch per combo (an OR of the two lookups would be a bitmap heap scan, which
 # visits every nominated row in the table); UNION drops a row both branches return.

@@ -127,7 +127,8 @@ def test_the_band_btrees_cover_the_lookup() -> None:
     assert all(sum(1 for name, _ in defs if name == p) == 2 for p in partitions), (
         "two band btrees on every partition"
     )
-    assert all("INCLUDE (simhash, document_id, fetched_at)" in d for _, d in defs)
+    assert index.INCLUDE == ("simhash", "document_id", "fetched_at")
+    assert all(f"INCLUDE ({', '.join(index.INCLUDE)})" in d for _, d in defs)
     for window in (None, (T0, T0 + timedelta(days=3))):
         sql, params = index.pg_statement(METHOD, 0x0123_4567_89AB_CDEF, 6, window)
         with index.pg_cursor() as cursor:
