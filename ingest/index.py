@@ -3,10 +3,11 @@ method within k bits of a value".
 
 PostgreSQL: the band keys of ingest/core/bands.py (scheme b32x2: the two 32-bit
 halves), computed by SQL functions and indexed by one btree each on (method, key)
-that also carries the SimHash and the document id (INCLUDE, migration 0029) — the keys
-are never stored in the row. A query looks up every key within the scheme's radius of
-the query's halves, one index-only branch per half, and applies the exact Hamming
-filter to what the index holds: at 10M documents it reads no table page at all.
+that also carries the SimHash, the document id and the fetch time (INCLUDE, migration
+0029) — the keys are never stored in the row. A query looks up every key within the
+scheme's radius of the query's halves, one index-only branch per half, and applies the
+exact Hamming filter to what the index holds: no table page is read where the
+visibility map says all-visible (after a VACUUM; 0 heap fetches measured at 2.26M).
 Elsewhere (the embedded SQLite default) the same answer comes from a scan of the
 method's entries; fine for a demo, not for a corpus.
 """
