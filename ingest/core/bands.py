@@ -55,24 +55,25 @@ list (fastupdate on) doubles its p95; the 28 pair keys of `B8X8_PAIRS` (Manku's 
 0 for k = 6) cost 210 bytes of index per fingerprint and still nominate 40,000 rows.
 
 Toward 10M (bench/experiments/band10m_experiment.py, bench/results/
-2026-12-03-band-index-10m.md; 2.26M fingerprints on the product's partitioned table
-shape, 300 queries, load average ~6.5; bytes = heap + primary key + band btrees):
+2026-12-03-band-index-10m.md; 3M fingerprints on the product's partitioned table shape,
+300 queries, load average ~2.5; bytes = heap + primary key + band btrees):
 
     layout                  B/doc   k=3 p50/p95    k=6 p50/p95    k=6 entries read p95
-    b32x2, plain btrees      141    0.73 / 5.6 ms  25.6 / 71.1 ms       5,084
-    b32x2, covering          182    0.65 / 5.2 ms  23.3 / 31.2 ms       5,084
-    b24-20-20, covering      222    0.62 / 5.7 ms   6.4 / 15.9 ms      26,136
-    b21x3w, covering         222    0.71 / 5.8 ms   6.8 / 16.5 ms      31,950
+    b32x2, plain btrees      141    1.01 / 2.6 ms  13.2 / 35.4 ms       6,429
+    b32x2, covering          182    1.01 / 1.7 ms  11.7 / 16.8 ms       6,429
+    b24-20-20, covering      222    0.94 / 1.9 ms   2.9 /  9.0 ms      35,800
+    b21x3w, covering         222    1.03 / 2.6 ms   3.5 / 10.9 ms      48,861
 
-(k=3 p95 here is the machine's scheduling noise: 0.4 ms on the server.) A plain btree
-sends every nominated row to the table (a bitmap heap scan): at 2.26M that is most of
-a k=6 lookup. Covering, the halves cost their 6,018 probes (constant in N, 10-20 ms of
-server time depending on the machine's load) plus ~0.4 us an index entry read:
-projected to 10M, k=6 19-38 ms p95 of server time, k=3 under 1 ms. Thirds (`B24_20_20`:
-24, 20 and 20 bits, the largest radius on the widest third, `fixed_radii`) probe only
-343 keys but read 5 times the entries, which grow with N: projected 29-37 ms at k=6
-and 2.6-7.5 ms at k=3 (18 times the entries of the halves), growing past 10M where the
-halves stay flat, and a third btree costs 40 B a document. Hence the halves, covering.
+A plain btree sends every nominated row to the table (a bitmap heap scan). Covering,
+the halves cost their 6,018 probes (constant in N, 10-20 ms of server time depending on
+the machine's load) plus ~0.5 us an index entry read: projected to 10M, k=6 23 ms p95
+of server time in the quietest run (19-38 ms in busier ones), k=3 about 1 ms. Thirds
+(`B24_20_20`: 24, 20 and 20 bits, the largest radius on the widest third,
+`fixed_radii`) probe only 343 keys but read 5 times the entries, which grow with N:
+projected 21 ms at k=6 (29-37 busier; p50 4.5-8 ms against 11-19 for the halves) and
+2.9-7.5 ms at k=3, growing past 10M where the halves stay flat, and a third btree costs
+40 B a document. Hence the halves, covering; the thirds are the layout to measure again
+at 10M itself.
 
 Query cost grows as N x probes / 2^(information in 32 bits). On the `dense` stress
 corpus (47% of unrelated documents with a neighbour within 3 bits, three times the
