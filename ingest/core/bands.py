@@ -66,11 +66,12 @@ Toward 10M (bench/experiments/band10m_experiment.py, bench/results/
 
 A plain btree sends every nominated row to the table (a bitmap heap scan). Covering,
 the halves cost their 6,018 probes (constant in N, 10-20 ms of server time depending on
-the machine's load) plus ~0.5 us an index entry read: projected to 10M, k=6 23 ms p95
-of server time in the quietest run (19-38 ms in busier ones), k=3 about 1 ms. Thirds
+the machine's load) plus ~0.4 us an index entry read: at 5M, k=6 9.8 / 15.0 ms p50 /
+p95 (the thirds 3.4 / 12.3); projected to 10M, k=6 20-23 ms p95 of server time in
+quiet runs (19-38 ms in busier ones), k=3 about 1 ms. Thirds
 (`B24_20_20`: 24, 20 and 20 bits, the largest radius on the widest third,
 `fixed_radii`) probe only 343 keys but read 5 times the entries, which grow with N:
-projected 21 ms at k=6 (29-37 busier; p50 4.5-8 ms against 11-19 for the halves) and
+projected 21-22 ms at k=6 (29-37 busier; p50 4.5-8 ms against 11-19 for the halves) and
 2.9-7.5 ms at k=3, growing past 10M where the halves stay flat, and a third btree costs
 40 B a document. Hence the halves, covering; the thirds are the layout to measure again
 at 10M itself.
