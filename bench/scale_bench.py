@@ -8,16 +8,22 @@ var/; a fresh machine rebuilds what it needs):
   band index entry, its passage set, and, for the 15% of documents that are in groups of
   2–50 (wire stories), the group, its memberships and its pairs as the product stores
   them (one row per near pair of the group). Each chunk commits with the state file, so
-  an interrupted load resumes at the next chunk.
+  an interrupted load resumes at the next chunk. The band index's btrees are dropped
+  before the first chunk (their definitions kept in the state file) and built once
+  after the last: maintained row by row, their random keys made the 1M load take an
+  hour.
 - ``measure``: bytes per document per table (heap, indexes, total), the band query at
-  k=3 and k=6, the passage lookup, the check of a 5 KB article text (the check API's
-  service call, `ingest.candidates.check`), the review queue page, and PostgreSQL's
-  memory (shared_buffers, the backends' peak RSS).
+  k=3 and k=6 (latency, recall against numpy brute force, probes, index entries
+  nominated, and whether the most crowded lookup read the table: heap fetches), the
+  passage lookup, the check of a 5 KB article text (the check API's service call,
+  `ingest.candidates.check`), the review queue page, and PostgreSQL's memory
+  (shared_buffers, the backends' peak RSS).
 
 Fingerprints: the real-distribution generator (bench/corpus.py) gives the first
 ``--base`` documents (cached in bench/out/); larger sizes repeat that base, each copy
 XORed with its own random 64-bit mask, which keeps every distance inside a copy and
-puts copies far apart. Passages: per document a count drawn around the real pages'
+puts copies far apart (copies never crowd each other's band keys: for the band index
+at 10M, give ``--base`` the whole size). Passages: per document a count drawn around the real pages'
 one passage per 18 words (articles of 200–1,500 words), hashes unique to the document
 except a share taken from a Zipf-distributed pool of common passages (stock phrases,
 bylines) and, for a group's members, most of the group's first member's passages.
@@ -198,6 +204,7 @@ def load(args: argparse.Namespace) -> None:
     state.data["method_id"] = method_id
     state.save()
     t_start = time.perf_counter()
+    band_indexes_drop(conn, state)
     # A session stops at a chunk's end: a group never straddles two sessions.
     until = min(args.size, -(-(args.until or args.size) // args.chunk) * args.chunk)
     while state.data["loaded"] < until:
@@ -211,19 +218,68 @@ def load(args: argparse.Namespace) -> None:
         state.data["load_seconds"] += time.perf_counter() - t
         state.save()
         print(f"loaded {hi}/{args.size} ({time.perf_counter() - t:.1f} s)", flush=True)
+    if state.data["loaded"] >= args.size:
+        band_indexes_build(conn, state)
     with conn.cursor() as cur:
         for table in (
             "ingest_document",
             "ingest_fingerprint",
             "ingest_candidatepair",
             "ingest_candidategroup",
-        ):  # memberships have no serial id since ingest 0031
+        ):  # memberships have no serial id since ingest 0030
             cur.execute(
                 f"SELECT setval(pg_get_serial_sequence('{table}', 'id'), "
                 f"(SELECT coalesce(max(id), 1) FROM {table}))"
             )
         cur.execute("VACUUM ANALYZE")
     print(f"load done in {time.perf_counter() - t_start:.1f} s", flush=True)
+
+
+# The band index's btrees (ingest 0003, 0029): random keys, so maintaining them row by
+# row is most of a large load's time (an hour at 1M); they are dropped before the first
+# chunk and built once after the last, as the product's migration defines them.
+_BAND_INDEXES = (
+    "SELECT indexname, indexdef FROM pg_indexes WHERE schemaname = current_schema()"
+    " AND tablename = 'ingest_indexentry' AND indexdef LIKE '%dedup_band_key_%'"
+    " ORDER BY indexname"
+)
+
+
+def band_indexes_drop(conn: Any, state: State) -> None:
+    """Drop the band btrees for the load, their definitions kept in the state file (a
+    resumed load finds them there, and builds them when the last chunk is in)."""
+    if state.data.get("band_indexes_dropped") or state.data["loaded"] >= state.data["size"]:
+        return
+    with conn.cursor() as cur:
+        found = cur.execute(_BAND_INDEXES).fetchall()
+    with conn.transaction(), conn.cursor() as cur:
+        for name, _ in found:
+            cur.execute(f"DROP INDEX {name}")
+        state.data["band_indexes"] = [definition for _, definition in found]
+        state.data["band_indexes_dropped"] = True
+        state.save()
+    print(f"band indexes dropped for the load: {len(found)}", flush=True)
+
+
+def band_indexes_build(conn: Any, state: State) -> None:
+    """Build the band btrees dropped for the load (on the partitioned table: PostgreSQL
+    builds each partition's). The VACUUM at the load's end then sets the visibility
+    map, which lets the band lookup's index-only scans skip the table."""
+    if not state.data.get("band_indexes_dropped"):
+        return
+    t = time.perf_counter()
+    with conn.cursor() as cur:
+        cur.execute("SET maintenance_work_mem = '1GB'")
+        for definition in state.data["band_indexes"]:
+            # pg_indexes writes a partitioned index "ON ONLY" the parent (no partition's
+            # index made): built on the whole tree instead.
+            sql = definition.replace(" ON ONLY ", " ON ", 1)
+            cur.execute(sql.replace("CREATE INDEX ", "CREATE INDEX IF NOT EXISTS ", 1))
+        cur.execute("RESET maintenance_work_mem")
+    state.data["band_indexes_dropped"] = False
+    state.data["band_index_build_seconds"] = round(time.perf_counter() - t, 1)
+    state.save()
+    print(f"band indexes built in {time.perf_counter() - t:.1f} s", flush=True)
 
 
 def months_ensure(fetched: list[datetime]) -> None:
@@ -433,7 +489,7 @@ def load_chunk(
                 for x in range(s):
                     for y in range(x + 1, s):
                         d = int(rng.integers(0, 7))
-                        # Drawn as when pairs stored their XOR (ingest 0031 dropped
+                        # Drawn as when pairs stored their XOR (ingest 0030 dropped
                         # it): the same distances before and after.
                         rng.integers(-(2**63), 2**63 - 1)
                         cp.write_row(
@@ -541,6 +597,7 @@ def measure(args: argparse.Namespace) -> dict[str, Any]:
     flips = [
         (v ^ (1 << int(rng.integers(0, 64))) ^ (1 << int(rng.integers(0, 64)))) for _, v in probes
     ]
+    values = fingerprints(n, args.base, args.seed)
     for k in (3, 6):
         index.query(method_id=method_id, value=flips[0], k=k)  # warm
         out[f"band_k{k}"] = timed(
@@ -549,8 +606,9 @@ def measure(args: argparse.Namespace) -> dict[str, Any]:
         hits = [len(index.query(method_id=method_id, value=v, k=k)) for v in flips[:50]]
         out[f"band_k{k}"]["hits_mean"] = round(sum(hits) / len(hits), 2)
         out[f"band_k{k}"]["recall_vs_brute_force"] = band_recall(
-            index, method_id, flips[:50], k, fingerprints(n, args.base, args.seed)
+            index, method_id, flips[:50], k, values
         )
+        out[f"band_k{k}"].update(band_work(index, method_id, flips[:50], k, values))
         # The same lookups with a 7-day lookback window around each probe's own fetch
         # time: on partitioned indexes, only the window's months are read.
         windowed = [(v, fetched_of(d)) for (d, _), v in zip(probes, flips, strict=True)]
@@ -606,6 +664,46 @@ def band_recall(index: Any, method_id: int, probes: list[int], k: int, values: n
         want += len(near)
         got += len(found & set(near.tolist()))
     return round(got / want, 4) if want else 1.0
+
+
+def band_work(index: Any, method_id: int, probes: list[int], k: int, values: np.ndarray) -> dict:
+    """What a band lookup reads: probe keys, index entries nominated (numpy over the
+    stored values, both halves counted), and, from one EXPLAIN ANALYZE of the most
+    crowded probe, the scan types and the heap fetches (0: index-only)."""
+    scheme = index.SCHEME
+    halves = [
+        (values >> np.uint64(shift)) & np.uint64((1 << width) - 1) for shift, width in scheme.blocks
+    ]
+    nominated = []
+    for v in probes:
+        total = 0
+        for i, r in enumerate(scheme.radii(k)):
+            if r >= 0:
+                near = np.bitwise_count(halves[i] ^ np.uint64(scheme.combo_value(v, i))) <= r
+                total += int(near.sum())
+        nominated.append(float(total))
+    crowded = probes[int(np.argmax(nominated))]
+    sql, params = index.pg_statement(method_id, crowded, k)
+    with index.pg_cursor() as cur:
+        cur.execute("EXPLAIN (ANALYZE, BUFFERS, FORMAT JSON) " + sql, params)
+        plan = cur.fetchone()[0]
+    plan = json.loads(plan) if isinstance(plan, str) else plan
+    nodes, heap_fetches = set(), 0
+    stack = [plan[0]["Plan"]]
+    while stack:
+        node = stack.pop()
+        if "Relation Name" in node:
+            nodes.add(node["Node Type"])
+        heap_fetches += int(node.get("Heap Fetches", 0))
+        stack += node.get("Plans", [])
+    return {
+        "probes": scheme.probe_count(k),
+        "nominated_p50": pctl(nominated, 0.5),
+        "nominated_p95": pctl(nominated, 0.95),
+        "crowded_plan_scans": sorted(nodes),
+        "crowded_plan_heap_fetches": heap_fetches,
+        "crowded_plan_ms": plan[0]["Execution Time"],
+    }
 
 
 def check_timing(args: argparse.Namespace) -> dict[str, Any]:

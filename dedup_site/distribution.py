@@ -59,7 +59,7 @@ REFERENCE: tuple[str, ...] = (
 # priority changes), tallies, leases, job state and figures.
 
 # (table, what, detail) of each rule the schema breaks today, with the reason it stays
-# and the fix in a comment. Met since ingest 0031: memberships keyed by (group_id,
+# and the fix in a comment. Met since ingest 0030: memberships keyed by (group_id,
 # document_id), without a serial id; one group per method and document kept by the
 # writers under the method's grouping lock (ingest.models.memberships_lock) instead of
 # a unique index across shards; a pair's `b_id`, a group's `representative_id` and a

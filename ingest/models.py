@@ -668,7 +668,8 @@ class IndexEntry(models.Model):
     """The candidate index: one compact row per indexed fingerprint (main branch, ok).
 
     On PostgreSQL two btree expression indexes over the halves of the SimHash, on
-    (method, half), find every entry within k bits (see ingest/index.py and
+    (method, half) and carrying the row's other columns (INCLUDE, ingest 0029: the lookup
+    is an index-only scan), find every entry within k bits (see ingest/index.py and
     ingest/core/bands.py); the row holds only what the lookup filters on. Derived data:
     it can always be rebuilt from the fingerprints (`candidates --rebuild`).
     """
@@ -679,7 +680,8 @@ class IndexEntry(models.Model):
     fetched_at = models.DateTimeField()
     # The FingerprintMethod id as a smallint rather than a bigint foreign key: it leads
     # every index of this table, and the narrower key keeps a row and its three btrees
-    # near 140 bytes a fingerprint (bench/candidates_bench.py).
+    # near 140 bytes a fingerprint (bench/candidates_bench.py; 200 with the covering
+    # btrees of ingest 0029).
     method = models.SmallIntegerField()
 
     def __str__(self) -> str:

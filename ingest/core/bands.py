@@ -32,6 +32,9 @@ The chosen scheme
 index each on (method, half). The stored keys do not depend on k, so one pair of
 indexes serves every threshold in settings. k <= 3 probes radii (1, 1), 66 keys; k = 6
 probes radii (2, 3), 6,018 keys; k = 7 (the most it accepts) radii (3, 3), 10,978.
+Since ingest 0029 each btree also carries (INCLUDE) the SimHash, the document id and
+the fetch time, and the lookup runs one branch per half (ingest/index.py): an
+index-only scan, so the rows a lookup nominates are read from the index, not the table.
 
 Measured by bench/experiments/index_experiment.py (1,000,000 fingerprints of the default
 corpus, 500 queries, 2 cores, PostgreSQL 15 with default settings, generic plans; recall 1.000
@@ -51,6 +54,28 @@ A GIN `&&` also pays, per posting-list item, for every key of its array, and a p
 list (fastupdate on) doubles its p95; the 28 pair keys of `B8X8_PAIRS` (Manku's radius
 0 for k = 6) cost 210 bytes of index per fingerprint and still nominate 40,000 rows.
 
+Toward 10M (bench/experiments/band10m_experiment.py, bench/results/
+2026-12-03-band-index-10m.md; 3M fingerprints on the product's partitioned table shape,
+300 queries, load average ~2.5; bytes = heap + primary key + band btrees):
+
+    layout                  B/doc   k=3 p50/p95    k=6 p50/p95    k=6 entries read p95
+    b32x2, plain btrees      141    1.01 / 2.6 ms  13.2 / 35.4 ms       6,429
+    b32x2, covering          182    1.01 / 1.7 ms  11.7 / 16.8 ms       6,429
+    b24-20-20, covering      222    0.94 / 1.9 ms   2.9 /  9.0 ms      35,800
+    b21x3w, covering         222    1.03 / 2.6 ms   3.5 / 10.9 ms      48,861
+
+A plain btree sends every nominated row to the table (a bitmap heap scan). Covering,
+the halves cost their 6,018 probes (constant in N, 10-20 ms of server time depending on
+the machine's load) plus ~0.4 us an index entry read: at 5M, k=6 9.8 / 15.0 ms p50 /
+p95 (the thirds 3.4 / 12.3); projected to 10M, k=6 20-23 ms p95 of server time in
+quiet runs (19-38 ms in busier ones), k=3 about 1 ms. Thirds
+(`B24_20_20`: 24, 20 and 20 bits, the largest radius on the widest third,
+`fixed_radii`) probe only 343 keys but read 5 times the entries, which grow with N:
+projected 21-22 ms at k=6 (29-37 busier; p50 4.5-8 ms against 11-19 for the halves) and
+2.9-7.5 ms at k=3, growing past 10M where the halves stay flat, and a third btree costs
+40 B a document. Hence the halves, covering; the thirds are the layout to measure again
+at 10M itself.
+
 Query cost grows as N x probes / 2^(information in 32 bits). On the `dense` stress
 corpus (47% of unrelated documents with a neighbour within 3 bits, three times the
 real 1M-document crawl) B32X2 gives 5.6 ms and 36.7 ms at p95, with 3,300 true matches
@@ -63,11 +88,13 @@ Keys in the database
 A key is a signed int4 (a 32-bit combo value is stored as its two's complement, the
 way the signed bigint stores the 64 bits). `sql_key_functions` emits one
 IMMUTABLE SQL function per combo (inlined by the planner), `sql_indexes` one btree
-per combo on (method, key), and `sql_probe_condition` the matching WHERE clause, whose
-parameters are `probes(value, k)`; the exact filter is
+per combo on (method, key) (with `include`, covering), and `sql_probe_condition` the
+matching WHERE clause (`sql_key_condition` one combo's, for one branch per combo),
+whose parameters are `probes(value, k)`; the exact filter is
 `bit_count((simhash # q)::bit(64)) <= k`. Run it with
 `SET LOCAL plan_cache_mode = force_generic_plan`: re-planning thousands of array
-constants on every call costs ~4 ms.
+constants on every call costs ~4 ms. Send the probe keys sorted: the btree sorts a
+search array first and only checks a sorted one (~10% of a k = 6 lookup).
 """
 
 from __future__ import annotations
@@ -96,6 +123,8 @@ class BandScheme:
     blocks: tuple[tuple[int, int], ...]  # (shift, width); bit 0 = least significant
     combos: tuple[tuple[int, ...], ...]  # indexes into blocks; key bits in this order
     name: str = ""
+    # Radii chosen by hand, one tuple per k = 0..k_max (empty: `radii` computes them).
+    fixed_radii: tuple[tuple[int, ...], ...] = ()
 
     def __post_init__(self) -> None:
         used = 0
@@ -117,6 +146,23 @@ class BandScheme:
                 raise ValueError(f"combo {combo} is wider than an int4 key")
         if not 0 <= self.k_max <= MAX_K:
             raise ValueError(f"k_max must be within 0..{MAX_K}")
+        if self.fixed_radii:
+            if len(self.fixed_radii) != self.k_max + 1:
+                raise ValueError("fixed_radii needs one tuple per k = 0..k_max")
+            for k, radii in enumerate(self.fixed_radii):
+                if len(radii) != len(self.combos) or not self._covers(k, radii):
+                    raise ValueError(f"fixed radii {radii} miss some pair at k = {k}")
+
+    def _covers(self, k: int, radii: tuple[int, ...]) -> bool:
+        """Whether every spread of k differing bits leaves some combo within its radius."""
+        caps = (*(w for _, w in self.blocks), 64 - sum(w for _, w in self.blocks))
+        return all(
+            any(
+                sum(spread[b] for b in combo) <= r
+                for combo, r in zip(self.combos, radii, strict=True)
+            )
+            for spread in spreads(k, caps)
+        )
 
     @cached_property
     def widths(self) -> tuple[int, ...]:
@@ -152,6 +198,8 @@ class BandScheme:
         """Probe radius per combo for distance k (-1: that combo is not probed)."""
         if not 0 <= k <= MAX_K:
             raise ValueError(f"k must be within 0..{MAX_K}")
+        if self.fixed_radii and k <= self.k_max:
+            return self.fixed_radii[k]
         return _radii(self.widths, self.combos, tuple(w for _, w in self.blocks), k)
 
     def probes(self, value: int, k: int) -> list[list[int]]:
@@ -210,21 +258,29 @@ class BandScheme:
             for i in range(len(self.combos))
         )
 
-    def sql_indexes(self, table: str, name: str, method: str = "method") -> list[str]:
-        """One btree per combo on (method, key): methods never share a lookup."""
+    def sql_indexes(
+        self, table: str, name: str, method: str = "method", include: Sequence[str] = ()
+    ) -> list[str]:
+        """One btree per combo on (method, key): methods never share a lookup. With
+        `include`, each btree also carries those columns (a covering index: a lookup
+        that reads only them is an index-only scan and never visits the table)."""
         base = name.rsplit(".", 1)[-1]  # a schema-qualified function name
+        extra = f" INCLUDE ({', '.join(include)})" if include else ""
         return [
             f"CREATE INDEX IF NOT EXISTS {table}_{base}_{i} ON {table} "
-            f"({method}, {name}_{i}(simhash))"
+            f"({method}, {name}_{i}(simhash)){extra}"
             for i in range(len(self.combos))
         ]
+
+    def sql_key_condition(self, name: str, index: int, placeholder: str = "%s") -> str:
+        """`name_<index>(simhash) = ANY(<probes[index]>)`: the lookup of one combo, for a
+        statement with one branch per combo (see `sql_probe_condition` for all in one)."""
+        return f"{name}_{index}(simhash) = ANY({placeholder}::int4[])"
 
     def sql_probe_condition(self, name: str, placeholder: str = "%s") -> str:
         """`(name_0(simhash) = ANY(<probes[0]>) OR …)`: one placeholder per combo, in
         order, each bound to probes(value, k)[i] (an empty list for radius -1)."""
-        terms = [
-            f"{name}_{i}(simhash) = ANY({placeholder}::int4[])" for i in range(len(self.combos))
-        ]
+        terms = [self.sql_key_condition(name, i, placeholder) for i in range(len(self.combos))]
         return "(" + " OR ".join(terms) + ")"
 
 
@@ -305,10 +361,35 @@ def _singles(count: int) -> tuple[tuple[int, ...], ...]:
     return tuple((i,) for i in range(count))
 
 
-# The chosen scheme: two 32-bit halves, one btree each.
+# The chosen scheme: two 32-bit halves, one (covering) btree each.
 B32X2 = BandScheme(k_max=7, blocks=_even_blocks(2), combos=_singles(2), name="b32x2")
-# Measured and rejected (see the module docstring).
+# Measured and rejected (see the module docstring); the thirds with the largest radius
+# on the widest third (fewer entries read than the fewest-probes radii of B21X3).
 B16X4 = BandScheme(k_max=7, blocks=_even_blocks(4), combos=_singles(4), name="b16x4")
+B21X3 = BandScheme(k_max=7, blocks=_even_blocks(3), combos=_singles(3), name="b21x3")
+B24_20_20 = BandScheme(
+    k_max=7,
+    blocks=((40, 24), (20, 20), (0, 20)),
+    combos=_singles(3),
+    name="b24-20-20",
+    fixed_radii=(
+        (0, -1, -1),
+        (0, 0, -1),
+        (0, 0, 0),
+        (1, 0, 0),
+        (1, 1, 0),
+        (1, 1, 1),
+        (2, 1, 1),
+        (2, 2, 1),
+    ),
+)
+B22_21_21W = BandScheme(
+    k_max=7,
+    blocks=_even_blocks(3),
+    combos=_singles(3),
+    name="b21x3w",
+    fixed_radii=B24_20_20.fixed_radii,
+)
 B8X8_PAIRS = BandScheme(
     k_max=6,
     blocks=_even_blocks(8),
@@ -316,7 +397,9 @@ B8X8_PAIRS = BandScheme(
     name="b8x8-pairs",
 )
 
-SCHEMES: dict[str, BandScheme] = {s.name: s for s in (B32X2, B16X4, B8X8_PAIRS)}
+SCHEMES: dict[str, BandScheme] = {
+    s.name: s for s in (B32X2, B21X3, B22_21_21W, B24_20_20, B16X4, B8X8_PAIRS)
+}
 
 
 def scheme_for(k_max: int) -> BandScheme:

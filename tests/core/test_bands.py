@@ -8,6 +8,7 @@ from hypothesis import strategies as st
 from ingest.core.bands import (
     B8X8_PAIRS,
     B16X4,
+    B24_20_20,
     B32X2,
     SCHEMES,
     BandScheme,
@@ -86,7 +87,7 @@ def test_every_scheme_finds_flips_up_to_its_k_max(
     assert found(scheme, a, b, k)
 
 
-@pytest.mark.parametrize("scheme", [B32X2, B16X4], ids=lambda s: s.name)
+@pytest.mark.parametrize("scheme", [B32X2, B16X4, B24_20_20], ids=lambda s: s.name)
 def test_radii_are_tight(scheme: BandScheme) -> None:
     """Lowering any radius loses a pair: some spread escapes every combo."""
     caps = tuple(w for _, w in scheme.blocks) + (64 - sum(w for _, w in scheme.blocks),)
@@ -254,3 +255,32 @@ def test_nominating_band() -> None:
     assert B32X2.radii(2) == (0, 1)
     assert nominating_band(B32X2, a, both, k=2) == 1  # the low half, within radius 1
     assert nominating_band(B8X8_PAIRS, a, a ^ (1 << 63 | 1 << 55)) == 13  # blocks (2, 3)
+
+
+def test_fixed_radii_are_checked_against_every_spread() -> None:
+    """A scheme's own radii table must still satisfy the pigeonhole at every k."""
+    blocks, combos = B24_20_20.blocks, B24_20_20.combos
+    good = B24_20_20.fixed_radii
+    assert B24_20_20.radii(6) == (2, 1, 1)  # the widest combo takes the largest radius
+    assert B24_20_20.probe_count(6) == 1 + 24 + 276 + 2 * 21
+    short = good[:6] + ((2, 1, 0),) + good[7:]  # the spread (3, 2, 1) escapes
+    with pytest.raises(ValueError, match="miss some pair at k = 6"):
+        BandScheme(k_max=7, blocks=blocks, combos=combos, fixed_radii=short)
+    with pytest.raises(ValueError, match="one tuple per k"):
+        BandScheme(k_max=7, blocks=blocks, combos=combos, fixed_radii=good[:7])
+
+
+@given(u64, st.sets(st.integers(0, 63), max_size=7))
+def test_fixed_radii_find_every_flip_within_k(a: int, positions: set[int]) -> None:
+    k = len(positions)
+    b = flip(a, positions)
+    assert found(B24_20_20, a, b, k)
+    assert nominating_band(B24_20_20, a, b, k) is not None
+
+
+def test_covering_indexes_and_one_branch_per_combo() -> None:
+    assert B32X2.sql_indexes("fp", "bk", include=("simhash", "document_id"))[0] == (
+        "CREATE INDEX IF NOT EXISTS fp_bk_0 ON fp (method, bk_0(simhash))"
+        " INCLUDE (simhash, document_id)"
+    )
+    assert B32X2.sql_key_condition("bk", 1) == "bk_1(simhash) = ANY(%s::int4[])"

@@ -382,7 +382,7 @@ def test_members_a_person_put_together_are_not_held_to_the_semantic_rule(
 def test_a_persons_merge_or_split_waits_for_the_grouping_of_its_method(
     two_groups, editor, action: str
 ) -> None:
-    """One group per method and document has no unique index (ingest 0031): a person's
+    """One group per method and document has no unique index (ingest 0030): a person's
     change of memberships holds the method's grouping lock, as the grouping does, so it
     waits while a grouping update of the same method runs."""
     a1, _a2, b1, _b2 = two_groups

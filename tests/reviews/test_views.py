@@ -289,7 +289,7 @@ def test_the_blind_mode_switch_returns_only_to_this_site(client, editor, asked, 
 
 
 def test_the_pair_views_differing_bits_come_from_its_two_fingerprints(client, editor, pair) -> None:
-    """A pair does not store its XOR (ingest 0031): the SimHash panel reads the two
+    """A pair does not store its XOR (ingest 0030): the SimHash panel reads the two
     main-text fingerprints of the pair's method, and shows what the stored XOR did."""
     prints = dict(
         Fingerprint.objects.filter(

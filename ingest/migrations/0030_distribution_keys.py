@@ -79,7 +79,7 @@ def keys_natural(apps: Any, schema_editor: Any) -> None:
 
 def keys_serial(apps: Any, schema_editor: Any) -> None:
     if schema_editor.connection.vendor != "postgresql":
-        raise NotImplementedError("ingest 0031 is not reversible on SQLite")
+        raise NotImplementedError("ingest 0030 is not reversible on SQLite")
     with schema_editor.connection.cursor() as cursor:
         for table, (_key, unique, columns, indexed) in KEYS.items():
             cursor.execute(f'ALTER TABLE "{table}" DROP CONSTRAINT "{table}_pkey"')
@@ -92,7 +92,7 @@ def keys_serial(apps: Any, schema_editor: Any) -> None:
                 + ", ".join(f'"{c}"' for c in columns)
                 + ")"
             )
-            cursor.execute(f'CREATE INDEX "{table}_{indexed}_0031" ON "{table}" ("{indexed}")')
+            cursor.execute(f'CREATE INDEX "{table}_{indexed}_0030" ON "{table}" ("{indexed}")')
 
 
 SHARES = ("ratio", "token_set_ratio", "length_ratio", "containment")
@@ -100,7 +100,7 @@ SHARES = ("ratio", "token_set_ratio", "length_ratio", "containment")
 
 class Migration(migrations.Migration):
     dependencies = [
-        ("ingest", "0028_pair_evidence_kept_once"),
+        ("ingest", "0029_band_index_covering"),
     ]
 
     operations = [
