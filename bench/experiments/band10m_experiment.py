@@ -228,9 +228,10 @@ def create_table(conn: psycopg.Connection, tbl: str) -> None:
     )
 
 
-def load(conn: psycopg.Connection, n: int) -> None:
-    """COPY chunk by chunk, each chunk committed with its mark (resumable); no index."""
-    for group in ("a", "b"):
+def load(conn: psycopg.Connection, n: int, groups: set[str]) -> None:
+    """COPY chunk by chunk, each chunk committed with its mark (resumable); no index.
+    Only the tables the layouts measured need (``groups``: plain ``a``, covering ``b``)."""
+    for group in sorted(groups):
         tbl = table(n, group)
         create_table(conn, tbl)
         done = {r[0] for r in conn.execute("SELECT start FROM bench_loaded WHERE tbl = %s", [tbl])}
@@ -489,7 +490,7 @@ def main() -> None:
     ensure_database(args.database)
     with connect(args.database) as conn:
         if args.stage in ("load", "all"):
-            load(conn, args.size)
+            load(conn, args.size, {x.group for x in layouts})
         if args.stage in ("index", "all"):
             print(json.dumps(build(conn, args.size, layouts)))
         if args.stage == "fit":
