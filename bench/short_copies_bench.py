@@ -413,8 +413,9 @@ def main() -> None:
     parser.add_argument("--json", type=Path)
     parser.add_argument(
         "--storage",
-        default=P.WHOLE.key,
-        help="the index's storage: a shipped key or mod=M,whole=N,limit=L,lookup=S,window=W",
+        default=P.COARSE.key,
+        help="the index's storage: a shipped key or mod=M,whole=N,limit=L,lookup=S,window=W "
+        "(default: the storage of the passage methods new databases start on)",
     )
     parser.add_argument(
         "--briefs",
