@@ -12,7 +12,6 @@ Elsewhere (the embedded SQLite default) the same answer comes from a scan of the
 method's entries; fine for a demo, not for a corpus.
 """
 
-import struct
 from collections.abc import Sequence
 from dataclasses import dataclass
 from datetime import datetime, timedelta
@@ -25,7 +24,7 @@ import psycopg.pq
 from django.db import connection
 
 from ingest import partitions
-from ingest.core.bands import BandScheme, scheme_for
+from ingest.core.bands import BandScheme, int4_array_binary, scheme_for
 from ingest.core.simhash import to_signed64, to_unsigned64
 from ingest.models import IndexEntry
 
@@ -167,18 +166,7 @@ class _Int4ArrayDumper(psycopg.adapt.Dumper):
     oid = psycopg.postgres.types["int4"].array_oid
 
     def dump(self, obj: Int4Array) -> bytes:
-        # PostgreSQL's binary array: dimensions, flags (no NULLs), element type, then
-        # each dimension's length and lower bound, then (length, value) per element.
-        n = len(obj.values)
-        if n == 0:
-            return struct.pack(">iiI", 0, 0, _INT4_OID)
-        items = np.empty((n, 2), dtype=">i4")
-        items[:, 0] = 4
-        items[:, 1] = obj.values
-        return struct.pack(">iiIii", 1, 0, _INT4_OID, n, 1) + items.tobytes()
-
-
-_INT4_OID = psycopg.postgres.types["int4"].oid
+        return int4_array_binary(obj.values)
 
 
 def _query_scan(

@@ -38,7 +38,6 @@ import argparse
 import json
 import multiprocessing
 import os
-import struct
 import sys
 import time
 from datetime import UTC, datetime, timedelta
@@ -58,7 +57,7 @@ for path in (ROOT, ROOT / "bench"):
 
 import corpus  # noqa: E402
 
-from ingest.core.bands import SCHEMES, BandScheme  # noqa: E402
+from ingest.core.bands import SCHEMES, BandScheme, int4_array_binary  # noqa: E402
 
 CHUNKS = corpus.OUT / "chunks"
 METHOD_ID = 1
@@ -179,21 +178,12 @@ class Int4Array:
         self.values = values
 
 
-_INT4 = psycopg.postgres.types["int4"].oid
-
-
 class _Int4ArrayDumper(psycopg.adapt.Dumper):
     format = psycopg.pq.Format.BINARY
     oid = psycopg.postgres.types["int4"].array_oid
 
     def dump(self, obj: Int4Array) -> bytes:
-        n = len(obj.values)
-        if n == 0:
-            return struct.pack(">iiI", 0, 0, _INT4)
-        items = np.empty((n, 2), dtype=">i4")
-        items[:, 0] = 4
-        items[:, 1] = obj.values
-        return struct.pack(">iiIii", 1, 0, _INT4, n, 1) + items.tobytes()
+        return int4_array_binary(obj.values)
 
 
 def connect(database: str) -> psycopg.Connection:
