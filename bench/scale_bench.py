@@ -8,10 +8,14 @@ var/; a fresh machine rebuilds what it needs):
   band index entry, its passage set, and, for the 15% of documents that are in groups of
   2–50 (wire stories), the group, its memberships and its pairs as the product stores
   them (one row per near pair of the group). Each chunk commits with the state file, so
-  an interrupted load resumes at the next chunk. The band index's btrees are dropped
-  before the first chunk (their definitions kept in the state file) and built once
-  after the last: maintained row by row, their random keys made the 1M load take an
-  hour.
+  an interrupted load resumes at the next chunk. The band index's btrees (with
+  ``--build-after all``: every secondary index of the dedup tables that is not a
+  constraint's) are dropped before the first chunk (their definitions kept in the state
+  file) and built once after the last: maintained row by row, their random keys made the
+  1M load take an hour. A group's member keeps pairs with at most ``--pair-cap`` members
+  before it (the product's CANDIDATES_PER_DOCUMENT_MAX by default); ``--passages-until``
+  loads passage sets for the first documents only (the passage index at 10M outlasts a
+  session; its bytes are then given per set).
 - ``measure``: bytes per document per table (heap, indexes, total), the band query at
   k=3 and k=6 (latency, recall against numpy brute force, probes, index entries
   nominated, and whether the most crowded lookup read the table: heap fetches), the
@@ -38,6 +42,7 @@ import argparse
 import hashlib
 import json
 import os
+import re
 import statistics
 import sys
 import time
@@ -202,9 +207,12 @@ def load(args: argparse.Namespace) -> None:
                     cp.write_row((s, f"site{s}.example.com", 0, "article"))
             cur.execute("SELECT setval('ingest_site_id_seq', %s)", [SITES])
     state.data["method_id"] = method_id
+    # A resumed load keeps the first session's pair cap and passage limit.
+    state.data.setdefault("pair_cap", args.pair_cap or settings.CANDIDATES_PER_DOCUMENT_MAX)
+    state.data.setdefault("passages_until", args.passages_until or args.size)
     state.save()
     t_start = time.perf_counter()
-    band_indexes_drop(conn, state)
+    deferred_indexes_drop(conn, state, args.build_after == "all")
     # A session stops at a chunk's end: a group never straddles two sessions.
     until = min(args.size, -(-(args.until or args.size) // args.chunk) * args.chunk)
     while state.data["loaded"] < until:
@@ -212,14 +220,26 @@ def load(args: argparse.Namespace) -> None:
         hi = min(until, lo + args.chunk)
         t = time.perf_counter()
         with conn.transaction():
-            load_chunk(conn, lo, hi, values, plan, group_of, method_id, args.seed, passage_method)
+            load_chunk(
+                conn,
+                lo,
+                hi,
+                values,
+                plan,
+                group_of,
+                method_id,
+                args.seed,
+                passage_method,
+                pair_cap=int(state.data["pair_cap"]),
+                passages_until=int(state.data["passages_until"]),
+            )
         state.data["loaded"] = hi
         state.data.setdefault("load_seconds", 0.0)
         state.data["load_seconds"] += time.perf_counter() - t
         state.save()
         print(f"loaded {hi}/{args.size} ({time.perf_counter() - t:.1f} s)", flush=True)
     if state.data["loaded"] >= args.size:
-        band_indexes_build(conn, state)
+        deferred_indexes_build(conn, state)
     with conn.cursor() as cur:
         for table in (
             "ingest_document",
@@ -235,51 +255,67 @@ def load(args: argparse.Namespace) -> None:
     print(f"load done in {time.perf_counter() - t_start:.1f} s", flush=True)
 
 
-# The band index's btrees (ingest 0003, 0029): random keys, so maintaining them row by
-# row is most of a large load's time (an hour at 1M); they are dropped before the first
-# chunk and built once after the last, as the product's migration defines them.
-_BAND_INDEXES = (
-    "SELECT indexname, indexdef FROM pg_indexes WHERE schemaname = current_schema()"
-    " AND tablename = 'ingest_indexentry' AND indexdef LIKE '%dedup_band_key_%'"
-    " ORDER BY indexname"
-)
+# Secondary indexes of random keys (the band btrees, the digests, the passage GIN)
+# are most of a large load's time when maintained row by row (an hour at 1M for the
+# band btrees alone): with --build-after band (the default) the band btrees, with
+# --build-after all every index of the dedup tables that is neither a primary key nor
+# a constraint's, are dropped before the first chunk and built once after the last, as
+# the product's migrations define them. A built index is packed tighter than one grown
+# by inserts (a btree's leaves ~90% full against ~70%): the bytes of `all` are a floor.
+_DEFERRABLE = """
+SELECT ic.relname, pg_get_indexdef(ic.oid) FROM pg_index x
+JOIN pg_class ic ON ic.oid = x.indexrelid
+JOIN pg_class t ON t.oid = x.indrelid
+WHERE t.relnamespace = current_schema()::regnamespace AND t.relname = ANY(%s)
+    AND NOT x.indisprimary
+    AND NOT EXISTS (SELECT 1 FROM pg_constraint c WHERE c.conindid = x.indexrelid)
+    AND (%s OR ic.relname LIKE '%%dedup_band_key_%%')
+ORDER BY ic.relname
+"""
+LOADED_TABLES = ("ingest_document", *DEDUP_TABLES)
 
 
-def band_indexes_drop(conn: Any, state: State) -> None:
-    """Drop the band btrees for the load, their definitions kept in the state file (a
+def deferred_indexes_drop(conn: Any, state: State, every: bool) -> None:
+    """Drop the indexes the load defers, their definitions kept in the state file (a
     resumed load finds them there, and builds them when the last chunk is in)."""
-    if state.data.get("band_indexes_dropped") or state.data["loaded"] >= state.data["size"]:
+    if state.data.get("indexes_dropped") or state.data["loaded"] >= state.data["size"]:
         return
     with conn.cursor() as cur:
-        found = cur.execute(_BAND_INDEXES).fetchall()
+        found = cur.execute(_DEFERRABLE, [list(LOADED_TABLES), every]).fetchall()
     with conn.transaction(), conn.cursor() as cur:
         for name, _ in found:
             cur.execute(f"DROP INDEX {name}")
-        state.data["band_indexes"] = [definition for _, definition in found]
-        state.data["band_indexes_dropped"] = True
+        state.data["deferred_indexes"] = [definition for _, definition in found]
+        state.data["indexes_dropped"] = True
         state.save()
-    print(f"band indexes dropped for the load: {len(found)}", flush=True)
+    print(f"indexes dropped for the load: {len(found)}", flush=True)
 
 
-def band_indexes_build(conn: Any, state: State) -> None:
-    """Build the band btrees dropped for the load (on the partitioned table: PostgreSQL
-    builds each partition's). The VACUUM at the load's end then sets the visibility
-    map, which lets the band lookup's index-only scans skip the table."""
-    if not state.data.get("band_indexes_dropped"):
+def deferred_indexes_build(conn: Any, state: State) -> None:
+    """Build the indexes dropped for the load (on a partitioned table PostgreSQL builds
+    each partition's), each timed. The VACUUM at the load's end then sets the
+    visibility map, which lets the band lookup's index-only scans skip the table."""
+    if not state.data.get("indexes_dropped"):
         return
-    t = time.perf_counter()
+    t0 = time.perf_counter()
+    seconds = state.data.setdefault("index_build_seconds", {})
     with conn.cursor() as cur:
         cur.execute("SET maintenance_work_mem = '1GB'")
-        for definition in state.data["band_indexes"]:
-            # pg_indexes writes a partitioned index "ON ONLY" the parent (no partition's
-            # index made): built on the whole tree instead.
+        for definition in state.data["deferred_indexes"]:
+            # pg_get_indexdef writes a partitioned index "ON ONLY" the parent (no
+            # partition's index made): built on the whole tree instead.
             sql = definition.replace(" ON ONLY ", " ON ", 1)
-            cur.execute(sql.replace("CREATE INDEX ", "CREATE INDEX IF NOT EXISTS ", 1))
+            sql = re.sub(r"^CREATE (UNIQUE )?INDEX ", r"CREATE \1INDEX IF NOT EXISTS ", sql)
+            t = time.perf_counter()
+            cur.execute(sql)
+            seconds[sql.split(" IF NOT EXISTS ", 1)[1].split(" ", 1)[0]] = round(
+                time.perf_counter() - t, 1
+            )
+            state.save()
         cur.execute("RESET maintenance_work_mem")
-    state.data["band_indexes_dropped"] = False
-    state.data["band_index_build_seconds"] = round(time.perf_counter() - t, 1)
+    state.data["indexes_dropped"] = False
     state.save()
-    print(f"band indexes built in {time.perf_counter() - t:.1f} s", flush=True)
+    print(f"deferred indexes built in {time.perf_counter() - t0:.1f} s", flush=True)
 
 
 def months_ensure(fetched: list[datetime]) -> None:
@@ -351,6 +387,9 @@ def load_chunk(
     method_id: int,
     seed: int,
     passage_method: int,
+    *,
+    pair_cap: int,
+    passages_until: int,
 ) -> None:
     rng = np.random.default_rng([seed, lo])
     ids = np.arange(lo + 1, hi + 1)
@@ -417,6 +456,8 @@ def load_chunk(
             "COPY ingest_passageset (method, document_id, site_id, fetched_at, hashes) FROM STDIN"
         ) as cp:
             for j, i in enumerate(ids):
+                if i > passages_until:
+                    break
                 count = max(3, int(words[j]) // 18)
                 hashes = passage_hashes(rng, count)
                 g = int(group_of[i - 1])
@@ -486,8 +527,11 @@ def load_chunk(
             "uncertainty, cosine, evidence) FROM STDIN"
         ) as cp:
             for _g, a, s in starting:
-                for x in range(s):
-                    for y in range(x + 1, s):
+                # Each member, as it arrives, keeps pairs with at most `pair_cap` of
+                # the members before it (CANDIDATES_PER_DOCUMENT_MAX, nearest first):
+                # a group of n under the cap is its n(n-1)/2 pairs.
+                for y in range(1, s):
+                    for x in range(max(0, y - pair_cap), y):
                         d = int(rng.integers(0, 7))
                         # Drawn as when pairs stored their XOR (ingest 0030 dropped
                         # it): the same distances before and after.
@@ -558,12 +602,16 @@ def measure(args: argparse.Namespace) -> dict[str, Any]:
             heap, idx, total, per_index = relation_sizes(cur, table)
             cur.execute("SELECT count(*) FROM " + table)
             (rows,) = cur.fetchone()
+            # Passage sets loaded for the first documents only (--passages-until): their
+            # bytes a document are per set.
+            basis = rows if table == "ingest_passageset" and rows else n
             tables[table] = {
                 "rows": rows,
-                "heap_b_per_doc": round(heap / n, 1),
-                "indexes_b_per_doc": round(idx / n, 1),
-                "total_b_per_doc": round(total / n, 1),
-                "indexes": {name: round(size / n, 1) for name, size in per_index.items()},
+                "documents": basis,
+                "heap_b_per_doc": round(heap / basis, 1),
+                "indexes_b_per_doc": round(idx / basis, 1),
+                "total_b_per_doc": round(total / basis, 1),
+                "indexes": {name: round(size / basis, 1) for name, size in per_index.items()},
             }
         cur.execute(
             "SELECT pg_relation_size('ingest_document_raw_sha256_20916fc6'), "
@@ -578,6 +626,10 @@ def measure(args: argparse.Namespace) -> dict[str, Any]:
         )
         cur.execute("SHOW shared_buffers")
         out["shared_buffers"] = cur.fetchone()[0]
+        out["load"] = {
+            k: state.data.get(k)
+            for k in ("pair_cap", "passages_until", "load_seconds", "index_build_seconds")
+        }
 
     from ingest import index, passages
 
@@ -589,9 +641,11 @@ def measure(args: argparse.Namespace) -> dict[str, Any]:
             [[int(p) for p in picks]],
         )
         probes = [(d, int(v) & (2**64 - 1)) for d, v in cur.fetchall()]
+        with_sets = min(n, int(state.data.get("passages_until") or n))
+        set_picks = rng.choice(np.arange(1, with_sets + 1), size=min(with_sets, args.queries))
         cur.execute(
             "SELECT document_id, hashes FROM ingest_passageset WHERE document_id = ANY(%s)",
-            [[int(p) for p in picks]],
+            [sorted({int(p) for p in set_picks})],
         )
         sets = [(d, [int(h) & (2**64 - 1) for h in hs]) for d, hs in cur.fetchall()]
     flips = [
@@ -775,6 +829,24 @@ def main() -> None:
     parser.add_argument("--json", type=Path, default=None)
     parser.add_argument("--spacing", type=int, default=30, help="seconds between fetch times")
     parser.add_argument("--migrate-to", default="", help="ingest migration to stop at")
+    parser.add_argument(
+        "--build-after",
+        choices=["band", "all"],
+        default="band",
+        help="which indexes the load drops and builds after its last chunk",
+    )
+    parser.add_argument(
+        "--pair-cap",
+        type=int,
+        default=0,
+        help="pairs a member keeps with earlier members (default CANDIDATES_PER_DOCUMENT_MAX)",
+    )
+    parser.add_argument(
+        "--passages-until",
+        type=int,
+        default=0,
+        help="load passage sets for the first so many documents only (default all)",
+    )
     parser.add_argument(
         "--passage-storage",
         default="coarse-w150-whole24-v1",
