@@ -156,6 +156,40 @@ def group_plan(n: int, seed: int, chunk: int) -> list[tuple[int, int]]:
     return plan
 
 
+def real_passage_counts(language: str, data: Path) -> list[int]:
+    """The passage counts (before storage) of the real gold texts of a language in the
+    development data (``--language``): English from extraction-dev's AEB articles,
+    Chinese from zh-vi-dev and extraction-dev's Chinese readability pages, Vietnamese
+    from zh-vi-dev; each distinct text once, read as the shipped method reads it (mixed
+    script: a CJK character is a token). Cached in bench/out/."""
+    import gzip
+
+    from ingest.core import passages as core
+
+    cache = BENCH / "out" / f"passage_counts_{language}.json"
+    if cache.exists():
+        return json.loads(cache.read_text())
+    texts: set[str] = set()
+    for line in (data / "extraction-dev" / "manifest.jsonl").open(encoding="utf-8"):
+        row = json.loads(line)
+        gold = row.get("gold_text") or ""
+        han = sum("\u4e00" <= ch <= "\u9fff" for ch in gold)
+        is_zh = han > 0.3 * len(gold.replace(" ", ""))
+        if gold and ((language == "en" and row["set"] == "aeb") or (language == "zh" and is_zh)):
+            texts.add(gold)
+    with gzip.open(data / "zh-vi-dev" / "pages.jsonl.gz", "rt", encoding="utf-8") as f:
+        for line in f:
+            row = json.loads(line)
+            if row.get("gold_text") and row["lang"] == language:
+                texts.add(row["gold_text"])
+    if not texts:
+        raise SystemExit(f"no gold text of language {language!r} under {data}")
+    counts = sorted(len(core.passages(t, method=core.MIXED_METHOD)) for t in texts)
+    cache.parent.mkdir(parents=True, exist_ok=True)
+    cache.write_text(json.dumps(counts))
+    return counts
+
+
 def passage_hashes(rng: np.random.Generator, count: int) -> np.ndarray:
     own = rng.integers(-(2**63), 2**63 - 1, size=count, dtype=np.int64)
     common = rng.random(count) < 0.05
@@ -210,6 +244,9 @@ def load(args: argparse.Namespace) -> None:
     # A resumed load keeps the first session's pair cap and passage limit.
     state.data.setdefault("pair_cap", args.pair_cap or settings.CANDIDATES_PER_DOCUMENT_MAX)
     state.data.setdefault("passages_until", args.passages_until or args.size)
+    state.data.setdefault("language", args.language)
+    language = state.data["language"]
+    real_counts = None if language == "model" else real_passage_counts(language, args.data)
     state.save()
     t_start = time.perf_counter()
     deferred_indexes_drop(conn, state, args.build_after == "all")
@@ -232,6 +269,7 @@ def load(args: argparse.Namespace) -> None:
                 passage_method,
                 pair_cap=int(state.data["pair_cap"]),
                 passages_until=int(state.data["passages_until"]),
+                real_counts=real_counts,
             )
         state.data["loaded"] = hi
         state.data.setdefault("load_seconds", 0.0)
@@ -390,6 +428,7 @@ def load_chunk(
     *,
     pair_cap: int,
     passages_until: int,
+    real_counts: list[int] | None = None,
 ) -> None:
     rng = np.random.default_rng([seed, lo])
     ids = np.arange(lo + 1, hi + 1)
@@ -397,6 +436,13 @@ def load_chunk(
     fetched = [fetched_of(int(i)) for i in ids]
     sites = (ids % SITES) + 1
     words = rng.integers(200, 1500, size=hi - lo)
+    # A text's passage count: one per 18 words of its 200-1,500 (the default), or drawn
+    # from a language's real texts (--language).
+    counts = (
+        np.maximum(3, words // 18)
+        if real_counts is None
+        else rng.choice(np.asarray(real_counts), size=hi - lo)
+    )
     first_passages: dict[int, np.ndarray] = {}
     with conn.cursor() as cur:
         with cur.copy(
@@ -458,7 +504,7 @@ def load_chunk(
             for j, i in enumerate(ids):
                 if i > passages_until:
                     break
-                count = max(3, int(words[j]) // 18)
+                count = int(counts[j])
                 hashes = passage_hashes(rng, count)
                 g = int(group_of[i - 1])
                 if g >= 0:
@@ -614,7 +660,7 @@ def measure(args: argparse.Namespace) -> dict[str, Any]:
                 "indexes": {name: round(size / basis, 1) for name, size in per_index.items()},
             }
         cur.execute(
-            "SELECT pg_relation_size('ingest_document_raw_sha256_20916fc6'), "
+            "SELECT pg_relation_size('document_raw_sha256'), "
             "(SELECT sum(pg_column_size(raw_sha256)) FROM ingest_document)"
         )
         raw_index, raw_column = cur.fetchone()
@@ -628,7 +674,13 @@ def measure(args: argparse.Namespace) -> dict[str, Any]:
         out["shared_buffers"] = cur.fetchone()[0]
         out["load"] = {
             k: state.data.get(k)
-            for k in ("pair_cap", "passages_until", "load_seconds", "index_build_seconds")
+            for k in (
+                "pair_cap",
+                "passages_until",
+                "language",
+                "load_seconds",
+                "index_build_seconds",
+            )
         }
 
     from ingest import index, passages
@@ -847,6 +899,13 @@ def main() -> None:
         default=0,
         help="load passage sets for the first so many documents only (default all)",
     )
+    parser.add_argument(
+        "--language",
+        choices=["model", "en", "zh", "vi"],
+        default="model",
+        help="passage counts: one per 18 words of 200-1,500 (model) or a language's real texts",
+    )
+    parser.add_argument("--data", type=Path, default=ROOT.parent / "shared" / "data")
     parser.add_argument(
         "--passage-storage",
         default="coarse-w150-whole24-v1",
