@@ -1,0 +1,416 @@
+"""Passage index: the plain GIN on the 64-bit hashes against a GIN on buckets of them.
+
+The question (issue #32, point 1): the plain GIN costs ~28 B a stored passage hash
+because almost every hash is its own leaf entry. A GIN over each hash's top B bits
+(`passage_buckets_<B>(hashes)`, an IMMUTABLE SQL function returning int4[]) lets many
+documents share one entry whose posting list is compressed; the exact `hashes @>
+ARRAY[h]` test stays, as a recheck on the heap rows the bucket names.
+
+Loads N passage sets shaped like bench/scale_bench.py's (its `passage_hashes`,
+`stored_set` and `group_plan`, chunk by chunk with the same random draws, so the sets are
+the scale bench's) by COPY into a table shaped like one partition of the product's
+`ingest_passageset` (the yearly default puts a year's documents in one partition), with
+the product's template and stock-phrase tables (stock phrases: the pool passages held by
+PASSAGE_COMMON_DF pages or more, as the ingest would have recorded them). Then builds, on
+the same table, the plain GIN (the product's, fastupdate off) and the bucketed GIN for
+each B, and measures:
+
+- bytes per document of each index (pg_relation_size / N), and the heap's;
+- the product's lookup statement (`ingest.passages._PG_QUERY`, prepared, as `lookup`
+  runs it), and the same statement with the bucket probe and the exact recheck, on the
+  same 200 queries: 5 KB articles (47 passages), half a new copy of a stored group's
+  first member (80% of its passages), half random texts; client wall time p50/p95, and
+  the shared buffers a query touched (EXPLAIN ANALYZE BUFFERS on a sample);
+- recall: every query's answer (document, passages shared, stored size) under each
+  bucketed index must equal the plain index's.
+
+Each variant is measured with the other indexes dropped inside a transaction that is
+rolled back (the planner would otherwise pick the plain GIN for the recheck's
+`hashes @>`), in rounds that alternate the variants' order.
+
+    python bench/experiments/passage_buckets_experiment.py --stage load --size 1000000
+    python bench/experiments/passage_buckets_experiment.py --stage index
+    python bench/experiments/passage_buckets_experiment.py --stage measure --json out.json
+    # growth: load to 3M (indexes are dropped before a load), index, measure again
+
+DATABASE_URL names the server (its database part is replaced by --database).
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import multiprocessing
+import os
+import statistics
+import sys
+import time
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import psycopg
+
+ROOT = Path(__file__).resolve().parents[2]
+for path in (ROOT, ROOT / "bench"):
+    if str(path) not in sys.path:
+        sys.path.insert(0, str(path))
+
+import scale_bench as sb  # noqa: E402
+
+BUCKET_BITS = (20, 22, 24)
+PASSAGE_METHOD = 3  # words, coarse-w150-whole24-v1: what new databases store
+ARTICLE_PASSAGES = 47  # a 5 KB article: ~850 words, one passage per 18
+COPY_SHARE = 0.8  # of a copy's passages taken from the stored text it copies
+SAVE_EVERY = 50  # keep the whole passages of every 50th group's first member (queries)
+STATE_DIR = ROOT / "var"
+
+TABLES = """
+CREATE TABLE IF NOT EXISTS ingest_passageset (
+    method smallint NOT NULL, document_id bigint NOT NULL, site_id integer NOT NULL,
+    fetched_at timestamptz NOT NULL, hashes bigint[] NOT NULL,
+    PRIMARY KEY (method, document_id, fetched_at));
+CREATE TABLE IF NOT EXISTS ingest_passagetemplate (
+    id bigserial PRIMARY KEY, method smallint NOT NULL, hash bigint NOT NULL,
+    df integer NOT NULL, site_id integer NOT NULL);
+CREATE INDEX IF NOT EXISTS template_method_hash ON ingest_passagetemplate (method, hash);
+CREATE TABLE IF NOT EXISTS ingest_passagecommon (
+    id bigserial PRIMARY KEY, method smallint NOT NULL, hash bigint NOT NULL,
+    df integer NOT NULL, UNIQUE (method, hash));
+"""
+PLAIN_INDEX = "exp_passageset_hashes_gin"
+
+
+def bucket_function(bits: int) -> str:
+    # The top `bits` bits of each hash (an arithmetic shift of the signed bigint: a
+    # bijection of the top bits onto int4). Repeated buckets in one array are one GIN key.
+    return (
+        f"CREATE OR REPLACE FUNCTION passage_buckets_{bits}(bigint[]) RETURNS int4[] "
+        "LANGUAGE sql IMMUTABLE STRICT PARALLEL SAFE "
+        f"AS $$ SELECT array_agg((h >> {64 - bits})::int4) FROM unnest($1) AS h $$"
+    )
+
+
+def index_name(bits: int) -> str:
+    return f"exp_passageset_buckets{bits}_gin"
+
+
+def index_sql(variant: str) -> str:
+    if variant == "plain":
+        return (
+            f"CREATE INDEX {PLAIN_INDEX} ON ingest_passageset USING gin (hashes) "
+            "WITH (fastupdate = off)"
+        )
+    bits = int(variant[1:])
+    return (
+        f"CREATE INDEX {index_name(bits)} ON ingest_passageset "
+        f"USING gin (passage_buckets_{bits}(hashes)) WITH (fastupdate = off)"
+    )
+
+
+def variants() -> list[str]:
+    return ["plain", *(f"b{b}" for b in BUCKET_BITS)]
+
+
+def all_indexes() -> dict[str, str]:
+    return {"plain": PLAIN_INDEX, **{f"b{b}": index_name(b) for b in BUCKET_BITS}}
+
+
+def url(database: str) -> str:
+    return sb.database_url(database)
+
+
+def state_path(database: str) -> Path:
+    return STATE_DIR / f"passage_buckets_{database}.json"
+
+
+def state_load(database: str) -> dict[str, Any]:
+    path = state_path(database)
+    return json.loads(path.read_text()) if path.exists() else {"loaded": 0, "saved": {}}
+
+
+def state_save(database: str, state: dict[str, Any]) -> None:
+    STATE_DIR.mkdir(parents=True, exist_ok=True)
+    state_path(database).write_text(json.dumps(state))
+
+
+# --- load ---
+
+_PLAN: list[tuple[int, int]] = []
+_GROUP_OF: np.ndarray = np.zeros(0, dtype=np.int64)
+
+
+def _chunk_rows(job: tuple[int, int, int]) -> tuple[int, list[tuple], dict[str, list[int]]]:
+    """The scale bench's passage sets of documents lo..hi (load_chunk's draws, in its
+    order) and the whole passages of the sampled groups' first members."""
+    seed, lo, hi = job
+    rng = np.random.default_rng([seed, lo])
+    ids = np.arange(lo + 1, hi + 1)
+    sites = (ids % sb.SITES) + 1
+    words = rng.integers(200, 1500, size=hi - lo)
+    first: dict[int, np.ndarray] = {}
+    saved: dict[str, list[int]] = {}
+    rows = []
+    for j, i in enumerate(ids):
+        hashes = sb.passage_hashes(rng, max(3, int(words[j]) // 18))
+        g = int(_GROUP_OF[i - 1])
+        if g >= 0:
+            if _PLAN[g][0] == i - 1:
+                first[g] = hashes
+                if g % SAVE_EVERY == 0:
+                    saved[str(int(i))] = [int(h) for h in hashes]
+            elif g in first:
+                src = first[g]
+                take = min(len(src), int(len(hashes) * 0.8))
+                hashes[:take] = src[:take]
+        stored = sb.stored_set(hashes, PASSAGE_METHOD)
+        rows.append((PASSAGE_METHOD, int(i), int(sites[j]), sb.fetched_of(int(i)), stored))
+    return lo, rows, saved
+
+
+def load(args: argparse.Namespace) -> None:
+    global _PLAN, _GROUP_OF
+    if sb.ensure_database(args.database):
+        state_path(args.database).unlink(missing_ok=True)  # a dropped database: stale
+    state = state_load(args.database)
+    with psycopg.connect(url(args.database), autocommit=True) as conn:
+        conn.execute(TABLES)
+        for name in all_indexes().values():  # maintained row by row, the load crawls
+            conn.execute(f"DROP INDEX IF EXISTS {name}")
+    _PLAN = sb.group_plan(args.size, args.seed, args.chunk)
+    _GROUP_OF = np.full(args.size, -1, dtype=np.int64)
+    for g, (start, s) in enumerate(_PLAN):
+        _GROUP_OF[start : start + s] = g
+    jobs = [
+        (args.seed, lo, min(args.size, lo + args.chunk))
+        for lo in range(state["loaded"], args.size, args.chunk)
+    ]
+    t0 = time.perf_counter()
+    with (
+        psycopg.connect(url(args.database)) as conn,
+        multiprocessing.get_context("fork").Pool(args.processes) as pool,
+    ):
+        for lo, rows, saved in pool.imap(_chunk_rows, jobs, chunksize=1):
+            with conn.transaction(), conn.cursor() as cur:
+                with cur.copy(
+                    "COPY ingest_passageset (method, document_id, site_id, fetched_at, hashes)"
+                    " FROM STDIN"
+                ) as cp:
+                    for row in rows:
+                        cp.write_row(row)
+            state["loaded"] = lo + len(rows)
+            state["saved"].update(saved)
+            state_save(args.database, state)
+            print(f"loaded {state['loaded']:,} ({time.perf_counter() - t0:.0f} s)", flush=True)
+    common_record(args.database)
+
+
+def common_record(database: str) -> None:
+    """The stock phrases the ingest would have recorded: pool passages on
+    PASSAGE_COMMON_DF pages or more (only pool passages repeat past a group's size)."""
+    ranks = np.arange(1, sb.COMMON_POOL + 1, dtype=np.uint64)
+    pool = (ranks * np.uint64(0x9E3779B97F4A7C15)).view(np.int64).tolist()
+    with psycopg.connect(url(database), autocommit=True) as conn:
+        conn.execute("TRUNCATE ingest_passagecommon")
+        conn.execute("SET work_mem = '256MB'")
+        conn.execute(
+            "INSERT INTO ingest_passagecommon (method, hash, df) "
+            "SELECT %s, u.h, count(*) FROM ingest_passageset p, unnest(p.hashes) AS u(h) "
+            "WHERE u.h = ANY(%s::bigint[]) GROUP BY u.h HAVING count(*) >= %s",
+            [PASSAGE_METHOD, pool, common_df()],
+        )
+        conn.execute("ANALYZE")
+
+
+def common_df() -> int:
+    return int(os.environ.get("PASSAGE_COMMON_DF", 200))
+
+
+# --- indexes ---
+
+
+def index(args: argparse.Namespace) -> None:
+    with psycopg.connect(url(args.database), autocommit=True) as conn:
+        conn.execute(f"SET maintenance_work_mem = '{args.maintenance_work_mem}'")
+        for bits in BUCKET_BITS:
+            conn.execute(bucket_function(bits))
+        existing = {
+            r[0] for r in conn.execute("SELECT indexname FROM pg_indexes WHERE schemaname='public'")
+        }
+        for variant, name in all_indexes().items():
+            if name in existing:
+                continue
+            t = time.perf_counter()
+            conn.execute(index_sql(variant))
+            print(f"{variant}: built in {time.perf_counter() - t:.0f} s", flush=True)
+        conn.execute("VACUUM ANALYZE ingest_passageset")
+
+
+# --- measure ---
+
+
+def statements() -> dict[str, str]:
+    """The product's lookup statement and its bucketed twin (the exact test kept as the
+    heap recheck, inside the LIMIT: the limit counts true holders only)."""
+    from ingest import passages
+
+    plain = passages._PG_QUERY.format(window="")
+    probe = "p.hashes @> ARRAY[wanted.h]"
+    assert probe in plain
+    out = {"plain": plain}
+    for bits in BUCKET_BITS:
+        bucketed = (
+            f"passage_buckets_{bits}(p.hashes) @> passage_buckets_{bits}(ARRAY[wanted.h]) "
+            f"AND {probe}"
+        )
+        out[f"b{bits}"] = plain.replace(probe, bucketed)
+    return out
+
+
+def params(signed: list[int]) -> list[object]:
+    df = common_df()
+    m = PASSAGE_METHOD
+    return [signed, m, m, df, m, df, df]
+
+
+def queries(state: dict[str, Any], n: int, seed: int) -> list[list[int]]:
+    """Half new copies of a stored group's first member (80% of its passages, the rest
+    new), half random texts: each a 5 KB article's passages, signed, sorted, distinct."""
+    rng = np.random.default_rng(seed)
+    firsts = sorted(state["saved"].items(), key=lambda kv: int(kv[0]))
+    out = []
+    for q in range(n):
+        hashes = sb.passage_hashes(rng, ARTICLE_PASSAGES)
+        if q % 2 == 0 and firsts:
+            src = firsts[int(rng.integers(0, len(firsts)))][1]
+            take = min(len(src), int(ARTICLE_PASSAGES * COPY_SHARE))
+            hashes[:take] = src[:take]
+        out.append(sorted({int(h) for h in hashes.tolist()}))
+    return out
+
+
+def run(conn: Any, sql: str, qs: list[list[int]]) -> tuple[list[float], list[list[tuple]]]:
+    ms, answers = [], []
+    with conn.cursor() as cur:
+        for q in qs[:5]:  # warm: the generic plan, the upper index pages
+            cur.execute(sql, params(q), prepare=True).fetchall()
+        for q in qs:
+            t = time.perf_counter()
+            rows = cur.execute(sql, params(q), prepare=True).fetchall()
+            ms.append((time.perf_counter() - t) * 1000)
+            answers.append(sorted(rows))
+    return ms, answers
+
+
+def buffers(conn: Any, sql: str, qs: list[list[int]]) -> dict[str, Any]:
+    touched, plans = [], set()
+    with conn.cursor() as cur:
+        for q in qs:
+            (plan,) = cur.execute(
+                "EXPLAIN (ANALYZE, BUFFERS, FORMAT JSON) " + sql, params(q)
+            ).fetchone()
+            top = plan[0]["Plan"]
+            touched.append(top.get("Shared Hit Blocks", 0) + top.get("Shared Read Blocks", 0))
+            plans.add(index_used(top))
+    return {
+        "buffers_p50": statistics.median(touched),
+        "buffers_p95": sb.pctl(touched, 0.95),
+        "indexes_used": sorted(plans),
+    }
+
+
+def index_used(node: dict[str, Any]) -> str:
+    found = node.get("Index Name", "")
+    for child in node.get("Plans", ()):
+        found = found or index_used(child)
+    return found
+
+
+def sizes(conn: Any) -> dict[str, Any]:
+    (n,) = conn.execute("SELECT count(*) FROM ingest_passageset").fetchone()
+    (hashes,) = conn.execute("SELECT sum(cardinality(hashes)) FROM ingest_passageset").fetchone()
+    out: dict[str, Any] = {"documents": n, "stored_hashes": int(hashes)}
+    out["stored_per_doc"] = round(int(hashes) / n, 2)
+    (heap,) = conn.execute("SELECT pg_table_size('ingest_passageset')").fetchone()
+    (pk,) = conn.execute("SELECT pg_relation_size('ingest_passageset_pkey')").fetchone()
+    out["heap_b_per_doc"] = round(heap / n, 1)
+    out["pkey_b_per_doc"] = round(pk / n, 1)
+    for variant, name in all_indexes().items():
+        (size,) = conn.execute("SELECT pg_relation_size(%s)", [name]).fetchone()
+        out[f"{variant}_b_per_doc"] = round(size / n, 1)
+        out[f"{variant}_b_per_hash"] = round(size / int(hashes), 2)
+        if variant != "plain":
+            out[f"{variant}_hashes_per_bucket"] = round(int(hashes) / 2 ** int(variant[1:]), 2)
+    return out
+
+
+def measure(args: argparse.Namespace) -> dict[str, Any]:
+    state = state_load(args.database)
+    qs = queries(state, args.queries, args.seed + 7)
+    sqls = statements()
+    out: dict[str, Any] = {"queries": len(qs), "rounds": args.rounds}
+    ms: dict[str, list[float]] = {v: [] for v in variants()}
+    answers: dict[str, list[list[tuple]]] = {}
+    work: dict[str, Any] = {}
+    with psycopg.connect(url(args.database)) as conn:
+        out.update(sizes(conn))
+        conn.commit()
+        for r in range(args.rounds):
+            order = variants() if r % 2 == 0 else variants()[::-1]
+            for variant in order:
+                # Only this variant's index, for the planner: the others dropped in a
+                # transaction that is rolled back.
+                for other, name in all_indexes().items():
+                    if other != variant:
+                        conn.execute(f"DROP INDEX {name}")
+                times, got = run(conn, sqls[variant], qs)
+                ms[variant] += times
+                answers.setdefault(variant, got)
+                if r == 0:
+                    work[variant] = buffers(conn, sqls[variant], qs[: args.explain])
+                conn.rollback()
+                print(f"round {r} {variant}: p50 {statistics.median(times):.2f} ms", flush=True)
+    plain = answers["plain"]
+    for variant in variants():
+        got = answers[variant]
+        row: dict[str, Any] = {
+            "p50_ms": round(statistics.median(ms[variant]), 2),
+            "p95_ms": round(sb.pctl(ms[variant], 0.95), 2),
+            **work[variant],
+            "answers_equal_plain": sum(a == b for a, b in zip(got, plain, strict=True)),
+            "hits_mean": round(sum(len(a) for a in got) / len(got), 2),
+        }
+        out[variant] = row
+    return out
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--stage", choices=("load", "index", "measure"), required=True)
+    parser.add_argument("--size", type=int, default=1_000_000)
+    parser.add_argument("--database", default="dedup_pb_exp")
+    parser.add_argument("--seed", type=int, default=1)
+    parser.add_argument("--chunk", type=int, default=100_000)
+    parser.add_argument("--processes", type=int, default=2)
+    parser.add_argument("--queries", type=int, default=200)
+    parser.add_argument("--rounds", type=int, default=2)
+    parser.add_argument("--explain", type=int, default=40)
+    parser.add_argument("--maintenance-work-mem", default="1GB")
+    parser.add_argument("--json")
+    args = parser.parse_args()
+    # Settings and imports only (stored_set, the statement text): no Django connection.
+    sb.django_setup(args.database)
+    if args.stage == "load":
+        load(args)
+    elif args.stage == "index":
+        index(args)
+    else:
+        out = measure(args)
+        text = json.dumps(out, indent=1)
+        print(text)
+        if args.json:
+            Path(args.json).write_text(text)
+
+
+if __name__ == "__main__":
+    main()
