@@ -31,7 +31,8 @@ rolled back (the planner would otherwise pick the plain GIN for the recheck's
     python bench/experiments/passage_buckets_experiment.py --stage load --size 1000000
     python bench/experiments/passage_buckets_experiment.py --stage index
     python bench/experiments/passage_buckets_experiment.py --stage measure --json out.json
-    # growth: load to 3M (indexes are dropped before a load), index, measure again
+    # growth: copies of the 1M base to 3M (indexes dropped first), index, measure again
+    python bench/experiments/passage_buckets_experiment.py --stage copy --size 3000000
 
 DATABASE_URL names the server (its database part is replaced by --database).
 """
@@ -42,6 +43,7 @@ import argparse
 import json
 import multiprocessing
 import os
+import re
 import statistics
 import sys
 import time
@@ -191,13 +193,16 @@ def load(args: argparse.Namespace) -> None:
         multiprocessing.get_context("fork").Pool(args.processes) as pool,
     ):
         for lo, rows, saved in pool.imap(_chunk_rows, jobs, chunksize=1):
-            with conn.transaction(), conn.cursor() as cur:
-                with cur.copy(
+            with (
+                conn.transaction(),
+                conn.cursor() as cur,
+                cur.copy(
                     "COPY ingest_passageset (method, document_id, site_id, fetched_at, hashes)"
                     " FROM STDIN"
-                ) as cp:
-                    for row in rows:
-                        cp.write_row(row)
+                ) as cp,
+            ):
+                for row in rows:
+                    cp.write_row(row)
             state["loaded"] = lo + len(rows)
             state["saved"].update(saved)
             state_save(args.database, state)
@@ -208,8 +213,7 @@ def load(args: argparse.Namespace) -> None:
 def common_record(database: str) -> None:
     """The stock phrases the ingest would have recorded: pool passages on
     PASSAGE_COMMON_DF pages or more (only pool passages repeat past a group's size)."""
-    ranks = np.arange(1, sb.COMMON_POOL + 1, dtype=np.uint64)
-    pool = (ranks * np.uint64(0x9E3779B97F4A7C15)).view(np.int64).tolist()
+    pool = pool_hashes()
     with psycopg.connect(url(database), autocommit=True) as conn:
         conn.execute("TRUNCATE ingest_passagecommon")
         conn.execute("SET work_mem = '256MB'")
@@ -224,6 +228,54 @@ def common_record(database: str) -> None:
 
 def common_df() -> int:
     return int(os.environ.get("PASSAGE_COMMON_DF", 200))
+
+
+def pool_hashes() -> list[int]:
+    """The scale bench's pool of common passages (stock phrases, bylines), signed."""
+    ranks = np.arange(1, sb.COMMON_POOL + 1, dtype=np.uint64)
+    return (ranks * np.uint64(0x9E3779B97F4A7C15)).view(np.int64).tolist()
+
+
+def copy(args: argparse.Namespace) -> None:
+    """Grow the load past the generated base (the generator makes ~1,200 sets a second
+    a core): copy k of the first `--base` sets gets ids `k * base + id` and every hash
+    XORed with copy k's own random 64-bit mask, except the pool's (the scale bench's
+    rule for fingerprints past its base: the structure of each copy, its groups and
+    their shared runs, is the base's, and copies share nothing by chance; the pool's
+    passages stay, so stock phrases gather pages as N grows)."""
+    state = state_load(args.database)
+    base = args.base
+    assert state["loaded"] >= base, "load the base first"
+    copies = -(-args.size // base)
+    rng = np.random.default_rng(args.seed + 3)
+    masks = rng.integers(-(2**63), 2**63 - 1, size=copies, dtype=np.int64).tolist()
+    masks[0] = 0
+    state["base"], state["masks"] = base, masks
+    with psycopg.connect(url(args.database), autocommit=True) as conn:
+        for name in all_indexes().values():
+            conn.execute(f"DROP INDEX IF EXISTS {name}")
+        conn.execute("CREATE TEMP TABLE pool (h bigint PRIMARY KEY)")
+        conn.execute("INSERT INTO pool SELECT unnest(%s::bigint[])", [pool_hashes()])
+        conn.execute("ANALYZE pool")
+        for k in range(1, copies):
+            lo = k * base
+            if state.get("copied", 1) > k:
+                continue
+            t = time.perf_counter()
+            with conn.transaction():
+                conn.execute(
+                    "INSERT INTO ingest_passageset (method, document_id, site_id, fetched_at,"
+                    " hashes) SELECT p.method, p.document_id + %(lo)s, p.site_id,"
+                    " p.fetched_at, ARRAY(SELECT CASE WHEN pool.h IS NULL THEN u.h # %(mask)s"
+                    " ELSE u.h END FROM unnest(p.hashes) AS u(h) LEFT JOIN pool ON pool.h = u.h)"
+                    " FROM ingest_passageset p WHERE p.document_id <= %(last)s",
+                    {"lo": lo, "mask": masks[k], "last": min(base, args.size - lo)},
+                )
+            state["copied"] = k + 1
+            state["loaded"] = min(args.size, lo + base)
+            state_save(args.database, state)
+            print(f"copy {k}: {state['loaded']:,} ({time.perf_counter() - t:.0f} s)", flush=True)
+    common_record(args.database)
 
 
 # --- indexes ---
@@ -254,9 +306,14 @@ def statements() -> dict[str, str]:
     heap recheck, inside the LIMIT: the limit counts true holders only)."""
     from ingest import passages
 
-    plain = passages._PG_QUERY.format(window="")
+    # The product's statement (bucketed since ingest 0031) with its bucket test taken
+    # out: the plain GIN's probe, as before 0031.
+    product = passages._PG_QUERY.format(window="")
     probe = "p.hashes @> ARRAY[wanted.h]"
-    assert probe in plain
+    plain = re.sub(
+        r"passage_buckets\(p\.hashes\) @> passage_buckets\(ARRAY\[wanted\.h\]\)\s+AND ", "", product
+    )
+    assert probe in plain and "passage_buckets" not in plain
     out = {"plain": plain}
     for bits in BUCKET_BITS:
         bucketed = (
@@ -278,11 +335,16 @@ def queries(state: dict[str, Any], n: int, seed: int) -> list[list[int]]:
     new), half random texts: each a 5 KB article's passages, signed, sorted, distinct."""
     rng = np.random.default_rng(seed)
     firsts = sorted(state["saved"].items(), key=lambda kv: int(kv[0]))
+    masks = np.array(state.get("masks", [0])[: state.get("copied", 1)], dtype=np.int64)
+    pool = np.array(pool_hashes(), dtype=np.int64)
     out = []
     for q in range(n):
         hashes = sb.passage_hashes(rng, ARTICLE_PASSAGES)
         if q % 2 == 0 and firsts:
-            src = firsts[int(rng.integers(0, len(firsts)))][1]
+            # A stored group's first member, in any copy of the base.
+            src = np.array(firsts[int(rng.integers(0, len(firsts)))][1], dtype=np.int64)
+            mask = masks[int(rng.integers(0, len(masks)))]
+            src = np.where(np.isin(src, pool), src, src ^ mask)
             take = min(len(src), int(ARTICLE_PASSAGES * COPY_SHARE))
             hashes[:take] = src[:take]
         out.append(sorted({int(h) for h in hashes.tolist()}))
@@ -386,10 +448,11 @@ def measure(args: argparse.Namespace) -> dict[str, Any]:
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("--stage", choices=("load", "index", "measure"), required=True)
+    parser.add_argument("--stage", choices=("load", "copy", "index", "measure"), required=True)
     parser.add_argument("--size", type=int, default=1_000_000)
     parser.add_argument("--database", default="dedup_pb_exp")
     parser.add_argument("--seed", type=int, default=1)
+    parser.add_argument("--base", type=int, default=1_000_000, help="generated sets (copy)")
     parser.add_argument("--chunk", type=int, default=100_000)
     parser.add_argument("--processes", type=int, default=2)
     parser.add_argument("--queries", type=int, default=200)
@@ -402,6 +465,8 @@ def main() -> None:
     sb.django_setup(args.database)
     if args.stage == "load":
         load(args)
+    elif args.stage == "copy":
+        copy(args)
     elif args.stage == "index":
         index(args)
     else:
