@@ -2,8 +2,10 @@
 "which documents share passages with these".
 
 PostgreSQL: one row per document with its passage hashes in a bigint[] under a GIN
-index (migration 0009); a query is one GIN probe per passage that is neither a template
-passage nor a known stock phrase, and the shared passages are counted per document.
+index of their buckets (migration 0032: each hash's top 24 bits); a query is one GIN
+probe per passage that is neither a template passage nor a known stock phrase, the
+bucket's rows rechecked for the passage itself, and the shared passages are counted per
+document.
 At write time each new passage is counted on the whole index (stopping at
 PASSAGE_COMMON_DF: one that reaches it is recorded in PassageCommon and never probed
 again, so no query reads a long posting list) and on its own site (stopping at
@@ -207,6 +209,15 @@ def query_hashes(passages: Iterable[core.Passage]) -> list[int]:
     return core.smallest(core.hash_set(passages), core.QUERY_MAX)
 
 
+# Every probe below asks the GIN index for the passage's bucket and keeps the rows that
+# hold the passage itself: since ingest 0032 the index holds not the 64-bit hashes but
+# their buckets (`passage_buckets`, each hash's top 24 bits as int4: many documents share
+# one bucket, whose posting list is compressed, where each hash was its own index entry),
+# and `p.hashes @> ARRAY[h]` is the exact test on the rows the bucket names. Both are
+# in the probe's WHERE, so its LIMIT counts true holders only: a page holding another
+# hash of the same bucket is neither a hit nor a page towards PASSAGE_COMMON_DF or
+# PASSAGE_TEMPLATE_DF.
+#
 # Every probe below writes its method filter as `p.method + 0`: the rows' method is
 # checked on the few rows the GIN probe finds, never through the primary key
 # (method, document_id). Without statistics (a young table, before autovacuum's first
@@ -239,6 +250,7 @@ FROM asked LEFT JOIN LATERAL (
         SELECT p.document_id, p.site_id, p.fetched_at, cardinality(p.hashes) AS size
         FROM ingest_passageset p
         WHERE NOT asked.template AND NOT asked.common
+            AND passage_buckets(p.hashes) @> passage_buckets(ARRAY[asked.h])
             AND p.hashes @> ARRAY[asked.h] AND p.method + 0 = %s
         LIMIT %s
     ) AS p
@@ -406,7 +418,8 @@ def _templates_count_scan(by_site: dict[int, set[int]], method: int) -> None:
 _PG_SITE_COUNTS = """
 SELECT h, (SELECT count(*) FROM (
     SELECT 1 FROM ingest_passageset p
-    WHERE p.hashes @> ARRAY[h] AND p.method + 0 = %s AND p.site_id = %s
+    WHERE passage_buckets(p.hashes) @> passage_buckets(ARRAY[h])
+        AND p.hashes @> ARRAY[h] AND p.method + 0 = %s AND p.site_id = %s
     LIMIT %s) AS seen)
 FROM unnest(%s::bigint[]) AS h
 """
@@ -552,7 +565,8 @@ WITH wanted AS MATERIALIZED (
     SELECT held.docs, held.sizes FROM wanted, LATERAL (
         SELECT array_agg(p.document_id) AS docs, array_agg(p.size) AS sizes FROM (
             SELECT p.document_id, cardinality(p.hashes) AS size FROM ingest_passageset p
-            WHERE p.hashes @> ARRAY[wanted.h] AND p.method + 0 = %s {window}
+            WHERE passage_buckets(p.hashes) @> passage_buckets(ARRAY[wanted.h])
+                AND p.hashes @> ARRAY[wanted.h] AND p.method + 0 = %s {window}
             LIMIT %s) AS p
     ) AS held
 )

@@ -141,7 +141,11 @@ class Command(BaseCommand):
             lambda hashes: passages.brute_force(hashes=hashes, method=passage_method),
         )
         index_pairs, brute_pairs, t_index, t_brute, recall = run
-        mode = "GIN over bigint[]" if passages.uses_gin() else "scan (no GIN on this database)"
+        mode = (
+            "GIN over the buckets of a bigint[]"
+            if passages.uses_gin()
+            else "scan (no GIN on this database)"
+        )
         self.stdout.write(
             "\n".join(
                 [
