@@ -67,12 +67,6 @@ REFERENCE: tuple[str, ...] = (
 # never deleted, nothing dangles).
 KNOWN_VIOLATIONS: frozenset[tuple[str, str, str]] = frozenset(
     {
-        # A snapshot is stored once by this unique (url, fetched_at, raw_sha256), which
-        # the ingest's retry one by one relies on when two ingests store the same
-        # record. Fix: unique (id, url, fetched_at, raw_sha256) is no rule at all, so:
-        # the writer looks the snapshot up by its digest (indexed) under a lock on the
-        # digest before it inserts (ingest.services, ingest.bulk).
-        ("ingest_document", "unique", "document_snapshot_once"),
         # These four keep a serial id that something reads as a counter or an address,
         # and Django keeps an auto-numbered column only as the whole primary key:
         # - an extraction's id is the queue tally's wall watermark (reviews.queue.

@@ -221,11 +221,9 @@ class Document(models.Model):
 
     class Meta:
         ordering = ["id"]
-        constraints = [
-            models.UniqueConstraint(
-                fields=["url", "fetched_at", "raw_sha256"], name="document_snapshot_once"
-            ),
-        ]
+        # One row per snapshot (url, fetched_at, raw_sha256) is kept by the writer, which
+        # looks the snapshot up by its digest under the digest's lock (`snapshots_lock`,
+        # ingest.services), not by a unique index distributed documents could not keep.
         indexes = [models.Index(fields=["site", "fetched_at"])]
 
     def __str__(self) -> str:
@@ -1286,6 +1284,21 @@ def memberships_lock(method_id: int) -> None:
     if connection.vendor == "postgresql":
         with connection.cursor() as cursor:
             cursor.execute("SELECT pg_advisory_xact_lock(%s, %s)", [GROUPING_LOCK, method_id])
+
+
+def snapshots_lock(digests: Iterable[str]) -> None:
+    """Hold the lock of each of these raw digests to the end of the transaction
+    (PostgreSQL advisory locks, taken in one order so that two ingests never wait on
+    each other; SQLite has one writer at a time). The ingest takes them before it looks
+    its snapshots up and stores the new ones: what keeps one document per snapshot."""
+    if connection.vendor != "postgresql":
+        return
+    with connection.cursor() as cursor:
+        cursor.execute(
+            "SELECT pg_advisory_xact_lock(k) FROM (SELECT DISTINCT hashtextextended("
+            "'document snapshot ' || d, 0) AS k FROM unnest(%s::text[]) AS d ORDER BY k) AS s",
+            [sorted(digests)],
+        )
 
 
 def rows_insert[M: models.Model](objs: list[M]) -> None:
