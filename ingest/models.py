@@ -1359,8 +1359,9 @@ def memberships_lock(method_id: int) -> None:
 def snapshots_lock(digests: Iterable[str]) -> None:
     """Hold the lock of each of these raw digests to the end of the transaction
     (PostgreSQL advisory locks, taken in one order, so that two ingests of overlapping
-    chunks wait for each other and never deadlock; SQLite has one writer at a time). The ingest takes them before it looks
-    its snapshots up and stores the new ones: what keeps one document per snapshot."""
+    chunks wait for each other and never deadlock; SQLite has one writer at a time).
+    The ingest takes them before it looks its snapshots up and stores the new ones:
+    what keeps one document per snapshot."""
     if connection.vendor != "postgresql":
         return
     with connection.cursor() as cursor:
