@@ -1,7 +1,9 @@
 """Crawl and derived records are read-only in the admin: documents, extractions,
 fingerprints and batches are written by ingest and the workers only. A site's priority
 changes through a recorded SitePriorityChange (the "add" form here, or the
-`site_priority` command)."""
+`site_priority` command). Extractions and fingerprints are keyed by their document
+(a composite primary key, which the admin cannot list): the document's page shows
+them."""
 
 from typing import Any
 
@@ -9,6 +11,8 @@ from django import forms
 from django.contrib import admin
 from django.db.models import QuerySet
 from django.http import HttpRequest
+from django.utils.html import format_html, format_html_join
+from django.utils.safestring import SafeString
 
 from ingest.models import (
     BatchError,
@@ -101,6 +105,26 @@ class DocumentAdmin(ReadOnlyAdmin):
     list_display = ["id", "url", "site", "doc_type", "http_status", "fetched_at"]
     list_filter = ["doc_type", "site"]
     search_fields = ["url"]
+    readonly_fields = ["extractions_shown", "fingerprints_shown"]
+
+    @admin.display(description="extractions")
+    def extractions_shown(self, document: Document) -> SafeString:
+        rows = Extraction.objects.filter(document=document).order_by("extractor_version")
+        return _table(
+            ("extractor version", "status", "language", "main tokens"),
+            [(e.extractor_version, e.status, e.language, e.main_tokens) for e in rows],
+        )
+
+    @admin.display(description="fingerprints")
+    def fingerprints_shown(self, document: Document) -> SafeString:
+        rows = Fingerprint.objects.filter(document=document).select_related("method")
+        return _table(
+            ("method", "branch", "status", "SimHash", "tokens"),
+            [
+                (f.method.key, f.branch, f.status, f.hex, f.token_count)
+                for f in rows.order_by("method__key", "branch")
+            ],
+        )
 
     def get_search_results(
         self, request: HttpRequest, queryset: QuerySet[Document], search_term: str
@@ -113,13 +137,11 @@ class DocumentAdmin(ReadOnlyAdmin):
         return super().get_search_results(request, queryset, search_term)
 
 
-@admin.register(Extraction)
-class ExtractionAdmin(ReadOnlyAdmin):
-    list_display = ["document", "extractor_version", "status", "language", "main_tokens"]
-    list_filter = ["status", "language", "extractor_version"]
-
-
-@admin.register(Fingerprint)
-class FingerprintAdmin(ReadOnlyAdmin):
-    list_display = ["document", "method", "branch", "status", "hex", "token_count"]
-    list_filter = ["method", "branch", "status"]
+def _table(head: tuple[str, ...], rows: list[tuple[Any, ...]]) -> SafeString:
+    """A small read-only table, every value escaped (crawl data is never marked safe)."""
+    cells = "".join("<td>{}</td>" for _ in head)
+    return format_html(
+        "<table><thead><tr>{}</tr></thead><tbody>{}</tbody></table>",
+        format_html_join("", "<th>{}</th>", ((h,) for h in head)),
+        format_html_join("", "<tr>" + cells + "</tr>", rows),
+    )

@@ -10,6 +10,7 @@ import psycopg
 from django.conf import settings
 from django.db import connection, models
 from django.db.backends.base.base import BaseDatabaseWrapper
+from django.db.models.expressions import DatabaseDefault
 from django.urls import reverse
 from django.utils.translation import gettext_lazy as _
 from django.utils.translation import pgettext_lazy
@@ -89,6 +90,66 @@ def to_hex_digest(value: object) -> object:
     if isinstance(value, memoryview | bytes | bytearray):
         return bytes(value).hex()
     return str(value)
+
+
+class DatabaseNumbered(models.Func):
+    """The `db_default` of a serial column outside the primary key (`NumberedModel`).
+    PostgreSQL numbers it: the column is an identity column and an INSERT writes DEFAULT
+    for it. SQLite numbers only a whole-key integer column, so there the writer does
+    (`numbers_assign`); compiled, this is NULL, which the NOT NULL column refuses (a
+    writer that did not number its rows fails, it does not store a row without one)."""
+
+    template = "NULL"
+    output_field = models.BigIntegerField()
+
+
+def numbered_field(**kwargs: Any) -> models.BigIntegerField:
+    """The `id` of a `NumberedModel`: numbered by the database, read as a counter or an
+    address, not the primary key (which holds the distribution column instead)."""
+    return models.BigIntegerField(db_default=DatabaseNumbered(), editable=False, **kwargs)
+
+
+def _unnumbered(value: object) -> bool:
+    return value is None or isinstance(value, DatabaseDefault)
+
+
+def numbers_assign(objs: Iterable[models.Model]) -> None:
+    """Number these new rows of one model on SQLite (one writer at a time: the next
+    numbers after the largest stored, in the rows' order); PostgreSQL numbers them
+    itself, on insert."""
+    todo = [o for o in objs if _unnumbered(o.id)]  # type: ignore[attr-defined]
+    if not todo or connection.vendor == "postgresql":
+        return
+    model = type(todo[0])
+    top = model._base_manager.aggregate(m=models.Max("id"))["m"] or 0
+    for n, obj in enumerate(todo, start=top + 1):
+        obj.id = n  # type: ignore[attr-defined]
+
+
+class NumberedQuerySet(models.QuerySet):
+    def bulk_create(self, objs: Iterable[Any], *args: Any, **kwargs: Any) -> list[Any]:
+        objs = list(objs)
+        numbers_assign(objs)
+        return super().bulk_create(objs, *args, **kwargs)
+
+
+class NumberedModel(models.Model):
+    """A large table whose primary key holds its distribution column (dedup_site/
+    distribution.py) and which keeps a serial `id` beside it, numbered by the database
+    (`DatabaseNumbered`), that readers use as a watermark or an address. A new row is
+    always inserted (its key may be all natural columns: no UPDATE is tried first)."""
+
+    objects = NumberedQuerySet.as_manager()
+
+    class Meta:
+        abstract = True
+
+    def save(self, *args: Any, **kwargs: Any) -> None:
+        if self._state.adding:
+            numbers_assign([self])
+            if not kwargs.get("update_fields"):
+                kwargs.setdefault("force_insert", True)
+        super().save(*args, **kwargs)
 
 
 class DocType(models.TextChoices):
@@ -232,11 +293,9 @@ class Document(models.Model):
 
     class Meta:
         ordering = ["id"]
-        constraints = [
-            models.UniqueConstraint(
-                fields=["url", "fetched_at", "raw_sha256"], name="document_snapshot_once"
-            ),
-        ]
+        # One row per snapshot (url, fetched_at, raw_sha256) is kept by the writer, which
+        # looks the snapshot up by its digest under the digest's lock (`snapshots_lock`,
+        # ingest.services), not by a unique index distributed documents could not keep.
         indexes = [
             models.Index(fields=["site", "fetched_at"]),
             DigestIndex(fields=["raw_sha256"], name="document_raw_sha256"),
@@ -471,7 +530,7 @@ class RawBody:
 WALL_STATUSES = ("blocked", "empty", "too_short")
 
 
-class Extraction(models.Model):
+class Extraction(NumberedModel):
     class Status(models.TextChoices):
         OK = "ok", pgettext_lazy("extraction status", "Ok")
         EMPTY = "empty", pgettext_lazy("extraction status", "Empty")
@@ -489,7 +548,14 @@ class Extraction(models.Model):
         RATE_LIMITED = "rate_limited", _("rate limited")
         NAV_SHELL = "nav_shell", _("navigation-only shell")
 
-    document = models.ForeignKey(Document, on_delete=models.PROTECT, related_name="extractions")
+    # Keyed with the distribution column (one extraction per document and extractor
+    # version); the database numbers `id` beside it, the queue tally's wall watermark
+    # (reviews.queue.queue_tally), hence its index.
+    pk = models.CompositePrimaryKey("document", "extractor_version")
+    id = numbered_field(db_index=True)
+    document = models.ForeignKey(
+        Document, on_delete=models.PROTECT, related_name="extractions", db_index=False
+    )
     extractor_version = models.CharField(max_length=64)
     status = models.CharField(max_length=12, choices=Status.choices)
     quality = models.CharField(
@@ -514,11 +580,6 @@ class Extraction(models.Model):
     created_at = models.DateTimeField(auto_now_add=True)
 
     class Meta:
-        constraints = [
-            models.UniqueConstraint(
-                fields=["document", "extractor_version"], name="extraction_once_per_version"
-            ),
-        ]
         indexes = [
             # The wall pages the review queue leaves out, read without the texts.
             models.Index(
@@ -532,7 +593,7 @@ class Extraction(models.Model):
         return f"{self.extractor_version} of {self.document_id}: {self.status}"
 
 
-class Embedding(models.Model):
+class Embedding(NumberedModel):
     """A document's main-text vector under one model and text rule (the semantic
     channel, ingest/core/embeddings.py). Written once: another model, text rule or
     extractor version adds rows beside it. A document the model does not cover gets a
@@ -549,7 +610,17 @@ class Embedding(models.Model):
         EMPTY = "empty"  # no main text to embed
         ERROR = "error"
 
-    document = models.ForeignKey(Document, on_delete=models.PROTECT, related_name="embeddings")
+    # Keyed with the distribution column: a document's attempt in a space (two workers
+    # retrying at once add one row for the attempt, not two). The database
+    # numbers `id` beside it, the approximate index's watermark and order
+    # (ingest.vectors), hence its index.
+    pk = models.CompositePrimaryKey(
+        "document", "model", "text_rule", "extractor_version", "attempt"
+    )
+    id = numbered_field(db_index=True)
+    document = models.ForeignKey(
+        Document, on_delete=models.PROTECT, related_name="embeddings", db_index=False
+    )
     model = models.CharField(max_length=200, help_text="The model's key (ingest.embedder).")
     text_rule = models.CharField(max_length=32)
     extractor_version = models.CharField(max_length=64)
@@ -572,11 +643,6 @@ class Embedding(models.Model):
                 fields=["document", "model", "text_rule", "extractor_version"],
                 condition=~models.Q(status="error"),
                 name="embedding_once",
-            ),
-            # Two workers retrying at once add one row for the attempt, not two.
-            models.UniqueConstraint(
-                fields=["document", "model", "text_rule", "extractor_version", "attempt"],
-                name="embedding_attempt_once",
             ),
         ]
         indexes = [
@@ -609,7 +675,7 @@ class FingerprintMethod(models.Model):
         return self.key
 
 
-class Fingerprint(models.Model):
+class Fingerprint(NumberedModel):
     class Branch(models.TextChoices):
         MAIN = "main"
         FULL = "full"
@@ -618,8 +684,13 @@ class Fingerprint(models.Model):
         OK = "ok"
         INSUFFICIENT = "insufficient_features"
 
-    # No index of their own: "fingerprint_once" leads with the document, the digest
-    # index with the method.
+    # Keyed with the distribution column: one fingerprint per document, method and
+    # branch. The database numbers `id` beside it, the pair states' watermark of newly
+    # fingerprinted snapshots (reviews.queue.pair_states), hence its index. The
+    # document and the method have no index of their own: the key leads with the
+    # document, the digest index with the method.
+    pk = models.CompositePrimaryKey("document", "method", "branch")
+    id = numbered_field(db_index=True)
     document = models.ForeignKey(
         Document, on_delete=models.PROTECT, related_name="fingerprints", db_index=False
     )
@@ -634,9 +705,6 @@ class Fingerprint(models.Model):
 
     class Meta:
         constraints = [
-            models.UniqueConstraint(
-                fields=["document", "method", "branch"], name="fingerprint_once"
-            ),
             models.CheckConstraint(
                 condition=models.Q(status="ok", simhash__isnull=False)
                 | models.Q(status="insufficient_features", simhash__isnull=True),
@@ -1303,6 +1371,22 @@ def memberships_lock(method_id: int) -> None:
             cursor.execute("SELECT pg_advisory_xact_lock(%s, %s)", [GROUPING_LOCK, method_id])
 
 
+def snapshots_lock(digests: Iterable[str]) -> None:
+    """Hold the lock of each of these raw digests to the end of the transaction
+    (PostgreSQL advisory locks, taken in one order, so that two ingests of overlapping
+    chunks wait for each other and never deadlock; SQLite has one writer at a time).
+    The ingest takes them before it looks its snapshots up and stores the new ones:
+    what keeps one document per snapshot."""
+    if connection.vendor != "postgresql":
+        return
+    with connection.cursor() as cursor:
+        cursor.execute(
+            "SELECT pg_advisory_xact_lock(k) FROM (SELECT DISTINCT hashtextextended("
+            "'document snapshot ' || d, 0) AS k FROM unnest(%s::text[]) AS d ORDER BY k) AS s",
+            [sorted(digests)],
+        )
+
+
 def rows_insert[M: models.Model](objs: list[M]) -> None:
     """Insert new rows of one model in one statement and set their primary keys.
     PostgreSQL: each column's values travel as one array parameter bound on the server.
@@ -1316,11 +1400,14 @@ def rows_insert[M: models.Model](objs: list[M]) -> None:
     if connection.vendor != "postgresql":
         model._default_manager.bulk_create(objs)
         return
-    pk = model._meta.pk
-    assert pk is not None
-    # A natural (composite) key is written with the row; a serial one comes back.
-    natural = isinstance(pk, models.CompositePrimaryKey)
-    fields = [f for f in model._meta.concrete_fields if natural or not f.primary_key]
+    # The database numbers a serial key, or a serial column beside a natural key
+    # (NumberedModel): left out of the INSERT, it comes back; the rest is written.
+    numbered = [
+        f
+        for f in model._meta.concrete_fields
+        if f.db_returning and all(_unnumbered(getattr(o, f.attname)) for o in objs)
+    ]
+    fields = [f for f in model._meta.concrete_fields if f not in numbered]
     quote = connection.ops.quote_name
     sql = (
         f"INSERT INTO {quote(model._meta.db_table)} ("
@@ -1328,20 +1415,18 @@ def rows_insert[M: models.Model](objs: list[M]) -> None:
         + ") SELECT * FROM unnest("
         + ", ".join(f"%s::{f.db_type(connection)}[]" for f in fields)
         + ")"
-        + ("" if natural else f" RETURNING {quote(str(pk.column))}")
+        + (f" RETURNING {', '.join(quote(str(f.column)) for f in numbered)}" if numbered else "")
     )
     params = [[f.get_db_prep_save(f.pre_save(o, True), connection) for o in objs] for f in fields]
     connection.ensure_connection()
     with connection.wrap_database_errors, psycopg.Cursor(connection.connection) as cursor:
         cursor.execute(sql, params)
-        if natural:
-            for obj in objs:
-                obj._state.adding = False
-            return
         # PostgreSQL returns the rows in the order the SELECT gave them (what Django's
         # own bulk_create relies on too).
-        for obj, (value,) in zip(objs, cursor.fetchall(), strict=True):
-            obj.pk = value
+        returned = cursor.fetchall() if numbered else [()] * len(objs)
+        for obj, values in zip(objs, returned, strict=True):
+            for f, value in zip(numbered, values, strict=True):
+                setattr(obj, f.attname, value)
             obj._state.adding = False
 
 

@@ -18,7 +18,6 @@ from urllib.parse import urlsplit
 from django.conf import settings
 from django.db import (
     DatabaseError,
-    IntegrityError,
     InterfaceError,
     OperationalError,
     connection,
@@ -59,6 +58,7 @@ from ingest.models import (
     Site,
     rows_insert,
     rows_update,
+    snapshots_lock,
 )
 
 log = logging.getLogger(__name__)
@@ -440,28 +440,58 @@ def _chunk_store(
         return []
     # Written once, before the transaction: a retry one by one reuses the same records.
     bodies = body_store.bodies_prepare(entries)
+    rows = list(zip(documents, bodies, records_kept, strict=True))
     try:
         with transaction.atomic():
-            created = _documents_create(documents, bodies)
+            created, stored_meanwhile = _documents_create_once(rows)
     except (DatabaseError, ValueError) as exc:
         if _database_gone(exc):
             raise  # not a record's fault: the batch fails and says so
-        # Another ingest stored some of these snapshots meanwhile, or one record holds
-        # a value the database refuses: go one by one, so it costs that record only.
-        created = []
-        for document, body, record in zip(documents, bodies, records_kept, strict=True):
+        # One record holds a value the database refuses: go one by one, so it costs
+        # that record only.
+        created, stored_meanwhile = [], 0
+        for row in rows:
             try:
                 with transaction.atomic():
-                    created += _documents_create([document], [body])
-            except IntegrityError:
-                summary.already_stored += 1
+                    one, meanwhile = _documents_create_once([row])
             except (DatabaseError, ValueError) as exc:
                 if _database_gone(exc):
                     raise
-                _store_failed(batch, record, exc, summary)
+                _store_failed(batch, row[2], exc, summary)
+                continue
+            created += one
+            stored_meanwhile += meanwhile
+    summary.already_stored += stored_meanwhile
     summary.stored += len(created)
     summary.document_ids += created
     return created
+
+
+def _documents_create_once(
+    rows: Sequence[tuple[Document, body_store.Prepared, RawRecord]],
+) -> tuple[list[int], int]:
+    """Store the snapshots no other ingest stored since the chunk looked (the new ids,
+    and how many were stored meanwhile), in the caller's transaction. A snapshot is one
+    (url, fetched_at, raw_sha256): not a unique index, which distributed documents could
+    not keep (dedup_site/distribution.py), but a look-up by the digest under the
+    digest's lock (`snapshots_lock`), held to the commit, so that a second ingest of the
+    same record finds the first one's row."""
+    digests = {document.raw_sha256 for document, _, _ in rows}
+    snapshots_lock(digests)
+    stored = set(
+        Document.objects.filter(raw_sha256__in=digests).values_list(
+            "url", "fetched_at", "raw_sha256"
+        )
+    )
+    new = [
+        (document, body)
+        for document, body, _ in rows
+        if (document.url, document.fetched_at, document.raw_sha256) not in stored
+    ]
+    if not new:
+        return [], len(rows)
+    created = _documents_create([d for d, _ in new], [b for _, b in new])
+    return created, len(rows) - len(new)
 
 
 def _database_gone(exc: Exception) -> bool:

@@ -128,10 +128,10 @@ class ProcessIndex:
             while True:
                 above, gaps = self.catchup.wanted()
                 rows = list(
-                    Embedding.objects.filter(Q(pk__gt=above) | Q(pk__any_of=gaps))
-                    .order_by("pk")
+                    Embedding.objects.filter(Q(id__gt=above) | Q(id__any_of=gaps))
+                    .order_by("id")
                     .values_list(
-                        "pk",
+                        "id",
                         "document_id",
                         "model",
                         "text_rule",
@@ -235,7 +235,7 @@ class ProcessIndex:
         if snap.watermark <= 0:
             return ""
         row = (
-            Embedding.objects.filter(pk=snap.watermark)
+            Embedding.objects.filter(id=snap.watermark)
             .values_list("document_id", "model", "text_rule", "extractor_version", "status")
             .first()
         )

@@ -318,7 +318,7 @@ def statements() -> dict[str, str]:
     heap recheck, inside the LIMIT: the limit counts true holders only)."""
     from ingest import passages
 
-    # The product's statement (bucketed since ingest 0031) with its bucket test taken
+    # The product's statement (bucketed since ingest 0032) with its bucket test taken
     # out: the plain GIN's probe, as before 0031.
     product = passages._PG_QUERY.format(window="")
     probe = "p.hashes @> ARRAY[wanted.h]"

@@ -97,7 +97,7 @@ def _derived(extraction_id: int, method: str, dropped: tuple[str, ...] = ()) -> 
     text is loaded only then)."""
 
     def make() -> _Derived:
-        text = Extraction.objects.filter(pk=extraction_id).values_list("main_text", flat=True)
+        text = Extraction.objects.filter(id=extraction_id).values_list("main_text", flat=True)
         return _derive(sites.passage_text(text.get(), dropped), method)
 
     return _DERIVED.get(("passages", extraction_id, method, TEXT_MAX_CHARS, dropped), make)
@@ -211,7 +211,7 @@ def pair_passages(*, pair: CandidatePair) -> PassageView:
         Extraction.objects.filter(
             document_id__in=[pair.a_id, pair.b_id],
             extractor_version=method_get(pair.method.key).extractor_version,
-        ).values_list("document_id", "pk")
+        ).values_list("document_id", "id")
     )
     # The texts as the passage channel read them: without their site's boilerplate lines.
     dropped = {

@@ -65,7 +65,7 @@ LabelKey = tuple[int, str, int, int, int, bool, bool]
 
 def _walls_upto(mark: int) -> QuerySet[Extraction, Any]:
     return Extraction.objects.filter(
-        extractor_version=EXTRACTOR_VERSION, status__in=WALL_STATUSES, pk__lte=mark
+        extractor_version=EXTRACTOR_VERSION, status__in=WALL_STATUSES, id__lte=mark
     ).values("document_id")
 
 

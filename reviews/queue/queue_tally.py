@@ -118,9 +118,9 @@ def walls(*, after: int | None = None, upto: int | None = None) -> QuerySet[Extr
     captchas, errors), optionally only those extracted in (after, upto]."""
     qs = Extraction.objects.filter(extractor_version=EXTRACTOR_VERSION, status__in=WALL_STATUSES)
     if after is not None:
-        qs = qs.filter(pk__gt=after)
+        qs = qs.filter(id__gt=after)
     if upto is not None:
-        qs = qs.filter(pk__lte=upto)
+        qs = qs.filter(id__lte=upto)
     return qs.values("document_id")
 
 
@@ -173,7 +173,7 @@ def _locked_marks() -> dict[str, int]:
 
 def _settled(model: type[CandidatePair] | type[Extraction], after: int) -> int:
     """The last id of the rows older than the lag (rows after `after` only)."""
-    m = model.objects.filter(pk__gt=after, created_at__lt=_cutoff()).aggregate(m=Max("pk"))["m"]
+    m = model.objects.filter(id__gt=after, created_at__lt=_cutoff()).aggregate(m=Max("id"))["m"]
     return max(m or 0, after)
 
 
@@ -181,9 +181,9 @@ def _settled_expr(model: type[CandidatePair] | type[Extraction], mark: str) -> S
     """_settled as an expression: the last id older than the lag, after the mark."""
     after = Subquery(Watermark.objects.filter(name=mark).values("value")[:1])
     return Subquery(
-        model.objects.filter(pk__gt=after, created_at__lt=_cutoff())
-        .order_by("-pk")
-        .values("pk")[:1]
+        model.objects.filter(id__gt=after, created_at__lt=_cutoff())
+        .order_by("-id")
+        .values("id")[:1]
     )
 
 

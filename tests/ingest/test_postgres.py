@@ -41,7 +41,7 @@ def test_fingerprints_with_the_top_bit_set_survive_the_round_trip(value: int) ->
     assert stored.value == value
     assert stored.hex == f"{value:016x}"
     with connection.cursor() as cursor:
-        cursor.execute("SELECT to_hex(simhash) FROM ingest_fingerprint WHERE id = %s", [stored.pk])
+        cursor.execute("SELECT to_hex(simhash) FROM ingest_fingerprint WHERE id = %s", [stored.id])
         (pg_hex,) = cursor.fetchone()
     assert pg_hex.rjust(16, "0")[-16:] == f"{value:016x}"
 

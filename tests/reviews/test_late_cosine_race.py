@@ -113,7 +113,7 @@ def _assert_tallies_true() -> None:
 def test_a_late_cosine_waits_for_the_watermarks_moving_past_its_pair(late_pair) -> None:
     """The tally counts the pair with its old facts and moves past it; the late cosine,
     waiting meanwhile, then finds the pair under the watermark and moves its counts."""
-    wall_mark = Extraction.objects.order_by("-pk").values_list("pk", flat=True).first() or 0
+    wall_mark = Extraction.objects.order_by("-id").values_list("id", flat=True).first() or 0
 
     def advance(hold: Hold) -> None:
         with transaction.atomic():
@@ -131,7 +131,7 @@ def test_a_late_cosine_waits_for_the_watermarks_moving_past_its_pair(late_pair) 
 def test_the_watermarks_wait_for_a_late_cosine_in_progress(late_pair) -> None:
     """The late cosine has changed the pair but not committed; the tally's move waits,
     then counts the pair with its new facts."""
-    wall_mark = Extraction.objects.order_by("-pk").values_list("pk", flat=True).first() or 0
+    wall_mark = Extraction.objects.order_by("-id").values_list("id", flat=True).first() or 0
 
     def late_cosine(hold: Hold) -> None:
         def held(**_: Any) -> None:
