@@ -278,6 +278,7 @@ def load(args: argparse.Namespace) -> None:
         print(f"loaded {hi}/{args.size} ({time.perf_counter() - t:.1f} s)", flush=True)
     if state.data["loaded"] >= args.size:
         deferred_indexes_build(conn, state)
+        common_passages_record(conn, state)
     with conn.cursor() as cur:
         for table in (
             "ingest_document",
@@ -354,6 +355,35 @@ def deferred_indexes_build(conn: Any, state: State) -> None:
     state.data["indexes_dropped"] = False
     state.save()
     print(f"deferred indexes built in {time.perf_counter() - t0:.1f} s", flush=True)
+
+
+def common_passages_record(conn: Any, state: State) -> None:
+    """Record the stock phrases as ingest would have: a passage on PASSAGE_COMMON_DF
+    pages or more is in ingest_passagecommon (ingest.passages: the probe that first
+    finds it on that many pages records it, its count stopped there), and the lookup
+    drops it without reading its posting list. Once, after the last chunk."""
+    if state.data.get("common_recorded"):
+        return
+    from django.conf import settings
+
+    t = time.perf_counter()
+    common_df = settings.PASSAGE_COMMON_DF
+    with conn.transaction(), conn.cursor() as cur:
+        cur.execute(
+            "INSERT INTO ingest_passagecommon (method, hash, df, created_at)"
+            " SELECT p.method, h, least(count(*), %s), now()"
+            " FROM ingest_passageset p, unnest(p.hashes) AS h"
+            " GROUP BY p.method, h HAVING count(*) >= %s ON CONFLICT DO NOTHING",
+            [common_df, common_df],
+        )
+        state.data["common_passages"] = cur.rowcount
+    state.data["common_recorded"] = True
+    state.save()
+    print(
+        f"stock phrases recorded: {state.data['common_passages']} "
+        f"({time.perf_counter() - t:.1f} s)",
+        flush=True,
+    )
 
 
 def months_ensure(fetched: list[datetime]) -> None:
@@ -678,6 +708,7 @@ def measure(args: argparse.Namespace) -> dict[str, Any]:
                 "pair_cap",
                 "passages_until",
                 "language",
+                "common_passages",
                 "load_seconds",
                 "index_build_seconds",
             )
