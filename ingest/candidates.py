@@ -210,8 +210,13 @@ def _pairs_wanted(
     threshold get one pair, between their earliest members, and only when no pair links
     them yet: a twin searched after the pair exists (later, or again) adds nothing.
     Without this, a redelivered twin paired itself with every family indexed since its
-    first search. At most CANDIDATES_PER_DOCUMENT_MAX families per document, nearest
-    first."""
+    first search.
+
+    At most CANDIDATES_PER_DOCUMENT_MAX families per document, nearest first, the
+    families it is linked to already counted among them (a search repeated later adds
+    none once the document has its share); past the cap, a family gets a pair only when
+    no pair connects it to the document yet, so that the cap changes which pairs a large
+    group stores, never which documents are connected (the groups)."""
     hit_ids = {h.document_id for hits in hits_by_doc.values() for h in hits}
     ids = hit_ids | {d.id for d in docs}
     if not hit_ids:
@@ -228,6 +233,11 @@ def _pairs_wanted(
     )
     banned = _do_not_match_among(ids)
     wanted: dict[tuple[int, int], int] = {}
+    # Which of these documents the pairs (stored and wanted) connect: a hit already
+    # connected to the searched document needs no pair past the cap.
+    connected = _Components(ids)
+    for a, b in stored:
+        connected.join(a, b)
     # Under a lookback window the earliest twin may be out of the other family's
     # window: the searched document itself stands for its family then.
     windowed = bool(settings.CANDIDATE_LOOKBACK_DAYS)
@@ -240,6 +250,7 @@ def _pairs_wanted(
         if twins:
             for pair in _twin_links(members, [*stored, *wanted], banned):
                 wanted[pair] = 0  # one normalized text: one SimHash
+                connected.join(*pair)
         linked = {
             b if a in members else a
             for a, b in [*stored, *wanted]
@@ -249,19 +260,53 @@ def _pairs_wanted(
             families.values(),
             key=lambda hs: (min(h.distance for h in hs), min(h.document_id for h in hs)),
         )
-        if len(ranked) > settings.CANDIDATES_PER_DOCUMENT_MAX:
-            log.info("kept %d of %d families", settings.CANDIDATES_PER_DOCUMENT_MAX, len(ranked))
-        for hits in ranked[: settings.CANDIDATES_PER_DOCUMENT_MAX]:
-            if any(h.document_id in linked for h in hits):
-                continue
+        fresh = [hits for hits in ranked if not any(h.document_id in linked for h in hits)]
+        room = settings.CANDIDATES_PER_DOCUMENT_MAX - (len(ranked) - len(fresh))
+        bridges = 0
+        for hits in fresh:
+            if room <= 0:
+                if any(connected.same(h.document_id, doc.id) for h in hits):
+                    continue
+                bridges += 1
             head = min(hits, key=lambda h: h.document_id)
             ours = doc.id if windowed else min(members)
             for a in dict.fromkeys((ours, doc.id)):
                 pair = (min(a, head.document_id), max(a, head.document_id))
                 if pair not in banned:
                     wanted[pair] = head.distance
+                    connected.join(*pair)
+                    room -= 1
                     break
+        if len(ranked) > settings.CANDIDATES_PER_DOCUMENT_MAX:
+            log.info(
+                "document %d: %d families near, pairs to the %d nearest and %d bridges",
+                doc.id,
+                len(ranked),
+                settings.CANDIDATES_PER_DOCUMENT_MAX,
+                bridges,
+            )
     return wanted
+
+
+class _Components:
+    """Union-find over document ids: which documents the pairs seen so far connect."""
+
+    def __init__(self, ids: Iterable[int]) -> None:
+        self.parent = {d: d for d in ids}
+
+    def root(self, x: int) -> int:
+        parent = self.parent
+        parent.setdefault(x, x)
+        while parent[x] != x:
+            parent[x] = parent[parent[x]]
+            x = parent[x]
+        return x
+
+    def join(self, a: int, b: int) -> None:
+        self.parent[self.root(a)] = self.root(b)
+
+    def same(self, a: int, b: int) -> bool:
+        return self.root(a) == self.root(b)
 
 
 def _twin_links(
