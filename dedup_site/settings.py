@@ -468,7 +468,7 @@ CANDIDATE_METHODS = [m for m in env_str("CANDIDATE_METHODS", ACTIVE_METHOD).spli
 SIMILARITY_MAX_CHARS = env_int("SIMILARITY_MAX_CHARS", 20_000)
 # Pairs a document's search stores: to its nearest families, this many at most (those it
 # is paired with already count), and past them one to each family no pair connects it
-# to yet (ingest/candidates.py _pairs_wanted): a group of n stores about n * K pairs,
+# to yet (ingest/candidates.py _pairs_capped): a group of n stores about n * K pairs,
 # not n(n-1)/2, and stays one group.
 CANDIDATES_PER_DOCUMENT_MAX = env_int("CANDIDATES_PER_DOCUMENT_MAX", 200)
 # Hits a channel hands on per searched document (the passage and MinHash channels, most

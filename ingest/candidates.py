@@ -176,32 +176,71 @@ def semantic_pairs_find(
 
 def _pairs_store(
     method: FingerprintMethod,
-    wanted: Collection[tuple[int, int]],
+    wanted: "_Wanted",
     known: dict[str, Any] | None = None,
 ) -> set[tuple[int, int]]:
-    """Build and store the wanted pairs that are neither stored yet nor under a
-    do-not-match record (every channel's hits end here). Returns the pairs created."""
-    if not wanted:
+    """Build the wanted pairs that are neither stored yet nor under a do-not-match record
+    (every channel's hits end here), then store those the per-document cap keeps of the
+    ones a channel nominates (``_pairs_capped``). Returns the pairs created."""
+    candidates = wanted.candidates()
+    if not candidates:
         return set()
-    ids = {d for pair in wanted for d in pair}
+    ids = {d for pair in candidates for d in pair}
     existing = set(
         CandidatePair.objects.filter(method=method, a_id__any_of=ids, b_id__any_of=ids).values_list(
             "a_id", "b_id"
         )
     )
     banned = _do_not_match_among(ids)
-    todo = [p for p in wanted if p not in existing and p not in banned]
-    pairs = _pairs_build(method, todo, known=known)
+    todo = [p for p in candidates if p not in existing and p not in banned]
+    built = {(p.a_id, p.b_id): p for p in _pairs_build(method, todo, known=known)}
+    kept = _pairs_capped(wanted, nominated=built.keys() | (existing & candidates))
+    pairs = [built[p] for p in sorted(kept) if p in built]
     CandidatePair.objects.bulk_create(pairs, ignore_conflicts=True)
     return {(p.a_id, p.b_id) for p in pairs}
 
 
+@dataclass
+class _Family:
+    """A family of exact twins near a searched document, and the pair that would link
+    the two (None: every way to link them is under a do-not-match record)."""
+
+    documents: frozenset[int]
+    pair: tuple[int, int] | None
+
+
+@dataclass
+class _Searched:
+    """A searched document's family and the other families near it, nearest first."""
+
+    document_id: int
+    members: frozenset[int]
+    near: list[_Family]
+
+
+@dataclass
+class _Wanted:
+    """What the searches found: the links that keep families of exact twins connected,
+    and per searched document (in id order) the families near it; the pairs already
+    stored among all these documents."""
+
+    stored: list[tuple[int, int]]
+    twin_links: list[tuple[int, int]]
+    searched: list[_Searched]
+
+    def candidates(self) -> set[tuple[int, int]]:
+        """Every pair worth building (the cap chooses among those a channel nominates)."""
+        near = {f.pair for s in self.searched for f in s.near if f.pair is not None}
+        return set(self.twin_links) | near
+
+
 def _pairs_wanted(
     method: FingerprintMethod, docs: list[_Doc], hits_by_doc: dict[int, list[index.Hit]]
-) -> dict[tuple[int, int], int]:
-    """The pairs to store for these documents' hits, the same in number, in the family
+) -> _Wanted:
+    """The pairs to build for these documents' hits, the same in number, in the family
     pairs they make and in the groups they give whatever the order the documents are
-    searched in, and however often (a redelivered task searches again).
+    searched in, and however often (a redelivered task searches again), under a cap
+    that the documents' families never reach (``_pairs_capped`` for one they do).
 
     Exact twins (one normalized text, hence one SimHash) form a family. A login wall
     served at a thousand URLs is one text: pairing every copy with every other is
@@ -210,17 +249,11 @@ def _pairs_wanted(
     threshold get one pair, between their earliest members, and only when no pair links
     them yet: a twin searched after the pair exists (later, or again) adds nothing.
     Without this, a redelivered twin paired itself with every family indexed since its
-    first search.
-
-    At most CANDIDATES_PER_DOCUMENT_MAX families per document, nearest first, the
-    families it is linked to already counted among them (a search repeated later adds
-    none once the document has its share); past the cap, a family gets a pair only when
-    no pair connects it to the document yet, so that the cap changes which pairs a large
-    group stores, never which documents are connected (the groups)."""
+    first search."""
     hit_ids = {h.document_id for hits in hits_by_doc.values() for h in hits}
     ids = hit_ids | {d.id for d in docs}
     if not hit_ids:
-        return {}
+        return _Wanted([], [], [])
     shas = dict(
         Fingerprint.objects.filter(method=method, branch=MAIN, document_id__any_of=ids).values_list(
             "document_id", "text_sha256"
@@ -232,12 +265,8 @@ def _pairs_wanted(
         )
     )
     banned = _do_not_match_among(ids)
-    wanted: dict[tuple[int, int], int] = {}
-    # Which of these documents the pairs (stored and wanted) connect: a hit already
-    # connected to the searched document needs no pair past the cap.
-    connected = _Components(ids)
-    for a, b in stored:
-        connected.join(a, b)
+    links: list[tuple[int, int]] = []
+    searched: list[_Searched] = []
     # Under a lookback window the earliest twin may be out of the other family's
     # window: the searched document itself stands for its family then.
     windowed = bool(settings.CANDIDATE_LOOKBACK_DAYS)
@@ -248,51 +277,78 @@ def _pairs_wanted(
         twins = families.pop(doc.text_sha256, [])
         members = {doc.id} | {h.document_id for h in twins}
         if twins:
-            for pair in _twin_links(members, [*stored, *wanted], banned):
-                wanted[pair] = 0  # one normalized text: one SimHash
-                connected.join(*pair)
-        linked = {
-            b if a in members else a
-            for a, b in [*stored, *wanted]
-            if (a in members) != (b in members)
-        }
+            links += _twin_links(members, [*stored, *links], banned)
         ranked = sorted(
             families.values(),
             key=lambda hs: (min(h.distance for h in hs), min(h.document_id for h in hs)),
         )
-        fresh = [hits for hits in ranked if not any(h.document_id in linked for h in hits)]
-        room = settings.CANDIDATES_PER_DOCUMENT_MAX - (len(ranked) - len(fresh))
+        near = []
+        for hits in ranked:
+            head = min(h.document_id for h in hits)
+            ours = doc.id if windowed else min(members)
+            pairs = [(min(a, head), max(a, head)) for a in dict.fromkeys((ours, doc.id))]
+            near.append(
+                _Family(
+                    frozenset(h.document_id for h in hits),
+                    next((p for p in pairs if p not in banned), None),
+                )
+            )
+        searched.append(_Searched(doc.id, frozenset(members), near))
+    return _Wanted(stored, links, searched)
+
+
+def _pairs_capped(
+    wanted: _Wanted, *, nominated: Collection[tuple[int, int]]
+) -> set[tuple[int, int]]:
+    """The nominated pairs to store. Each searched document gets its pairs to the
+    CANDIDATES_PER_DOCUMENT_MAX nearest families a channel nominates a pair with, the
+    families it is linked to already counted among them (a search repeated later adds
+    none once the document has its share); past the cap, a family gets its pair only
+    when no pair connects it to the document yet. So the cap changes which pairs a large
+    group stores, never which documents the pairs connect (the groups), and a family
+    whose pair no channel nominates takes no place under the cap."""
+    cap = settings.CANDIDATES_PER_DOCUMENT_MAX
+    connected = _Components()
+    for a, b in wanted.stored:
+        connected.join(a, b)
+    kept = [p for p in wanted.twin_links if p in nominated]
+    for a, b in kept:
+        connected.join(a, b)
+    for s in wanted.searched:
+        linked = {
+            b if a in s.members else a
+            for a, b in [*wanted.stored, *kept]
+            if (a in s.members) != (b in s.members)
+        }
+        fresh = [f for f in s.near if not f.documents & linked]
+        room = cap - (len(s.near) - len(fresh))
         bridges = 0
-        for hits in fresh:
+        for family in fresh:
+            if family.pair is None or family.pair not in nominated:
+                continue
             if room <= 0:
-                if any(connected.same(h.document_id, doc.id) for h in hits):
+                if any(connected.same(d, s.document_id) for d in family.documents):
                     continue
                 bridges += 1
-            head = min(hits, key=lambda h: h.document_id)
-            ours = doc.id if windowed else min(members)
-            for a in dict.fromkeys((ours, doc.id)):
-                pair = (min(a, head.document_id), max(a, head.document_id))
-                if pair not in banned:
-                    wanted[pair] = head.distance
-                    connected.join(*pair)
-                    room -= 1
-                    break
-        if len(ranked) > settings.CANDIDATES_PER_DOCUMENT_MAX:
+            kept.append(family.pair)
+            connected.join(*family.pair)
+            room -= 1
+        if len(s.near) > cap:
             log.info(
                 "document %d: %d families near, pairs to the %d nearest and %d bridges",
-                doc.id,
-                len(ranked),
-                settings.CANDIDATES_PER_DOCUMENT_MAX,
+                s.document_id,
+                len(s.near),
+                cap,
                 bridges,
             )
-    return wanted
+    return set(kept)
 
 
 class _Components:
     """Union-find over document ids: which documents the pairs seen so far connect."""
 
-    def __init__(self, ids: Iterable[int]) -> None:
-        self.parent = {d: d for d in ids}
+    def __init__(self) -> None:
+        self.parent: dict[int, int] = {}
 
     def root(self, x: int) -> int:
         parent = self.parent

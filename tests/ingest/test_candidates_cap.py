@@ -1,5 +1,5 @@
 """The per-document cap on pairs (CANDIDATES_PER_DOCUMENT_MAX, ingest/candidates.py
-_pairs_wanted): a group of near-duplicates stores about K pairs a document instead of
+_pairs_capped): a group of near-duplicates stores about K pairs a document instead of
 every pair, and the cap never changes the groups, whatever the order the documents are
 searched in, however they are batched and however often a search is repeated. Which
 pairs a large group stores does depend on the order; how many only within bounds."""
