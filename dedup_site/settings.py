@@ -470,7 +470,7 @@ SIMILARITY_MAX_CHARS = env_int("SIMILARITY_MAX_CHARS", 20_000)
 # is paired with already count), and past them one to each family no pair connects it
 # to yet (ingest/candidates.py _pairs_capped): a group of n stores about n * K pairs,
 # not n(n-1)/2, and stays one group.
-CANDIDATES_PER_DOCUMENT_MAX = env_int("CANDIDATES_PER_DOCUMENT_MAX", 200)
+CANDIDATES_PER_DOCUMENT_MAX = env_int("CANDIDATES_PER_DOCUMENT_MAX", 16)
 # Hits a channel hands on per searched document (the passage and MinHash channels, most
 # shared first): the families the cap above chooses from and connects.
 CANDIDATE_HITS_MAX = env_int("CANDIDATE_HITS_MAX", 200)

@@ -9,12 +9,15 @@ import random
 from datetime import UTC, datetime, timedelta
 
 import pytest
+from django.conf import settings as shipped
 
 from ingest import candidates
 from ingest.models import CandidatePair, GroupMember
 from tests import factories
 
 CAP = 3
+# The default (dedup_site/settings.py), read before any test overrides it.
+_SHIPPED_CAP = shipped.CANDIDATES_PER_DOCUMENT_MAX
 BASE = 0x0F0F_0000_1234_0000
 TEXT = factories.article_text(43)
 
@@ -113,3 +116,12 @@ def test_under_the_cap_every_near_family_is_paired(settings) -> None:
     docs = _wire_story()
     _run([[d] for d in docs])
     assert _pairs() == set(itertools.combinations(sorted(docs), 2))
+
+
+@pytest.mark.django_db
+def test_the_shipped_cap_keeps_sixteen_pairs_a_page_of_a_larger_story(settings) -> None:
+    settings.CANDIDATES_PER_DOCUMENT_MAX = _SHIPPED_CAP
+    docs = _wire_story(20)
+    _run([[d] for d in docs])
+    assert len(_pairs()) == sum(min(i, 16) for i in range(20))  # 184, not 190
+    assert _groups() == {frozenset(docs)}
