@@ -203,7 +203,8 @@ def _pairs_store(
 @dataclass
 class _Family:
     """A family of exact twins near a searched document, and the pair that would link
-    the two (None: every way to link them is under a do-not-match record)."""
+    the two (None: a stored pair links them already, or every way to link them is under
+    a do-not-match record)."""
 
     documents: frozenset[int]
     pair: tuple[int, int] | None
@@ -278,6 +279,9 @@ def _pairs_wanted(
         members = {doc.id} | {h.document_id for h in twins}
         if twins:
             links += _twin_links(members, [*stored, *links], banned)
+        # A family a stored pair links already needs no pair built (it still counts
+        # under the cap: _pairs_capped).
+        linked = {b if a in members else a for a, b in stored if (a in members) != (b in members)}
         ranked = sorted(
             families.values(),
             key=lambda hs: (min(h.distance for h in hs), min(h.document_id for h in hs)),
@@ -287,12 +291,9 @@ def _pairs_wanted(
             head = min(h.document_id for h in hits)
             ours = doc.id if windowed else min(members)
             pairs = [(min(a, head), max(a, head)) for a in dict.fromkeys((ours, doc.id))]
-            near.append(
-                _Family(
-                    frozenset(h.document_id for h in hits),
-                    next((p for p in pairs if p not in banned), None),
-                )
-            )
+            documents = frozenset(h.document_id for h in hits)
+            pair = None if documents & linked else next((p for p in pairs if p not in banned), None)
+            near.append(_Family(documents, pair))
         searched.append(_Searched(doc.id, frozenset(members), near))
     return _Wanted(stored, links, searched)
 
