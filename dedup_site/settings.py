@@ -466,8 +466,14 @@ CANDIDATE_LOOKBACK_DAYS = env_int("CANDIDATE_LOOKBACK_DAYS", 0)
 CANDIDATE_METHODS = [m for m in env_str("CANDIDATE_METHODS", ACTIVE_METHOD).split(",") if m]
 # Text compared by rapidfuzz is cut to this many characters (bounded work per pair).
 SIMILARITY_MAX_CHARS = env_int("SIMILARITY_MAX_CHARS", 20_000)
-# More candidates than this for one document: the nearest are kept, the rest counted.
-CANDIDATES_PER_DOCUMENT_MAX = env_int("CANDIDATES_PER_DOCUMENT_MAX", 200)
+# Pairs a document's search stores: to its nearest families, this many at most (those it
+# is paired with already count), and past them one to each family no pair connects it
+# to yet (ingest/candidates.py _pairs_capped): a group of n stores about n * K pairs,
+# not n(n-1)/2, and stays one group.
+CANDIDATES_PER_DOCUMENT_MAX = env_int("CANDIDATES_PER_DOCUMENT_MAX", 16)
+# Hits a channel hands on per searched document (the passage and MinHash channels, most
+# shared first): the families the cap above chooses from and connects.
+CANDIDATE_HITS_MAX = env_int("CANDIDATE_HITS_MAX", 200)
 
 # Passage channel (ingest/core/passages.py): a pair is nominated when the documents
 # share at least PASSAGE_SHARED_MIN passages and one holds at least

@@ -176,32 +176,72 @@ def semantic_pairs_find(
 
 def _pairs_store(
     method: FingerprintMethod,
-    wanted: Collection[tuple[int, int]],
+    wanted: "_Wanted",
     known: dict[str, Any] | None = None,
 ) -> set[tuple[int, int]]:
-    """Build and store the wanted pairs that are neither stored yet nor under a
-    do-not-match record (every channel's hits end here). Returns the pairs created."""
-    if not wanted:
+    """Build the wanted pairs that are neither stored yet nor under a do-not-match record
+    (every channel's hits end here), then store those the per-document cap keeps of the
+    ones a channel nominates (``_pairs_capped``). Returns the pairs created."""
+    candidates = wanted.candidates()
+    if not candidates:
         return set()
-    ids = {d for pair in wanted for d in pair}
+    ids = {d for pair in candidates for d in pair}
     existing = set(
         CandidatePair.objects.filter(method=method, a_id__any_of=ids, b_id__any_of=ids).values_list(
             "a_id", "b_id"
         )
     )
     banned = _do_not_match_among(ids)
-    todo = [p for p in wanted if p not in existing and p not in banned]
-    pairs = _pairs_build(method, todo, known=known)
+    todo = [p for p in candidates if p not in existing and p not in banned]
+    built = {(p.a_id, p.b_id): p for p in _pairs_build(method, todo, known=known)}
+    kept = _pairs_capped(wanted, nominated=built.keys() | (existing & candidates))
+    pairs = [built[p] for p in sorted(kept) if p in built]
     CandidatePair.objects.bulk_create(pairs, ignore_conflicts=True)
     return {(p.a_id, p.b_id) for p in pairs}
 
 
+@dataclass
+class _Family:
+    """A family of exact twins near a searched document, and the pair that would link
+    the two (None: a stored pair links them already, or every way to link them is under
+    a do-not-match record)."""
+
+    documents: frozenset[int]
+    pair: tuple[int, int] | None
+
+
+@dataclass
+class _Searched:
+    """A searched document's family and the other families near it, nearest first."""
+
+    document_id: int
+    members: frozenset[int]
+    near: list[_Family]
+
+
+@dataclass
+class _Wanted:
+    """What the searches found: the links that keep families of exact twins connected,
+    and per searched document (in id order) the families near it; the pairs already
+    stored among all these documents."""
+
+    stored: list[tuple[int, int]]
+    twin_links: list[tuple[int, int]]
+    searched: list[_Searched]
+
+    def candidates(self) -> set[tuple[int, int]]:
+        """Every pair worth building (the cap chooses among those a channel nominates)."""
+        near = {f.pair for s in self.searched for f in s.near if f.pair is not None}
+        return set(self.twin_links) | near
+
+
 def _pairs_wanted(
     method: FingerprintMethod, docs: list[_Doc], hits_by_doc: dict[int, list[index.Hit]]
-) -> dict[tuple[int, int], int]:
-    """The pairs to store for these documents' hits, the same in number, in the family
+) -> _Wanted:
+    """The pairs to build for these documents' hits, the same in number, in the family
     pairs they make and in the groups they give whatever the order the documents are
-    searched in, and however often (a redelivered task searches again).
+    searched in, and however often (a redelivered task searches again), under a cap
+    that the documents' families never reach (``_pairs_capped`` for one they do).
 
     Exact twins (one normalized text, hence one SimHash) form a family. A login wall
     served at a thousand URLs is one text: pairing every copy with every other is
@@ -210,12 +250,11 @@ def _pairs_wanted(
     threshold get one pair, between their earliest members, and only when no pair links
     them yet: a twin searched after the pair exists (later, or again) adds nothing.
     Without this, a redelivered twin paired itself with every family indexed since its
-    first search. At most CANDIDATES_PER_DOCUMENT_MAX families per document, nearest
-    first."""
+    first search."""
     hit_ids = {h.document_id for hits in hits_by_doc.values() for h in hits}
     ids = hit_ids | {d.id for d in docs}
     if not hit_ids:
-        return {}
+        return _Wanted([], [], [])
     shas = dict(
         Fingerprint.objects.filter(method=method, branch=MAIN, document_id__any_of=ids).values_list(
             "document_id", "text_sha256"
@@ -227,7 +266,8 @@ def _pairs_wanted(
         )
     )
     banned = _do_not_match_among(ids)
-    wanted: dict[tuple[int, int], int] = {}
+    links: list[tuple[int, int]] = []
+    searched: list[_Searched] = []
     # Under a lookback window the earliest twin may be out of the other family's
     # window: the searched document itself stands for its family then.
     windowed = bool(settings.CANDIDATE_LOOKBACK_DAYS)
@@ -238,30 +278,92 @@ def _pairs_wanted(
         twins = families.pop(doc.text_sha256, [])
         members = {doc.id} | {h.document_id for h in twins}
         if twins:
-            for pair in _twin_links(members, [*stored, *wanted], banned):
-                wanted[pair] = 0  # one normalized text: one SimHash
-        linked = {
-            b if a in members else a
-            for a, b in [*stored, *wanted]
-            if (a in members) != (b in members)
-        }
+            links += _twin_links(members, [*stored, *links], banned)
+        # A family a stored pair links already needs no pair built (it still counts
+        # under the cap: _pairs_capped).
+        linked = {b if a in members else a for a, b in stored if (a in members) != (b in members)}
         ranked = sorted(
             families.values(),
             key=lambda hs: (min(h.distance for h in hs), min(h.document_id for h in hs)),
         )
-        if len(ranked) > settings.CANDIDATES_PER_DOCUMENT_MAX:
-            log.info("kept %d of %d families", settings.CANDIDATES_PER_DOCUMENT_MAX, len(ranked))
-        for hits in ranked[: settings.CANDIDATES_PER_DOCUMENT_MAX]:
-            if any(h.document_id in linked for h in hits):
-                continue
-            head = min(hits, key=lambda h: h.document_id)
+        near = []
+        for hits in ranked:
+            head = min(h.document_id for h in hits)
             ours = doc.id if windowed else min(members)
-            for a in dict.fromkeys((ours, doc.id)):
-                pair = (min(a, head.document_id), max(a, head.document_id))
-                if pair not in banned:
-                    wanted[pair] = head.distance
-                    break
-    return wanted
+            pairs = [(min(a, head), max(a, head)) for a in dict.fromkeys((ours, doc.id))]
+            documents = frozenset(h.document_id for h in hits)
+            pair = None if documents & linked else next((p for p in pairs if p not in banned), None)
+            near.append(_Family(documents, pair))
+        searched.append(_Searched(doc.id, frozenset(members), near))
+    return _Wanted(stored, links, searched)
+
+
+def _pairs_capped(
+    wanted: _Wanted, *, nominated: Collection[tuple[int, int]]
+) -> set[tuple[int, int]]:
+    """The nominated pairs to store. Each searched document gets its pairs to the
+    CANDIDATES_PER_DOCUMENT_MAX nearest families a channel nominates a pair with, the
+    families it is linked to already counted among them (a search repeated later adds
+    none once the document has its share); past the cap, a family gets its pair only
+    when no pair connects it to the document yet. So the cap changes which pairs a large
+    group stores, never which documents the pairs connect (the groups), and a family
+    whose pair no channel nominates takes no place under the cap."""
+    cap = settings.CANDIDATES_PER_DOCUMENT_MAX
+    connected = _Components()
+    for a, b in wanted.stored:
+        connected.join(a, b)
+    kept = [p for p in wanted.twin_links if p in nominated]
+    for a, b in kept:
+        connected.join(a, b)
+    for s in wanted.searched:
+        linked = {
+            b if a in s.members else a
+            for a, b in [*wanted.stored, *kept]
+            if (a in s.members) != (b in s.members)
+        }
+        fresh = [f for f in s.near if not f.documents & linked]
+        room = cap - (len(s.near) - len(fresh))
+        bridges = 0
+        for family in fresh:
+            if family.pair is None or family.pair not in nominated:
+                continue
+            if room <= 0:
+                if any(connected.same(d, s.document_id) for d in family.documents):
+                    continue
+                bridges += 1
+            kept.append(family.pair)
+            connected.join(*family.pair)
+            room -= 1
+        if len(s.near) > cap:
+            log.info(
+                "document %d: %d families near, pairs to the %d nearest and %d bridges",
+                s.document_id,
+                len(s.near),
+                cap,
+                bridges,
+            )
+    return set(kept)
+
+
+class _Components:
+    """Union-find over document ids: which documents the pairs seen so far connect."""
+
+    def __init__(self) -> None:
+        self.parent: dict[int, int] = {}
+
+    def root(self, x: int) -> int:
+        parent = self.parent
+        parent.setdefault(x, x)
+        while parent[x] != x:
+            parent[x] = parent[parent[x]]
+            x = parent[x]
+        return x
+
+    def join(self, a: int, b: int) -> None:
+        self.parent[self.root(a)] = self.root(b)
+
+    def same(self, a: int, b: int) -> bool:
+        return self.root(a) == self.root(b)
 
 
 def _twin_links(

@@ -208,7 +208,7 @@ class MinHashChannel(Channel):
         texts = _texts(method, [d.id for d in docs])
         sigs = signatures_of(texts)
         entries_add(method.pk, [(d.id, d.fetched_at, sigs[d.id]) for d in docs if d.id in sigs])
-        cap = settings.CANDIDATES_PER_DOCUMENT_MAX
+        cap = settings.CANDIDATE_HITS_MAX
         hits = {
             d.id: [
                 index.Hit(f.document_id, 0, HIT_RANK)

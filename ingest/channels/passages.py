@@ -121,7 +121,7 @@ class Passages(Channel):
             lookback_days=settings.CANDIDATE_LOOKBACK_DAYS,
             method=passages.method_for(method.key),
         )
-        cap = settings.CANDIDATES_PER_DOCUMENT_MAX
+        cap = settings.CANDIDATE_HITS_MAX
         return Search(
             {
                 d: [index.Hit(hit.document_id, 0, HIT_RANK) for hit in hits[:cap]]
