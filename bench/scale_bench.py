@@ -299,8 +299,10 @@ def load(args: argparse.Namespace) -> None:
 # band btrees alone): with --build-after band (the default) the band btrees, with
 # --build-after all every index of the dedup tables that is neither a primary key nor
 # a constraint's, are dropped before the first chunk and built once after the last, as
-# the product's migrations define them. A built index is packed tighter than one grown
-# by inserts (a btree's leaves ~90% full against ~70%): the bytes of `all` are a floor.
+# the product's migrations define them. A built index is not the size of one grown by
+# inserts: at 200k the built passage GIN was 29% larger than the grown one (built from
+# sorted keys, its pages split half full) and the hash digest indexes 5-9% smaller, the
+# other indexes the same (bench/results/2026-12-03-scale-10m.md).
 _DEFERRABLE = """
 SELECT ic.relname, pg_get_indexdef(ic.oid) FROM pg_index x
 JOIN pg_class ic ON ic.oid = x.indexrelid

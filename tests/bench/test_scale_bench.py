@@ -95,12 +95,13 @@ def test_scale_bench_loads_in_resumable_stages_and_measures(tmp_path: Path) -> N
         # The stock phrases are recorded as ingest records them: every stored passage on
         # PASSAGE_COMMON_DF (200) pages or more, and no other.
         with psycopg.connect(url.rsplit("/", 1)[0] + "/" + name) as conn:
-            recorded = conn.execute("SELECT count(*) FROM ingest_passagecommon").fetchone()[0]
+            recorded = conn.execute("SELECT count(*) FROM ingest_passagecommon").fetchone()
             counted = conn.execute(
                 "SELECT count(*) FROM (SELECT h FROM ingest_passageset, unnest(hashes) AS h"
                 " GROUP BY h HAVING count(*) >= 200) AS c"
-            ).fetchone()[0]
-        assert recorded == counted == figures["load"]["common_passages"]
+            ).fetchone()
+        assert recorded is not None and counted is not None
+        assert recorded[0] == counted[0] == figures["load"]["common_passages"]
     finally:
         with psycopg.connect(admin, autocommit=True) as conn:
             conn.execute(f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)')
