@@ -45,17 +45,16 @@ def _indexes(table: str) -> list[tuple[str, list[str], bool, str]]:
         return [(name, list(cols), special, am) for name, cols, special, am in cursor.fetchall()]
 
 
-def test_digests_are_stored_as_32_bytes_and_read_as_hex() -> None:
-    site = Site.objects.create(host="digest.example.com")
-    sha = hashlib.sha256(b"page").hexdigest()
+def _fingerprinted(host: str, sha: str, method_key: str) -> tuple[Document, FingerprintMethod]:
+    """A document whose raw bytes and main text both have the digest `sha`."""
     document = Document.objects.create(
-        site=site,
-        url="https://digest.example.com/",
+        site=Site.objects.create(host=host),
+        url=f"https://{host}/",
         fetched_at="2026-05-01T00:00:00Z",
         raw_sha256=sha,
         raw_size=4,
     )
-    method = FingerprintMethod.objects.create(key="m", params={})
+    method = FingerprintMethod.objects.create(key=method_key, params={})
     Fingerprint.objects.create(
         document=document,
         method=method,
@@ -65,6 +64,12 @@ def test_digests_are_stored_as_32_bytes_and_read_as_hex() -> None:
         text_sha256=sha,
         token_count=1,
     )
+    return document, method
+
+
+def test_digests_are_stored_as_32_bytes_and_read_as_hex() -> None:
+    sha = hashlib.sha256(b"page").hexdigest()
+    _fingerprinted("digest.example.com", sha, "m")
     with connection.cursor() as cursor:
         cursor.execute(
             "SELECT octet_length(d.raw_sha256), octet_length(f.text_sha256) "
@@ -147,25 +152,8 @@ def test_digest_lookups_use_hash_indexes() -> None:
     """Both digests are found by equality through a hash index (about 34 bytes a row
     against a btree's 59-79): a snapshot by its raw digest, the check's exact match by
     the main branch's text digest, the method checked on the rows found."""
-    site = Site.objects.create(host="hash.example.com")
-    method = FingerprintMethod.objects.create(key="hash-index-test", params={})
     sha = hashlib.sha256(b"hash index").hexdigest()
-    doc = Document.objects.create(
-        site=site,
-        url="https://hash.example.com/a",
-        fetched_at="2026-05-01T00:00:00Z",
-        raw_sha256=sha,
-        raw_size=1,
-    )
-    Fingerprint.objects.create(
-        document=doc,
-        method=method,
-        branch="main",
-        status="ok",
-        simhash=1,
-        text_sha256=sha,
-        token_count=3,
-    )
+    doc, method = _fingerprinted("hash.example.com", sha, "hash-index-test")
     assert {name: am for name, _, _, am in _indexes("ingest_document")}[
         "document_raw_sha256"
     ] == "hash"
