@@ -172,14 +172,15 @@ def documents_copy(site_id: int, first: int, last: int) -> float:
     stamps = _timestamps(first, last)
     lines = (
         f"{i + 1}\t{site_id}\thttps://bench.example/doc/{i + 1:08d}\t\t200\t{stamps[i - first]}"
-        f"\ttext/html\t\tutf-8\t{i + 1:064x}\t12000\tarticle\t{{}}\tf\t{now}\n"
+        # raw_sha256 is bytea: COPY's text form of bytes is \x and the hex digits.
+        f"\ttext/html\t\tutf-8\t\\\\x{i + 1:064x}\t12000\tarticle\t\t\t{{}}\tf\t{now}\n"
         for i in range(first, last)
     )
     started = time.perf_counter()
     _copy_lines(
         "COPY ingest_document (id, site_id, url, final_url, http_status, fetched_at, "
         "content_type, declared_encoding, detected_encoding, raw_sha256, raw_size, doc_type, "
-        "headers, charset_forced, created_at) FROM STDIN",
+        "doc_type_source, doc_type_evidence, headers, charset_forced, created_at) FROM STDIN",
         lines,
     )
     return time.perf_counter() - started
