@@ -88,9 +88,9 @@ def test_scale_bench_loads_in_resumable_stages_and_measures(tmp_path: Path) -> N
             band = figures[f"band_k{k}"]
             assert band["recall_vs_brute_force"] == 1.0
             assert 0 < band["p50_ms"] <= band["p95_ms"]
-        for key in ("passage_lookup", "check_5kb", "queue_page"):
+        for key in ("passage_lookup", "check_5kb", "queue_page", "document_list"):
             assert "p95_ms" in figures[key], figures[key]
-        assert figures["queue_page"]["status"] == 200
+        assert figures["queue_page"]["status"] == figures["document_list"]["status"] == 200
         assert figures["shared_buffers"]
         # The stock phrases are recorded as ingest records them: every stored passage on
         # PASSAGE_COMMON_DF (200) pages or more, and no other.
