@@ -309,7 +309,7 @@ def _pairs_capped(
     group stores, never which documents the pairs connect (the groups), and a family
     whose pair no channel nominates takes no place under the cap."""
     cap = settings.CANDIDATES_PER_DOCUMENT_MAX
-    connected = _Components()
+    connected = grouping.Components()
     for a, b in wanted.stored:
         connected.join(a, b)
     kept = [p for p in wanted.twin_links if p in nominated]
@@ -345,49 +345,21 @@ def _pairs_capped(
     return set(kept)
 
 
-class _Components:
-    """Union-find over document ids: which documents the pairs seen so far connect."""
-
-    def __init__(self) -> None:
-        self.parent: dict[int, int] = {}
-
-    def root(self, x: int) -> int:
-        parent = self.parent
-        parent.setdefault(x, x)
-        while parent[x] != x:
-            parent[x] = parent[parent[x]]
-            x = parent[x]
-        return x
-
-    def join(self, a: int, b: int) -> None:
-        self.parent[self.root(a)] = self.root(b)
-
-    def same(self, a: int, b: int) -> bool:
-        return self.root(a) == self.root(b)
-
-
 def _twin_links(
     members: set[int], pairs: list[tuple[int, int]], banned: set[tuple[int, int]]
 ) -> list[tuple[int, int]]:
     """Links that make a family of exact twins one connected piece: each part not yet
     connected to the earliest member is linked to it through the part's earliest member.
     n twins get n - 1 links in all, whatever the order they arrive in."""
-    parent = {m: m for m in members}
-
-    def root(x: int) -> int:
-        while parent[x] != x:
-            parent[x] = parent[parent[x]]
-            x = parent[x]
-        return x
-
+    connected = grouping.Components()
     for a, b in pairs:
-        if a in parent and b in parent:
-            parent[root(a)] = root(b)
+        if a in members and b in members:
+            connected.join(a, b)
     first, *rest = sorted(members)
     links = []
     for m in rest:
-        if root(m) != root(first) and (first, m) not in banned:
-            parent[root(m)] = root(first)
+        if not connected.same(m, first) and (first, m) not in banned:
+            connected.join(m, first)
             links.append((first, m))
     return links
 

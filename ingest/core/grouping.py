@@ -41,6 +41,27 @@ def _pair(a: int, b: int) -> tuple[int, int]:
     return (a, b) if a < b else (b, a)
 
 
+class Components:
+    """Union-find over document ids: which documents the pairs joined so far connect."""
+
+    def __init__(self) -> None:
+        self.parent: dict[int, int] = {}
+
+    def root(self, x: int) -> int:
+        parent = self.parent
+        parent.setdefault(x, x)
+        while parent[x] != x:
+            parent[x] = parent[parent[x]]
+            x = parent[x]
+        return x
+
+    def join(self, a: int, b: int) -> None:
+        self.parent[self.root(a)] = self.root(b)
+
+    def same(self, a: int, b: int) -> bool:
+        return self.root(a) == self.root(b)
+
+
 def connected_components(
     documents: Iterable[int], edges: Sequence[Edge], do_not_match: Iterable[tuple[int, int]]
 ) -> Grouping:

@@ -5,6 +5,7 @@ from hypothesis import strategies as st
 
 from ingest.core.grouping import (
     Candidate,
+    Components,
     Edge,
     choose_representative,
     connected_components,
@@ -206,3 +207,19 @@ def test_the_original_does_not_depend_on_the_order_given(order: list[int]) -> No
     }
     rep, _ = choose_representative([pages[i] for i in order], ORIGINAL_FIRST)
     assert rep == 1
+
+
+@given(st.lists(st.tuples(st.integers(0, 12), st.integers(0, 12)), max_size=30))
+def test_components_connect_exactly_what_the_pairs_reach(pairs: list[tuple[int, int]]) -> None:
+    connected = Components()
+    for a, b in pairs:
+        connected.join(a, b)
+    reach = {d: {d} for d in range(13)}
+    for _ in range(13):  # transitive closure by repeated merging
+        for a, b in pairs:
+            reach[a] = reach[b] = reach[a] | reach[b]
+        for d in range(13):
+            reach[d] = set().union(*(reach[x] for x in reach[d]))
+    for a in range(13):
+        for b in range(13):
+            assert connected.same(a, b) == (b in reach[a])
