@@ -10,7 +10,7 @@ import hashlib
 import logging
 import time
 from collections import Counter
-from collections.abc import Callable, Iterable, Mapping, Sequence
+from collections.abc import Callable, Collection, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from datetime import datetime, timedelta
 from urllib.parse import urlsplit
@@ -370,12 +370,9 @@ def _chunk_store(
         prepared.append((record, sha, record.fetched_at or now))
 
     shas = {sha for _, sha, _ in prepared}
-    existing = list(
-        Document.objects.filter(raw_sha256__in=shas).values_list("url", "fetched_at", "raw_sha256")
-    )
-    known_snapshots = {(u, f, s) for u, f, s in existing}
-    known_url_sha = {(u, s) for u, _, s in existing}
-    known_sha = {s for _, _, s in existing}
+    known_snapshots = _snapshots_stored(shas)
+    known_url_sha = {(u, s) for u, _, s in known_snapshots}
+    known_sha = {s for _, _, s in known_snapshots}
 
     sites.prefetch(_host(r.final_url or r.url) for r in records)
     documents: list[Document] = []
@@ -478,11 +475,7 @@ def _documents_create_once(
     same record finds the first one's row."""
     digests = {document.raw_sha256 for document, _, _ in rows}
     snapshots_lock(digests)
-    stored = set(
-        Document.objects.filter(raw_sha256__in=digests).values_list(
-            "url", "fetched_at", "raw_sha256"
-        )
-    )
+    stored = _snapshots_stored(digests)
     new = [
         (document, body)
         for document, body, _ in rows
@@ -492,6 +485,15 @@ def _documents_create_once(
         return [], len(rows)
     created = _documents_create([d for d, _ in new], [b for _, b in new])
     return created, len(rows) - len(new)
+
+
+def _snapshots_stored(digests: Collection[str]) -> set[tuple[str, datetime, str]]:
+    """The stored snapshots (url, fetched_at, raw_sha256) among these raw digests."""
+    return set(
+        Document.objects.filter(raw_sha256__in=digests).values_list(
+            "url", "fetched_at", "raw_sha256"
+        )
+    )
 
 
 def _database_gone(exc: Exception) -> bool:

@@ -16,8 +16,9 @@ from warcio.warcwriter import WARCWriter
 
 from demo import crawl as democrawl
 from demo.crawl import build_demo_crawl, write_warc
-from ingest import candidates, services
+from ingest import candidates, passages, services
 from ingest.core import embeddings
+from ingest.core import passages as passages_core
 from ingest.core.extract import EXTRACTOR_VERSION
 from ingest.core.methods import fingerprint_text, method_key
 from ingest.core.readers import read_warc
@@ -98,6 +99,21 @@ def api_token_create(*, user: User, name: str = "test crawler") -> str:
         name=name, user=user, key_sha256=hashlib.sha256(token.encode()).hexdigest()
     )
     return token
+
+
+def passage_document(n: int, host: str, hashes: list[int], fetched_at: datetime) -> Document:
+    """Document n of `host` with these passage hashes in the passage index, in order."""
+    site, _ = Site.objects.get_or_create(host=host)
+    doc = Document.objects.create(
+        site=site,
+        url=f"https://{host}/{n}",
+        fetched_at=fetched_at,
+        raw_sha256=f"{n:064x}",
+        raw_size=1,
+    )
+    found = [passages_core.Passage(h, j) for j, h in enumerate(hashes)]
+    passages.entries_add([passages.Entry(doc.pk, site.pk, fetched_at, found)])
+    return doc
 
 
 def article_text(seed: int, words: int = 220) -> str:

@@ -17,6 +17,7 @@ from hypothesis import strategies as st
 from ingest import passages
 from ingest.core import passages as core
 from ingest.models import Document, PassageCommon, PassageTemplate, Site
+from tests.factories import passage_document
 
 pytestmark = [pytest.mark.postgres, pytest.mark.django_db]
 
@@ -36,17 +37,7 @@ def _buckets(hashes: list[int]) -> list[int]:
 
 
 def _add(n: int, host: str, hashes: list[int]) -> Document:
-    site, _ = Site.objects.get_or_create(host=host)
-    doc = Document.objects.create(
-        site=site,
-        url=f"https://{host}/{n}",
-        fetched_at=WHEN,
-        raw_sha256=f"{n:064x}",
-        raw_size=1,
-    )
-    ps = [core.Passage(h, j) for j, h in enumerate(hashes)]
-    passages.entries_add([passages.Entry(doc.pk, site.pk, WHEN, ps)])
-    return doc
+    return passage_document(n, host, hashes, WHEN)
 
 
 def _own(n: int) -> list[int]:

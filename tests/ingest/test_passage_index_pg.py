@@ -18,6 +18,7 @@ from ingest import passages
 from ingest.core import passages as core
 from ingest.core.partitions import Month, partition_name
 from ingest.models import Document, PassageCommon, PassageSet, PassageTemplate, Site, int_array
+from tests.factories import passage_document
 
 pytestmark = [pytest.mark.postgres, pytest.mark.django_db]
 
@@ -29,17 +30,7 @@ SHARED = [0xC0FE_0000_0000_0000 + i for i in range(4)]  # the copied run
 
 
 def _add(n: int, host: str, hashes: list[int]) -> Document:
-    site, _ = Site.objects.get_or_create(host=host)
-    doc = Document.objects.create(
-        site=site,
-        url=f"https://{host}/{n}",
-        fetched_at=WHEN,
-        raw_sha256=f"{n:064x}",
-        raw_size=1,
-    )
-    ps = [core.Passage(h, j) for j, h in enumerate(hashes)]
-    passages.entries_add([passages.Entry(doc.pk, site.pk, WHEN, ps)])
-    return doc
+    return passage_document(n, host, hashes, WHEN)
 
 
 def _own(n: int) -> list[int]:
