@@ -901,7 +901,7 @@ def end_to_end(warc: WarcInfo, timeout_s: float = 1200.0, stall_s: float = 120.0
         # processing tasks queued behind them (one per task) are work at ingest too.
         complete = candidates_wait(workers, services_cpu, t0, stall_s)
         last_fp = conn.execute(
-            "SELECT extract(epoch FROM max(created_at)) FROM ingest_fingerprint"
+            "SELECT extract(epoch FROM max(created_at)) FROM ingest_extraction"
         ).fetchone()[0]
         statuses = dict(
             conn.execute("SELECT status, count(*) FROM ingest_extraction GROUP BY 1").fetchall()

@@ -505,25 +505,21 @@ def load_chunk(
                         fetched[j],
                     )
                 )
+        # A fingerprint has no creation time from ingest 0034 on (--migrate-to earlier).
+        cur.execute(
+            "SELECT 1 FROM information_schema.columns "
+            "WHERE table_name = 'ingest_fingerprint' AND column_name = 'created_at'"
+        )
+        dated = cur.fetchone() is not None
         with cur.copy(
             "COPY ingest_fingerprint (document_id, method_id, branch, status, simhash, "
-            "text_sha256, token_count, created_at) FROM STDIN"
+            f"text_sha256, token_count{', created_at' if dated else ''}) FROM STDIN"
         ) as cp:
             for j, i in enumerate(ids):
                 digest = hashlib.sha256(b"text%d" % i).digest()
                 for branch in ("main", "full"):
-                    cp.write_row(
-                        (
-                            int(i),
-                            method_id,
-                            branch,
-                            "ok",
-                            int(sims[j]),
-                            digest,
-                            int(words[j]),
-                            fetched[j],
-                        )
-                    )
+                    row = (int(i), method_id, branch, "ok", int(sims[j]), digest, int(words[j]))
+                    cp.write_row((*row, fetched[j]) if dated else row)
         months_ensure(fetched)
         with cur.copy(
             "COPY ingest_indexentry (method, document_id, simhash, fetched_at) FROM STDIN"

@@ -659,6 +659,9 @@ class Embedding(NumberedModel):
 
 
 class FingerprintMethod(models.Model):
+    # A few methods ever: a smallint, so that every large table's `method_id` (the
+    # fingerprints' key, the pairs) is two bytes, not eight (ingest 0034).
+    id = models.SmallAutoField(primary_key=True)
     key = models.CharField(max_length=64, unique=True)
     params = models.JSONField()
     description = models.TextField(blank=True)
@@ -686,11 +689,13 @@ class Fingerprint(NumberedModel):
 
     # Keyed with the distribution column: one fingerprint per document, method and
     # branch. The database numbers `id` beside it, the pair states' watermark of newly
-    # fingerprinted snapshots (reviews.queue.pair_states), hence its index. The
-    # document and the method have no index of their own: the key leads with the
-    # document, the digest index with the method.
+    # fingerprinted snapshots (reviews.queue.pair_states), which reads the main branch
+    # only, hence its partial index. The document and the method have no index of their
+    # own: the key leads with the document. No creation time: a fingerprint is dated by
+    # its document and its method (ingest 0034; on PostgreSQL its columns are ordered
+    # widest first, so that a row packs into 100 bytes).
     pk = models.CompositePrimaryKey("document", "method", "branch")
-    id = numbered_field(db_index=True)
+    id = numbered_field()
     document = models.ForeignKey(
         Document, on_delete=models.PROTECT, related_name="fingerprints", db_index=False
     )
@@ -701,7 +706,6 @@ class Fingerprint(NumberedModel):
     simhash = models.BigIntegerField(null=True)
     text_sha256 = DigestField()
     token_count = models.IntegerField()
-    created_at = models.DateTimeField(auto_now_add=True)
 
     class Meta:
         constraints = [
@@ -719,7 +723,10 @@ class Fingerprint(NumberedModel):
                 fields=["text_sha256"],
                 condition=models.Q(branch="main"),
                 name="fingerprint_main_text_sha256",
-            )
+            ),
+            models.Index(
+                fields=["id"], condition=models.Q(branch="main"), name="fingerprint_main_id"
+            ),
         ]
 
     def __str__(self) -> str:

@@ -7,6 +7,7 @@ import pytest
 from django.db import connection
 
 from ingest.models import Document, Fingerprint, FingerprintMethod, Site
+from reviews.queue.pair_states import sync_reads
 
 pytestmark = [pytest.mark.postgres, pytest.mark.django_db]
 
@@ -172,3 +173,51 @@ def test_digest_lookups_use_hash_indexes() -> None:
     assert "fingerprint_main_text_sha256" in text_plan, text_plan
     assert list(by_raw.values_list("id", flat=True)) == [doc.id]
     assert list(by_text) == [doc.id]
+
+
+def test_a_fingerprint_row_is_packed() -> None:
+    """Ingest 0034: the columns widest first, the method a smallint, no creation time,
+    so a stored row (without its 24-byte header) is 71 bytes (a 32-byte digest): no
+    padding between columns and no null bitmap."""
+    sha = hashlib.sha256(b"packed row").hexdigest()
+    doc, method = _fingerprinted("packed.example.com", sha, "packed-row-test")
+    with connection.cursor() as cursor:
+        cursor.execute(
+            "SELECT attname FROM pg_attribute WHERE attrelid = 'ingest_fingerprint'::regclass "
+            "AND attnum > 0 ORDER BY attnum"
+        )
+        columns = [name for (name,) in cursor.fetchall()]
+        cursor.execute(
+            "SELECT pg_column_size(f.*) FROM ingest_fingerprint f WHERE document_id = %s",
+            [doc.pk],
+        )
+        (size,) = cursor.fetchone()
+    # Every column, none dropped (a dropped one would give every new row a null bitmap).
+    assert columns == [
+        "id",
+        "document_id",
+        "simhash",
+        "token_count",
+        "method_id",
+        "branch",
+        "status",
+        "text_sha256",
+    ]
+    assert size == 24 + 8 + 8 + 8 + 4 + 2 + 5 + 3 + 33
+
+
+def test_the_watermark_reads_main_fingerprints_through_a_partial_index() -> None:
+    """The pair states' fingerprint watermark reads the main branch only: its `id`
+    index holds the main rows alone."""
+    indexes = {name: (cols, special) for name, cols, special, _ in _indexes("ingest_fingerprint")}
+    assert indexes["fingerprint_main_id"] == (["id"], True)
+    assert [name for name, (cols, _) in indexes.items() if cols == ["id"]] == [
+        "fingerprint_main_id"
+    ]
+    last_print = sync_reads()["last_print"]
+    with connection.cursor() as cursor:
+        cursor.execute("SET LOCAL enable_seqscan = off")
+        sql, params = last_print.query.sql_with_params()
+        cursor.execute("EXPLAIN " + sql, params)
+        plan = "\n".join(row[0] for row in cursor.fetchall())
+    assert "fingerprint_main_id" in plan
