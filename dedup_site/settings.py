@@ -616,6 +616,9 @@ REVIEW_LEASE_MINUTES = env_int("REVIEW_LEASE_MINUTES", 15)
 # live: a pair or extraction committed later than this after it was written would be
 # missed by the tally (a rebuild catches it).
 QUEUE_TALLY_LAG_SECONDS = env_int("QUEUE_TALLY_LAG_SECONDS", 600)
+# Past this many documents the unfiltered documents list shows PostgreSQL's estimate of
+# the count ("about N documents") rather than counting every row on every page.
+DOCUMENT_LIST_EXACT_COUNT_MAX = env_int("DOCUMENT_LIST_EXACT_COUNT_MAX", 100_000)
 # Diffs are bounded: words per side (text diffs) and lines per side (HTML source diff).
 REVIEW_DIFF_MAX_WORDS = env_int("REVIEW_DIFF_MAX_WORDS", 4000)
 REVIEW_SOURCE_MAX_LINES = env_int("REVIEW_SOURCE_MAX_LINES", 3000)

@@ -1,4 +1,3 @@
-from django.core.paginator import Paginator
 from django.http import HttpRequest, HttpResponse
 from django.shortcuts import render
 from django.views.decorators.http import require_GET
@@ -23,7 +22,8 @@ def document_list(request: HtmxHttpRequest) -> HttpResponse:
         quality = ""
     q = request.GET.get("q", "").strip()[:200]
     documents = selectors.documents_list(status=status, quality=quality, q=q)
-    page = Paginator(documents, 50).get_page(request.GET.get("page"))
+    paginator = selectors.documents_paginator(documents, 50, filtered=bool(status or quality or q))
+    page = paginator.get_page(request.GET.get("page"))
     template = template_for("ingest/document_list.html", fragment(request, "document-table"))
     return render(
         request,
