@@ -16,6 +16,9 @@ var/; a fresh machine rebuilds what it needs):
   before it (the product's CANDIDATES_PER_DOCUMENT_MAX by default); ``--passages-until``
   loads passage sets for the first documents only (the passage index at 10M outlasts a
   session; its bytes are then given per set).
+- ``passages``: after a load with ``--passages-until``, the remaining documents' passage
+  sets, chunk by chunk (resumable), inserted into the indexes as they stand: the GIN
+  grows by inserts, as in the product, where the load's is built after it.
 - ``measure``: bytes per document per table (heap, indexes, total), the band query at
   k=3 and k=6 (latency, recall against numpy brute force, probes, index entries
   nominated, and whether the most crowded lookup read the table: heap fetches), the
@@ -46,6 +49,7 @@ import re
 import statistics
 import sys
 import time
+from collections.abc import Iterator
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
 from typing import Any
@@ -447,6 +451,110 @@ def stored_set(hashes: np.ndarray, passage_method: int) -> list[int]:
     return [core.to_signed(h) for h in passages.STORAGES[passage_method].stored(found)]
 
 
+def chunk_draws(
+    seed: int, lo: int, hi: int, real_counts: list[int] | None
+) -> tuple[np.random.Generator, np.ndarray, list[datetime], np.ndarray, np.ndarray, np.ndarray]:
+    """A chunk's documents and its first draws: (rng, ids, fetch times, sites, word
+    counts, passage counts), the rng left where the passages draw next."""
+    rng = np.random.default_rng([seed, lo])
+    ids = np.arange(lo + 1, hi + 1)
+    fetched = [fetched_of(int(i)) for i in ids]
+    sites = (ids % SITES) + 1
+    words = rng.integers(200, 1500, size=hi - lo)
+    # A text's passage count: one per 18 words of its 200-1,500 (the default), or drawn
+    # from a language's real texts (--language).
+    counts = (
+        np.maximum(3, words // 18)
+        if real_counts is None
+        else rng.choice(np.asarray(real_counts), size=hi - lo)
+    )
+    return rng, ids, fetched, sites, words, counts
+
+
+def passage_rows(
+    draws: tuple[np.random.Generator, np.ndarray, list[datetime], np.ndarray, np.ndarray],
+    plan: list[tuple[int, int]],
+    group_of: np.ndarray,
+    passage_method: int,
+    passages_until: int,
+) -> Iterator[tuple[int, int, int, datetime, list[int]]]:
+    """The chunk's passage set rows up to document `passages_until`: a group's members
+    take most of its first member's passages (a group never straddles two chunks)."""
+    rng, ids, fetched, sites, counts = draws
+    first_passages: dict[int, np.ndarray] = {}
+    for j, i in enumerate(ids):
+        if i > passages_until:
+            break
+        hashes = passage_hashes(rng, int(counts[j]))
+        g = int(group_of[i - 1])
+        if g >= 0:
+            start = plan[g][0]
+            if start == i - 1:
+                first_passages[g] = hashes
+            elif g in first_passages:
+                src = first_passages[g]
+                take = min(len(src), int(len(hashes) * 0.8))
+                hashes[:take] = src[:take]
+        yield (
+            passage_method,
+            int(i),
+            int(sites[j]),
+            fetched[j],
+            stored_set(hashes, passage_method),
+        )
+
+
+def passages_extend(args: argparse.Namespace) -> None:
+    """Stage ``passages``: after a load made with --passages-until, add the passage sets
+    of the documents after that limit, chunk by chunk (resumable: the limit moves with
+    each committed chunk), into the indexes as they stand, so that the GIN grows by
+    inserts as in the product. The sets are those a load of every set would have made
+    (the same draws); the stock phrases are then recorded again."""
+    django_setup(args.database)
+    from django.db import connection
+
+    state = State(args.state, args.size, args.database)
+    if state.data.get("loaded", 0) < args.size:
+        raise SystemExit("load every document first (--stage load)")
+    group_of = np.full(args.size, -1, dtype=np.int64)
+    plan = group_plan(args.size, args.seed, args.chunk)
+    for g, (start, s) in enumerate(plan):
+        group_of[start : start + s] = g
+    language = state.data.get("language", "model")
+    real_counts = None if language == "model" else real_passage_counts(language, args.data)
+    passage_method = int(state.data["passage_method"])
+    if int(state.data["passages_until"]) % args.chunk:
+        raise SystemExit("--chunk must be the load's: the sets resume at a chunk's start")
+    connection.ensure_connection()
+    conn = connection.connection
+    until = min(args.size, args.until or args.size)
+    while (lo := int(state.data["passages_until"])) < until:
+        hi = min(until, lo + args.chunk)
+        t = time.perf_counter()
+        rng, ids, fetched, sites, _, counts = chunk_draws(args.seed, lo, hi, real_counts)
+        rows = passage_rows((rng, ids, fetched, sites, counts), plan, group_of, passage_method, hi)
+        with (
+            conn.transaction(),
+            conn.cursor() as cur,
+            cur.copy(
+                "COPY ingest_passageset (method, document_id, site_id, fetched_at, hashes) "
+                "FROM STDIN"
+            ) as cp,
+        ):
+            for row in rows:
+                cp.write_row(row)
+        state.data["passages_until"] = hi
+        state.data["common_recorded"] = False
+        state.data.setdefault("passages_extend_seconds", 0.0)
+        state.data["passages_extend_seconds"] += time.perf_counter() - t
+        state.save()
+        print(f"passage sets {hi}/{args.size} ({time.perf_counter() - t:.1f} s)", flush=True)
+    if state.data["passages_until"] >= args.size:
+        common_passages_record(conn, state)  # adds the phrases the new sets made common
+        with conn.cursor() as cur:
+            cur.execute("VACUUM ANALYZE ingest_passageset")
+
+
 def load_chunk(
     conn: Any,
     lo: int,
@@ -462,20 +570,8 @@ def load_chunk(
     passages_until: int,
     real_counts: list[int] | None = None,
 ) -> None:
-    rng = np.random.default_rng([seed, lo])
-    ids = np.arange(lo + 1, hi + 1)
+    rng, ids, fetched, sites, words, counts = chunk_draws(seed, lo, hi, real_counts)
     sims = signed(values[lo:hi])
-    fetched = [fetched_of(int(i)) for i in ids]
-    sites = (ids % SITES) + 1
-    words = rng.integers(200, 1500, size=hi - lo)
-    # A text's passage count: one per 18 words of its 200-1,500 (the default), or drawn
-    # from a language's real texts (--language).
-    counts = (
-        np.maximum(3, words // 18)
-        if real_counts is None
-        else rng.choice(np.asarray(real_counts), size=hi - lo)
-    )
-    first_passages: dict[int, np.ndarray] = {}
     with conn.cursor() as cur:
         with cur.copy(
             "COPY ingest_document (id, site_id, url, final_url, http_status, fetched_at, "
@@ -529,29 +625,9 @@ def load_chunk(
         with cur.copy(
             "COPY ingest_passageset (method, document_id, site_id, fetched_at, hashes) FROM STDIN"
         ) as cp:
-            for j, i in enumerate(ids):
-                if i > passages_until:
-                    break
-                count = int(counts[j])
-                hashes = passage_hashes(rng, count)
-                g = int(group_of[i - 1])
-                if g >= 0:
-                    start = plan[g][0]
-                    if start == i - 1:
-                        first_passages[g] = hashes
-                    elif g in first_passages:
-                        src = first_passages[g]
-                        take = min(len(src), int(len(hashes) * 0.8))
-                        hashes[:take] = src[:take]
-                cp.write_row(
-                    (
-                        passage_method,
-                        int(i),
-                        int(sites[j]),
-                        fetched[j],
-                        stored_set(hashes, passage_method),
-                    )
-                )
+            draws = (rng, ids, fetched, sites, counts)
+            for row in passage_rows(draws, plan, group_of, passage_method, passages_until):
+                cp.write_row(row)
         # Groups whose first member is in this chunk: the group, its members, its pairs.
         starting = [(g, a, s) for g, (a, s) in enumerate(plan) if lo <= a < hi]
         if not starting:
@@ -901,7 +977,7 @@ def backend_rss() -> dict[str, Any]:
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--size", type=int, default=1_000_000)
-    parser.add_argument("--stage", choices=["load", "measure", "all"], default="all")
+    parser.add_argument("--stage", choices=["load", "passages", "measure", "all"], default="all")
     parser.add_argument("--database", default="dedup_scale_bench")
     parser.add_argument("--state", type=Path, default=None)
     parser.add_argument("--chunk", type=int, default=100_000)
@@ -950,6 +1026,8 @@ def main() -> None:
     args.state = args.state or STATE_DIR / f"scale_bench_{args.database}.json"
     if args.stage in ("load", "all"):
         load(args)
+    if args.stage == "passages":
+        passages_extend(args)
     if args.stage in ("measure", "all"):
         result = measure(args)
         text = json.dumps(result, indent=1)

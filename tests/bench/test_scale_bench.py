@@ -105,3 +105,45 @@ def test_scale_bench_loads_in_resumable_stages_and_measures(tmp_path: Path) -> N
     finally:
         with psycopg.connect(admin, autocommit=True) as conn:
             conn.execute(f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)')
+
+
+def _sets(url: str, name: str) -> tuple[int, str, int]:
+    """(sets, a digest of every set in document order, stock phrases recorded)."""
+    with psycopg.connect(url.rsplit("/", 1)[0] + "/" + name) as conn:
+        row = conn.execute(
+            "SELECT count(*), md5(string_agg(document_id || ':' || hashes::text, ','"
+            " ORDER BY document_id)), (SELECT count(*) FROM ingest_passagecommon)"
+            " FROM ingest_passageset"
+        ).fetchone()
+    assert row is not None
+    return row
+
+
+def test_the_passages_stage_adds_the_sets_a_whole_load_makes(tmp_path: Path) -> None:
+    """A load that stopped its passage sets at 2,000 documents, then the passages stage
+    (in two sessions): the sets and the stock phrases are those of a load of them all."""
+    url = os.environ.get("DATABASE_URL", "")
+    if not url.startswith("postgres"):
+        pytest.skip("needs PostgreSQL (DATABASE_URL)")
+    base = f"{url.rsplit('/', 1)[1]}_sets_{os.getpid()}"
+    env = {**os.environ, "PYTHONPATH": str(ROOT), "DEBUG": "1"}
+    env.pop("CELERY_BROKER_URL", None)
+    admin = url.rsplit("/", 1)[0] + "/postgres"
+    size = ["--size", "4000", "--base", "1500", "--chunk", "1000"]
+    later, whole = f"{base}_later", f"{base}_whole"
+    try:
+        for name, extra in ((later, ["--passages-until", "2000"]), (whole, [])):
+            state = ["--database", name, "--state", str(tmp_path / f"{name}.json")]
+            _run([*size, "--stage", "load", *extra, *state], env)
+        state = ["--database", later, "--state", str(tmp_path / f"{later}.json")]
+        assert _sets(url, later)[0] == 2000
+        log = _run([*size, "--stage", "passages", "--until", "3000", *state], env)
+        assert "passage sets 3000/4000" in log and "4000/4000" not in log
+        log = _run([*size, "--stage", "passages", *state], env)
+        assert "passage sets 4000/4000" in log and "3000/4000" not in log
+        assert _sets(url, later) == _sets(url, whole)
+        assert _sets(url, whole)[0] == 4000
+    finally:
+        with psycopg.connect(admin, autocommit=True) as conn:
+            for name in (later, whole):
+                conn.execute(f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)')
