@@ -160,6 +160,20 @@ def group_plan(n: int, seed: int, chunk: int) -> list[tuple[int, int]]:
     return plan
 
 
+def groups_of(n: int, seed: int, chunk: int) -> tuple[list[tuple[int, int]], np.ndarray]:
+    """The group plan and each document's group (-1: none), by document index."""
+    plan = group_plan(n, seed, chunk)
+    group_of = np.full(n, -1, dtype=np.int64)
+    for g, (start, s) in enumerate(plan):
+        group_of[start : start + s] = g
+    return plan, group_of
+
+
+def passage_counts_of(language: str, data: Path) -> list[int] | None:
+    """The real texts' passage counts a language's load draws from (None: the model)."""
+    return None if language == "model" else real_passage_counts(language, data)
+
+
 def real_passage_counts(language: str, data: Path) -> list[int]:
     """The passage counts (before storage) of the real gold texts of a language in the
     development data (``--language``): English from extraction-dev's AEB articles,
@@ -223,10 +237,7 @@ def load(args: argparse.Namespace) -> None:
         state.data["migrated"] = True
         state.save()
     values = fingerprints(args.size, args.base, args.seed)
-    plan = group_plan(args.size, args.seed, args.chunk)
-    group_of = np.full(args.size, -1, dtype=np.int64)
-    for g, (start, s) in enumerate(plan):
-        group_of[start : start + s] = g
+    plan, group_of = groups_of(args.size, args.seed, args.chunk)
     connection.ensure_connection()
     conn = connection.connection
     from django.conf import settings
@@ -249,8 +260,8 @@ def load(args: argparse.Namespace) -> None:
     state.data.setdefault("pair_cap", args.pair_cap or settings.CANDIDATES_PER_DOCUMENT_MAX)
     state.data.setdefault("passages_until", args.passages_until or args.size)
     state.data.setdefault("language", args.language)
-    language = state.data["language"]
-    real_counts = None if language == "model" else real_passage_counts(language, args.data)
+    state.data.setdefault("chunk", args.chunk)
+    real_counts = passage_counts_of(state.data["language"], args.data)
     state.save()
     t_start = time.perf_counter()
     deferred_indexes_drop(conn, state, args.build_after == "all")
@@ -516,15 +527,13 @@ def passages_extend(args: argparse.Namespace) -> None:
     state = State(args.state, args.size, args.database)
     if state.data.get("loaded", 0) < args.size:
         raise SystemExit("load every document first (--stage load)")
-    group_of = np.full(args.size, -1, dtype=np.int64)
-    plan = group_plan(args.size, args.seed, args.chunk)
-    for g, (start, s) in enumerate(plan):
-        group_of[start : start + s] = g
-    language = state.data.get("language", "model")
-    real_counts = None if language == "model" else real_passage_counts(language, args.data)
+    if state.data.get("chunk", args.chunk) != args.chunk:
+        raise SystemExit(f"--chunk must be the load's ({state.data['chunk']}): it plans the groups")
+    plan, group_of = groups_of(args.size, args.seed, args.chunk)
+    real_counts = passage_counts_of(state.data.get("language", "model"), args.data)
     passage_method = int(state.data["passage_method"])
     if int(state.data["passages_until"]) % args.chunk:
-        raise SystemExit("--chunk must be the load's: the sets resume at a chunk's start")
+        raise SystemExit("the sets resume at a chunk's start: --passages-until was not one")
     connection.ensure_connection()
     conn = connection.connection
     until = min(args.size, args.until or args.size)

@@ -29,14 +29,20 @@ def _run(args: list[str], env: dict[str, str]) -> str:
     return done.stdout
 
 
-def test_scale_bench_loads_in_resumable_stages_and_measures(tmp_path: Path) -> None:
+def _postgres() -> tuple[str, dict[str, str], str]:
+    """(DATABASE_URL, the script's environment, the admin database's URL); the test is
+    skipped without PostgreSQL."""
     url = os.environ.get("DATABASE_URL", "")
     if not url.startswith("postgres"):
         pytest.skip("needs PostgreSQL (DATABASE_URL)")
-    name = f"{url.rsplit('/', 1)[1]}_scale_{os.getpid()}"
     env = {**os.environ, "PYTHONPATH": str(ROOT), "DEBUG": "1"}
     env.pop("CELERY_BROKER_URL", None)
-    admin = url.rsplit("/", 1)[0] + "/postgres"
+    return url, env, url.rsplit("/", 1)[0] + "/postgres"
+
+
+def test_scale_bench_loads_in_resumable_stages_and_measures(tmp_path: Path) -> None:
+    url, env, admin = _postgres()
+    name = f"{url.rsplit('/', 1)[1]}_scale_{os.getpid()}"
     state = tmp_path / "state.json"
     common = ["--database", name, "--state", str(state), "--base", "1500", "--chunk", "1000"]
     try:
@@ -122,13 +128,8 @@ def _sets(url: str, name: str) -> tuple[int, str, int]:
 def test_the_passages_stage_adds_the_sets_a_whole_load_makes(tmp_path: Path) -> None:
     """A load that stopped its passage sets at 2,000 documents, then the passages stage
     (in two sessions): the sets and the stock phrases are those of a load of them all."""
-    url = os.environ.get("DATABASE_URL", "")
-    if not url.startswith("postgres"):
-        pytest.skip("needs PostgreSQL (DATABASE_URL)")
+    url, env, admin = _postgres()
     base = f"{url.rsplit('/', 1)[1]}_sets_{os.getpid()}"
-    env = {**os.environ, "PYTHONPATH": str(ROOT), "DEBUG": "1"}
-    env.pop("CELERY_BROKER_URL", None)
-    admin = url.rsplit("/", 1)[0] + "/postgres"
     size = ["--size", "4000", "--base", "1500", "--chunk", "1000"]
     later, whole = f"{base}_later", f"{base}_whole"
     try:
