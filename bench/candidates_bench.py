@@ -30,11 +30,12 @@ sessions and ingest, the apps the measured path touches):
    ones under new document ids; the rows are deleted again afterwards.
 5. At 1M: 2,000 of the indexed documents get their texts back (the corpus generator is
    replayed for its first 2,000 documents; every text's fingerprint through
-   `fingerprint_text` must equal the stored one), stored as Extraction rows and main-
-   branch Fingerprint rows; then 300 timed `POST /api/v1/check {"text": ...}` (doc type
-   "other"), half stored texts with 1-5 words edited, half new texts of the same
-   generator, after 20 warm-up requests. Matched documents outside the 2,000 get a
-   stand-in text of the same generator beforehand, so every match pays its similarity.
+   `fingerprint_text` must equal the stored one), stored as Extraction rows and
+   Fingerprint rows (the full page the main text); then 300 timed
+   `POST /api/v1/check {"text": ...}` (doc type "other"), half stored texts with 1-5
+   words edited, half new texts of the same generator, after 20 warm-up requests.
+   Matched documents outside the 2,000 get a stand-in text of the same generator
+   beforehand, so every match pays its similarity.
 6. Comparisons on the same fingerprints and queries: numpy brute force per query, and
    the PyPI `simhash` package's SimhashIndex (k + 1 blocks, Python dicts) on the first
    100 queries (its 1M build is skipped when the 100k build predicts > 3 minutes).
@@ -485,11 +486,14 @@ def check_api_run(method_id: int, values: np.ndarray) -> dict[str, Any]:
             Fingerprint(
                 document_id=i + 1,
                 method_id=method_id,
-                branch="main",
                 status="ok",
                 simhash=to_signed64(res.simhash),
                 text_sha256=res.text_sha256,
                 token_count=res.token_count,
+                full_status="ok",
+                full_simhash=to_signed64(res.simhash),
+                full_text_sha256=res.text_sha256,
+                full_token_count=res.token_count,
             )
         )
     if drift:

@@ -5,15 +5,16 @@ time goes.
 Steps (see bench/README.md): write the WARC (cached under bench/out/, not timed);
 drop/recreate the database `dedup_bench_ingest`, migrate; flush Redis db 13; start two
 Celery workers (`--pool prefork --concurrency 1`, one busy child each); time
-`manage.py ingest FILE --no-progress` from its start until the last of the 6
-fingerprints (2 branches of every method the product computes at ingest: FINGERPRINT_METHODS
-and the active method; ``--methods`` sets FINGERPRINT_METHODS) of every document is
-stored; sample the workers' peak RSS (VmHWM in /proc) and CPU time used in that window
-(their start-up before it is reported apart); then wait for the last candidate search
-(each processing task searches its documents after its commit) and report the CPU to that
-point too, since that is work at ingest as well; stop the workers. Then a subprocess
-(`--profile`) re-processes a sample of the same documents in-process, timing each
-stage of `ingest.services.documents_process` by wrapping the functions it calls.
+`manage.py ingest FILE --no-progress` from its start until the last of the
+fingerprint rows (one a method, both branches in it, for every method the product
+computes at ingest: FINGERPRINT_METHODS and the active method; ``--methods`` sets
+FINGERPRINT_METHODS) of every document is stored; sample the workers' peak RSS (VmHWM in
+/proc) and CPU time used in that window (their start-up before it is reported apart);
+then wait for the last candidate search (each processing task searches its documents
+after its commit) and report the CPU to that point too, since that is work at ingest as
+well; stop the workers. Then a subprocess (`--profile`) re-processes a sample of the
+same documents in-process, timing each stage of `ingest.services.documents_process` by
+wrapping the functions it calls.
 
 Real-page mode (``--real-pages N``): the WARC holds the extraction-dev pages
 (``../shared/data/extraction-dev/``, raw bytes as served, ``Content-Type: text/html``
@@ -834,7 +835,7 @@ def end_to_end(warc: WarcInfo, timeout_s: float = 1200.0, stall_s: float = 120.0
     )
     redis_flush()
     methods = ingest_method_keys(env)
-    per_doc = 2 * len(methods)  # main and full branch
+    per_doc = len(methods)  # one row a method, both branches in it
     workers = Workers(env)
     ingest: subprocess.Popen | None = None
     # A plain `kill` of the benchmark must still stop the workers (finally below).
@@ -1473,7 +1474,7 @@ def report(res: dict) -> list[str]:
     for name, ms in p["ms_per_page"].items():
         label = name
         if name == "FINGERPRINTS":
-            label = f"FINGERPRINTS ({len(p.get('methods', []))} methods × 2 branches)"
+            label = f"FINGERPRINTS ({len(p.get('methods', []))} methods, both branches a row)"
         lines.append(f"  {label:<48} {ms:7.2f} ms/page {p['share'][name]:6.1%}")
     lines.append(
         f"  {'total (one worker process, no Celery)':<48} {p['total_ms_per_page']:7.2f} ms/page"

@@ -4,7 +4,7 @@ Stages, each resumable (the state lives in a named database and a small JSON fil
 var/; a fresh machine rebuilds what it needs):
 
 - ``load``: creates and migrates the database if missing, then loads documents in
-  chunks with COPY: the document row, its two fingerprints (main and full branch), its
+  chunks with COPY: the document row, its fingerprint row (main and full branch), its
   band index entry, its passage set, and, for the 15% of documents that are in groups of
   2–50 (wire stories), the group, its memberships and its pairs as the product stores
   them (one row per near pair of the group). Each chunk commits with the state file, so
@@ -73,7 +73,7 @@ COMMON_POOL = 50_000
 SPACING_SECONDS = 30
 # The tables of the dedup state (embeddings and MinHash apart), and what each holds.
 DEDUP_TABLES = {
-    "ingest_fingerprint": "SimHash: two fingerprints (main, full) with the text digest",
+    "ingest_fingerprint": "SimHash: the fingerprint row (main, full) with the text digests",
     "ingest_indexentry": "SimHash band index",
     "ingest_passageset": "passages and their GIN index",
     "ingest_candidatepair": "pairs",
@@ -610,21 +610,37 @@ def load_chunk(
                         fetched[j],
                     )
                 )
-        # A fingerprint has no creation time from ingest 0034 on (--migrate-to earlier).
+        # One row a document and method from ingest 0035 on; before it a row a branch,
+        # and before 0034 with a creation time (--migrate-to earlier).
         cur.execute(
-            "SELECT 1 FROM information_schema.columns "
-            "WHERE table_name = 'ingest_fingerprint' AND column_name = 'created_at'"
+            "SELECT column_name FROM information_schema.columns "
+            "WHERE table_name = 'ingest_fingerprint'"
         )
-        dated = cur.fetchone() is not None
-        with cur.copy(
-            "COPY ingest_fingerprint (document_id, method_id, branch, status, simhash, "
-            f"text_sha256, token_count{', created_at' if dated else ''}) FROM STDIN"
-        ) as cp:
-            for j, i in enumerate(ids):
-                digest = hashlib.sha256(b"text%d" % i).digest()
-                for branch in ("main", "full"):
-                    row = (int(i), method_id, branch, "ok", int(sims[j]), digest, int(words[j]))
-                    cp.write_row((*row, fetched[j]) if dated else row)
+        layout = {name for (name,) in cur.fetchall()}
+        if "branch" not in layout:
+            with cur.copy(
+                "COPY ingest_fingerprint (document_id, method_id, status, simhash, text_sha256, "
+                "token_count, full_status, full_simhash, full_text_sha256, full_token_count) "
+                "FROM STDIN"
+            ) as cp:
+                for j, i in enumerate(ids):
+                    digest = hashlib.sha256(b"text%d" % i).digest()
+                    value, words_j = int(sims[j]), int(words[j])
+                    cp.write_row(
+                        (int(i), method_id, "ok", value, digest, words_j)
+                        + ("ok", value, digest, words_j)
+                    )
+        else:
+            dated = "created_at" in layout
+            with cur.copy(
+                "COPY ingest_fingerprint (document_id, method_id, branch, status, simhash, "
+                f"text_sha256, token_count{', created_at' if dated else ''}) FROM STDIN"
+            ) as cp:
+                for j, i in enumerate(ids):
+                    digest = hashlib.sha256(b"text%d" % i).digest()
+                    for branch in ("main", "full"):
+                        row = (int(i), method_id, branch, "ok", int(sims[j]), digest, int(words[j]))
+                        cp.write_row((*row, fetched[j]) if dated else row)
         months_ensure(fetched)
         with cur.copy(
             "COPY ingest_indexentry (method, document_id, simhash, fetched_at) FROM STDIN"

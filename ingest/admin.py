@@ -121,8 +121,9 @@ class DocumentAdmin(ReadOnlyAdmin):
         return _table(
             ("method", "branch", "status", "SimHash", "tokens"),
             [
-                (f.method.key, f.branch, f.status, f.hex, f.token_count)
-                for f in rows.order_by("method__key", "branch")
+                (b.method.key, b.branch, b.status, b.hex, b.token_count)
+                for f in rows.order_by("method__key")
+                for b in f.branches()
             ],
         )
 

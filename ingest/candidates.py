@@ -60,8 +60,6 @@ from ingest.models import (
 
 log = logging.getLogger(__name__)
 
-MAIN = Fingerprint.Branch.MAIN
-FULL = Fingerprint.Branch.FULL
 # How far a grouping update may spread from the documents that changed.
 AREA_MAX = 5000
 
@@ -119,9 +117,7 @@ def _candidates_find_for(
 def _docs_for(method: FingerprintMethod, document_ids: Sequence[int]) -> list[_Doc]:
     """The documents with an indexable main-text fingerprint under the method."""
     rows = (
-        Fingerprint.objects.filter(
-            document_id__any_of=document_ids, method=method, branch=MAIN, status="ok"
-        )
+        Fingerprint.objects.filter(document_id__any_of=document_ids, method=method, status="ok")
         .select_related("document")
         .only(
             "simhash",
@@ -160,7 +156,7 @@ def semantic_pairs_find(
     others = {o for d in docs for o in neighbours.get(d.id, [])}
     indexable = set(
         Fingerprint.objects.filter(
-            document_id__any_of=list(others), method=method, branch=MAIN, status="ok"
+            document_id__any_of=list(others), method=method, status="ok"
         ).values_list("document_id", flat=True)
     )
     hits_by_doc = {
@@ -256,7 +252,7 @@ def _pairs_wanted(
     if not hit_ids:
         return _Wanted([], [], [])
     shas = dict(
-        Fingerprint.objects.filter(method=method, branch=MAIN, document_id__any_of=ids).values_list(
+        Fingerprint.objects.filter(method=method, document_id__any_of=ids).values_list(
             "document_id", "text_sha256"
         )
     )
@@ -395,7 +391,7 @@ def _below_floor(
     )
 
 
-_NONE: tuple[None, str] = (None, "")  # no fingerprint of this branch
+_NONE: tuple[None, str, None] = (None, "", None)  # no fingerprint under the method
 
 
 class _ShortReading:
@@ -438,12 +434,13 @@ def _pairs_build(
         return []
     ids = {d for pair in todo for d in pair}
     doc_types = dict(Document.objects.filter(pk__any_of=ids).values_list("pk", "doc_type"))
-    # (document, branch) → (signed SimHash or None, SHA-256 of the normalized text)
-    prints: dict[tuple[int, str], tuple[int | None, str]] = {
-        (d, branch): (value, sha)
-        for d, branch, value, sha in Fingerprint.objects.filter(
+    # document → (signed main SimHash or None, SHA-256 of the normalized main text,
+    # signed full-page SimHash or None)
+    prints: dict[int, tuple[int | None, str, int | None]] = {
+        d: (value, sha, full)
+        for d, value, sha, full in Fingerprint.objects.filter(
             method=method, document_id__any_of=ids
-        ).values_list("document_id", "branch", "simhash", "text_sha256")
+        ).values_list("document_id", "simhash", "text_sha256", "full_simhash")
     }
     texts: dict[int, Any] = {
         e["document_id"]: e
@@ -496,7 +493,7 @@ def _pairs_build(
     out = []
     reading = _ShortReading()
     for a, b in todo:
-        (sa, sha_a), (sb, sha_b) = prints.get((a, MAIN), _NONE), prints.get((b, MAIN), _NONE)
+        (sa, sha_a, full_a), (sb, sha_b, full_b) = prints.get(a, _NONE), prints.get(b, _NONE)
         if sa is None or sb is None:
             continue  # not fingerprinted (ok) under this method: nothing to compare
         va, vb = to_unsigned64(sa), to_unsigned64(sb)
@@ -512,7 +509,6 @@ def _pairs_build(
             # gives no reading without boilerplate; the stored distance stands.
             if ra is not None and rb is not None:
                 distance_read = hamming(ra, rb)
-        full_a, full_b = prints.get((a, FULL), _NONE)[0], prints.get((b, FULL), _NONE)[0]
         full_distance = None
         if full_a is not None and full_b is not None:
             full_distance = hamming(to_unsigned64(full_a), to_unsigned64(full_b))
@@ -966,7 +962,7 @@ class GroupFacts:
             prints={
                 d: (value, sha)
                 for d, value, sha in Fingerprint.objects.filter(
-                    method=method_id, branch=MAIN, document_id__any_of=ids
+                    method=method_id, document_id__any_of=ids
                 ).values_list("document_id", "simhash", "text_sha256")
             },
             doc_types=dict(Document.objects.filter(pk__any_of=ids).values_list("pk", "doc_type")),
@@ -1192,9 +1188,7 @@ def check(
         if h.document_id not in itself
     }
     exact_ids = list(
-        Fingerprint.objects.filter(
-            method=method, branch=MAIN, status="ok", text_sha256=result.text_sha256
-        )
+        Fingerprint.objects.filter(method=method, status="ok", text_sha256=result.text_sha256)
         .exclude(document_id__any_of=itself)
         .values_list("document_id", flat=True)[:CHECK_MAX_MATCHES]
     )
@@ -1228,7 +1222,7 @@ def check(
     values = {
         f.document_id: to_unsigned64(f.simhash)
         for f in Fingerprint.objects.filter(
-            method=method, branch=MAIN, status="ok", document_id__any_of=nearest
+            method=method, status="ok", document_id__any_of=nearest
         ).only("document_id", "simhash")
         if f.simhash is not None
     }

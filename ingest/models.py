@@ -678,59 +678,21 @@ class FingerprintMethod(models.Model):
         return self.key
 
 
-class Fingerprint(NumberedModel):
-    class Branch(models.TextChoices):
-        MAIN = "main"
-        FULL = "full"
+@dataclass(frozen=True)
+class BranchPrint:
+    """One branch of a fingerprint row (main text or full page), as the pages and the
+    readers that take one branch at a time see it."""
 
-    class Status(models.TextChoices):
-        OK = "ok"
-        INSUFFICIENT = "insufficient_features"
+    fingerprint: "Fingerprint"
+    branch: str
+    status: str
+    simhash: int | None  # signed storage of the unsigned value
+    token_count: int
+    text_sha256: str
 
-    # Keyed with the distribution column: one fingerprint per document, method and
-    # branch. The database numbers `id` beside it, the pair states' watermark of newly
-    # fingerprinted snapshots (reviews.queue.pair_states), which reads the main branch
-    # only, hence its partial index. The document and the method have no index of their
-    # own: the key leads with the document. No creation time: a fingerprint is dated by
-    # its document and its method (ingest 0034; on PostgreSQL its columns are ordered
-    # widest first, so that a row packs into 100 bytes).
-    pk = models.CompositePrimaryKey("document", "method", "branch")
-    id = numbered_field()
-    document = models.ForeignKey(
-        Document, on_delete=models.PROTECT, related_name="fingerprints", db_index=False
-    )
-    method = models.ForeignKey(FingerprintMethod, on_delete=models.PROTECT, db_index=False)
-    branch = models.CharField(max_length=4, choices=Branch.choices)
-    status = models.CharField(max_length=24, choices=Status.choices)
-    # Unsigned 64-bit SimHash stored with the same bits as a signed bigint.
-    simhash = models.BigIntegerField(null=True)
-    text_sha256 = DigestField()
-    token_count = models.IntegerField()
-
-    class Meta:
-        constraints = [
-            models.CheckConstraint(
-                condition=models.Q(status="ok", simhash__isnull=False)
-                | models.Q(status="insufficient_features", simhash__isnull=True),
-                name="fingerprint_simhash_iff_ok",
-            ),
-        ]
-        # Only the main branch is looked up by its text digest (the check's exact
-        # matches): the full-page branch's digests are read by document, never searched.
-        # A hash of the digest alone: the method is checked on the rows it finds.
-        indexes = [
-            DigestIndex(
-                fields=["text_sha256"],
-                condition=models.Q(branch="main"),
-                name="fingerprint_main_text_sha256",
-            ),
-            models.Index(
-                fields=["id"], condition=models.Q(branch="main"), name="fingerprint_main_id"
-            ),
-        ]
-
-    def __str__(self) -> str:
-        return f"{self.method_id}/{self.branch} of {self.document_id}: {self.hex}"
+    @property
+    def method(self) -> FingerprintMethod:
+        return self.fingerprint.method
 
     @property
     def value(self) -> int | None:
@@ -739,6 +701,97 @@ class Fingerprint(NumberedModel):
     @property
     def hex(self) -> str:
         return "—" if self.simhash is None else to_hex(self.simhash)
+
+
+class Fingerprint(NumberedModel):
+    """A document's fingerprints under one method: both branches in one row, the main
+    text's (the SimHash the channels search, the digest the exact channel looks up) and
+    the full page's (read by document, never searched). Both are computed together from
+    one extraction and written once (ingest 0035: one row a document and method, where
+    there were two, one a branch)."""
+
+    class Branch(models.TextChoices):
+        MAIN = "main"
+        FULL = "full"
+
+    class Status(models.TextChoices):
+        OK = "ok"
+        INSUFFICIENT = "insufficient_features"
+
+    # Keyed with the distribution column: one row per document and method. The database
+    # numbers `id` beside it, the pair states' watermark of newly fingerprinted snapshots
+    # (reviews.queue.pair_states), hence its index. The document and the method have no
+    # index of their own: the key leads with the document. The fields are declared widest
+    # first, the order of the table's columns: PostgreSQL aligns each column, and this
+    # order packs a row into 148 bytes with its line pointer (docs/scaling.md).
+    pk = models.CompositePrimaryKey("document", "method")
+    id = numbered_field()
+    document = models.ForeignKey(
+        Document, on_delete=models.PROTECT, related_name="fingerprints", db_index=False
+    )
+    # Unsigned 64-bit SimHashes stored with the same bits as a signed bigint.
+    simhash = models.BigIntegerField(null=True, help_text="Main text.")
+    full_simhash = models.BigIntegerField(null=True, help_text="Full page.")
+    token_count = models.IntegerField()
+    full_token_count = models.IntegerField()
+    method = models.ForeignKey(FingerprintMethod, on_delete=models.PROTECT, db_index=False)
+    status = models.CharField(max_length=24, choices=Status.choices)
+    full_status = models.CharField(max_length=24, choices=Status.choices)
+    text_sha256 = DigestField()
+    full_text_sha256 = DigestField()
+
+    class Meta:
+        constraints = [
+            models.CheckConstraint(
+                condition=models.Q(status="ok", simhash__isnull=False)
+                | models.Q(status="insufficient_features", simhash__isnull=True),
+                name="fingerprint_main_simhash_iff_ok",
+            ),
+            models.CheckConstraint(
+                condition=models.Q(full_status="ok", full_simhash__isnull=False)
+                | models.Q(full_status="insufficient_features", full_simhash__isnull=True),
+                name="fingerprint_full_simhash_iff_ok",
+            ),
+        ]
+        # Only the main text is looked up by its digest (the check's exact matches): the
+        # full page's digests are read by document, never searched. A hash of the digest
+        # alone: the method is checked on the rows it finds.
+        indexes = [
+            DigestIndex(fields=["text_sha256"], name="fingerprint_text_sha256"),
+            models.Index(fields=["id"], name="fingerprint_id"),
+        ]
+
+    def __str__(self) -> str:
+        return f"{self.method_id} of {self.document_id}: {self.hex}"
+
+    @property
+    def value(self) -> int | None:
+        """The main text's SimHash, unsigned."""
+        return self.main.value
+
+    @property
+    def hex(self) -> str:
+        return self.main.hex
+
+    @property
+    def main(self) -> BranchPrint:
+        return BranchPrint(
+            self, "main", self.status, self.simhash, self.token_count, self.text_sha256
+        )
+
+    @property
+    def full(self) -> BranchPrint:
+        return BranchPrint(
+            self,
+            "full",
+            self.full_status,
+            self.full_simhash,
+            self.full_token_count,
+            self.full_text_sha256,
+        )
+
+    def branches(self) -> list[BranchPrint]:
+        return [self.main, self.full]
 
 
 class ApiToken(models.Model):

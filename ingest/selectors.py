@@ -12,7 +12,7 @@ from ingest import embedder, vectors
 from ingest.candidates import active_method_key
 from ingest.core import embeddings as embeddings_core
 from ingest.core.extract import EXTRACTOR_VERSION
-from ingest.models import CrawlBatch, Document, Embedding, Extraction, Fingerprint
+from ingest.models import BranchPrint, CrawlBatch, Document, Embedding, Extraction, Fingerprint
 
 SEARCH_MAX_CHARS = 200
 
@@ -108,8 +108,8 @@ class DocumentRow:
 
     document: Document
     extraction: Extraction | None
-    main: Fingerprint | None
-    full: Fingerprint | None
+    main: BranchPrint | None
+    full: BranchPrint | None
 
 
 def document_rows(documents: Iterable[Document]) -> list[DocumentRow]:
@@ -118,13 +118,13 @@ def document_rows(documents: Iterable[Document]) -> list[DocumentRow]:
     rows = []
     for document in documents:
         extractions = list(document.extractions.all())
-        by_branch = {f.branch: f for f in document.fingerprints.all()}
+        prints = list(document.fingerprints.all())
         rows.append(
             DocumentRow(
                 document=document,
                 extraction=extractions[0] if extractions else None,
-                main=by_branch.get("main"),
-                full=by_branch.get("full"),
+                main=prints[0].main if prints else None,
+                full=prints[0].full if prints else None,
             )
         )
     return rows
@@ -134,8 +134,10 @@ def document_get(*, document_id: int) -> Document:
     return get_object_or_404(Document.objects.select_related("site", "batch"), pk=document_id)
 
 
-def document_fingerprints(*, document: Document) -> QuerySet[Fingerprint]:
-    return document.fingerprints.select_related("method").order_by("method__key", "branch")
+def document_fingerprints(*, document: Document) -> list[BranchPrint]:
+    """The document's fingerprints, a line a method and branch (main, then full page)."""
+    rows = document.fingerprints.select_related("method").order_by("method__key")
+    return [branch for fingerprint in rows for branch in fingerprint.branches()]
 
 
 def batches_list() -> QuerySet[CrawlBatch]:

@@ -804,32 +804,27 @@ def fingerprints_compute(
     methods: Sequence[FingerprintMethod],
     computed: Mapping[tuple[int, str, str], dict[str, FingerprintResult]] | None = None,
 ) -> int:
-    """Fingerprint both branches under each method, from the extraction of the method's
-    extractor version (``extractions[version][document id]``). Returns how many documents
-    got new fingerprints. ``computed[(document id, version, branch)]`` holds results
-    computed elsewhere (the bulk path's worker processes) for every method of that
-    version: they are used as they are."""
+    """Fingerprint both branches under each method (one row a document and method), from
+    the extraction of the method's extractor version (``extractions[version][document
+    id]``). Returns how many documents got new fingerprints. ``computed[(document id,
+    version, branch)]`` holds results computed elsewhere (the bulk path's worker
+    processes) for every method of that version: they are used as they are."""
     version_of = {m.key: method_get(m.key).extractor_version for m in methods}
     have = set(
         Fingerprint.objects.filter(document_id__any_of=[d.pk for d in documents]).values_list(
-            "document_id", "method_id", "branch"
+            "document_id", "method_id"
         )
     )
     min_tokens = settings.FINGERPRINT_MIN_TOKENS
     rows: list[Fingerprint] = []
     touched = 0
     for document in documents:
-        missing = [
-            (m, branch)
-            for m in methods
-            for branch in (Fingerprint.Branch.MAIN, Fingerprint.Branch.FULL)
-            if (document.pk, m.pk, branch) not in have
-        ]
+        missing = [m for m in methods if (document.pk, m.pk) not in have]
         if not missing:
             continue
         touched += 1
         results: dict[tuple[str, str], dict[str, FingerprintResult]] = {}
-        for version in dict.fromkeys(version_of[m.key] for m, _ in missing):
+        for version in dict.fromkeys(version_of[m.key] for m in missing):
             extraction = extractions[version][document.pk]
             keys = [m.key for m in methods if version_of[m.key] == version]
             for branch, text in (
@@ -840,23 +835,27 @@ def fingerprints_compute(
                 if done is None or any(k not in done for k in keys):
                     done = fingerprint_texts(keys, text, min_tokens=min_tokens)
                 results[(version, branch)] = done
-        for method, branch in missing:
+        for method in missing:
             version = version_of[method.key]
             extraction = extractions[version][document.pk]
-            result = results[(version, branch)][method.key]
-            status: str = result.status
-            simhash = result.simhash
-            if branch == Fingerprint.Branch.MAIN and extraction.status not in INDEXABLE_MAIN:
+            main = results[(version, Fingerprint.Branch.MAIN)][method.key]
+            full = results[(version, Fingerprint.Branch.FULL)][method.key]
+            status: str = main.status
+            simhash = main.simhash
+            if extraction.status not in INDEXABLE_MAIN:
                 status, simhash = Fingerprint.Status.INSUFFICIENT, None
             rows.append(
                 Fingerprint(
                     document=document,
                     method=method,
-                    branch=branch,
                     status=status,
                     simhash=None if simhash is None else to_signed64(simhash),
-                    text_sha256=result.text_sha256,
-                    token_count=result.token_count,
+                    text_sha256=main.text_sha256,
+                    token_count=main.token_count,
+                    full_status=full.status,
+                    full_simhash=None if full.simhash is None else to_signed64(full.simhash),
+                    full_text_sha256=full.text_sha256,
+                    full_token_count=full.token_count,
                 )
             )
     Fingerprint.objects.bulk_create(rows, ignore_conflicts=True)

@@ -202,16 +202,18 @@ def indexed_document(
         title=title,
         main_tokens=len(text.split()),
     )
-    for branch in ("main", "full"):
-        Fingerprint.objects.create(
-            document=document,
-            method=method,
-            branch=branch,
-            status="ok",
-            simhash=to_signed64(simhash),
-            token_count=len(text.split()),
-            text_sha256=digest,
-        )
+    Fingerprint.objects.create(
+        document=document,
+        method=method,
+        status="ok",
+        simhash=to_signed64(simhash),
+        token_count=len(text.split()),
+        text_sha256=digest,
+        full_status="ok",
+        full_simhash=to_signed64(simhash),
+        full_token_count=len(text.split()),
+        full_text_sha256=digest,
+    )
     return document
 
 

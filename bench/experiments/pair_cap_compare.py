@@ -51,10 +51,7 @@ def read(db: str, names: dict[int, str], labelled: list[tuple[str, ...]]) -> dic
     c = sqlite3.connect(db)
     doc_of = {names[o]: pk for pk, o in c.execute("select id, batch_offset from ingest_document")}
     fam = dict(
-        c.execute(
-            "select document_id, text_sha256 from ingest_fingerprint"
-            " where branch = 'main' and status = 'ok'"
-        )
+        c.execute("select document_id, text_sha256 from ingest_fingerprint where status = 'ok'")
     )
     pairs = {
         (a, b): bf

@@ -105,11 +105,14 @@ def load(corpus: list[str]) -> list[int]:
         Fingerprint.objects.create(
             document=doc,
             method=method,
-            branch="main",
             status="ok",
             simhash=to_signed64(fp.simhash),
             token_count=fp.token_count,
             text_sha256=fp.text_sha256,
+            full_status="ok",
+            full_simhash=to_signed64(fp.simhash),
+            full_token_count=fp.token_count,
+            full_text_sha256=fp.text_sha256,
         )
         ids.append(doc.pk)
     return ids
@@ -123,9 +126,7 @@ def reset() -> None:
 
 
 def index_only(ids: list[int]) -> None:
-    rows = Fingerprint.objects.filter(
-        document_id__in=ids, branch="main", status="ok"
-    ).select_related("document")
+    rows = Fingerprint.objects.filter(document_id__in=ids, status="ok").select_related("document")
     index.entries_add(
         [
             (r.method_id, r.document_id, to_unsigned64(r.simhash), r.document.fetched_at)
@@ -135,7 +136,7 @@ def index_only(ids: list[int]) -> None:
 
 
 def state() -> tuple[set[tuple[int, int]], set[tuple[str, str, int]], set[frozenset[int]]]:
-    sha = dict(Fingerprint.objects.filter(branch="main").values_list("document_id", "text_sha256"))
+    sha = dict(Fingerprint.objects.values_list("document_id", "text_sha256"))
     pairs = set(CandidatePair.objects.values_list("a_id", "b_id"))
     families = {
         (*sorted((sha[a], sha[b])), d)

@@ -83,7 +83,7 @@ def group_view(*, group: CandidateGroup) -> GroupView:
     values = {
         d: to_unsigned64(v)
         for d, v in Fingerprint.objects.filter(
-            method=group.method_id, branch=Fingerprint.Branch.MAIN, document_id__in=ids
+            method=group.method_id, document_id__in=ids
         ).values_list("document_id", "simhash")
         if v is not None
     }

@@ -82,13 +82,14 @@ def _families() -> list[_Family]:
 
     methods = dict(FingerprintMethod.objects.values_list("pk", "key"))
     prints = family("dedup_fingerprints", "gauge", "Fingerprints by method, branch and status.")
-    for method_id, branch, status, n in (
-        Fingerprint.objects.values_list("method_id", "branch", "status")
-        .annotate(n=Count("pk"))
-        .values_list("method_id", "branch", "status", "n")
-        .order_by("method_id", "branch", "status")
-    ):
-        prints.sample(n, method=methods[method_id], branch=branch, status=status)
+    for branch, column in (("full", "full_status"), ("main", "status")):
+        for method_id, status, n in (
+            Fingerprint.objects.values_list("method_id", column)
+            .annotate(n=Count("pk"))
+            .values_list("method_id", column, "n")
+            .order_by("method_id", column)
+        ):
+            prints.sample(n, method=methods[method_id], branch=branch, status=status)
     active = family("dedup_method_active", "gauge", "1 for the active method, else 0.")
     for key, is_active, retired in FingerprintMethod.objects.values_list(
         "key", "is_active", "retired_at"

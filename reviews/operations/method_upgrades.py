@@ -51,7 +51,6 @@ from reviews.calibration import sweeps as cal
 from reviews.core.calibration_math import LabeledPair
 from reviews.core.words import Said, gettext_noop
 
-MAIN = Fingerprint.Branch.MAIN
 Kind = RefingerprintRun.Kind
 Status = RefingerprintRun.Status
 
@@ -173,7 +172,7 @@ def coverage(*, method: FingerprintMethod) -> dict[str, int]:
     """Processed documents, and how many of them lack the method's main-branch
     fingerprint."""
     docs = _documents()
-    has = Fingerprint.objects.filter(document=OuterRef("pk"), method=method, branch=MAIN)
+    has = Fingerprint.objects.filter(document=OuterRef("pk"), method=method)
     return {"documents": docs.count(), "missing": docs.filter(~Exists(has)).count()}
 
 
@@ -336,7 +335,7 @@ def methods_compare(*, keys: list[str], doc_type: str = "") -> list[MethodCompar
         values = {
             d: to_unsigned64(v)
             for d, v in Fingerprint.objects.filter(
-                method=method, branch=MAIN, status="ok", document_id__in=ids
+                method=method, status="ok", document_id__in=ids
             ).values_list("document_id", "simhash")
             if v is not None
         }

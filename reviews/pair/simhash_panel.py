@@ -42,7 +42,6 @@ def pair_xor(pair: CandidatePair) -> int:
     values = dict(
         Fingerprint.objects.filter(
             method_id=pair.method_id,
-            branch=Fingerprint.Branch.MAIN,
             document_id__in=[pair.a_id, pair.b_id],
         ).values_list("document_id", "simhash")
     )

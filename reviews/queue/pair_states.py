@@ -205,7 +205,6 @@ def _recrawled_ids(pair_ids: Iterable[int]) -> set[int]:
         for doc, method, sha, status in Fingerprint.objects.filter(
             document_id__in=docs,
             method_id__in={p[1] for p in pairs},
-            branch=Fingerprint.Branch.MAIN,
         ).values_list("document_id", "method_id", "text_sha256", "status")
     }
     out = set()
@@ -337,9 +336,9 @@ def pair_states_refresh(*, pair_ids: Iterable[int]) -> None:
 
 
 def _main_prints() -> QuerySet[Fingerprint]:
-    """The main branch's fingerprints: the watermark's rows (their `id` has a partial
-    index, ingest 0034; a full-page fingerprint comes with its main one)."""
-    return Fingerprint.objects.filter(branch=Fingerprint.Branch.MAIN)
+    """The fingerprints, one row a document and method (both branches): the watermark's
+    rows, by their indexed `id`."""
+    return Fingerprint.objects.all()
 
 
 def pair_states_rebuild() -> int:

@@ -17,7 +17,7 @@ def test_an_editor_logs_in_and_sees_documents_with_fingerprints(logged_in) -> No
     html = factories.article_html("Harbour news", factories.article_text(11))
     data = factories.warc_bytes([("https://b.example.com/harbour", html.encode())])
     services.batch_ingest(source="b", fmt="warc", items=read_warc(io.BytesIO(data)))
-    fp = Fingerprint.objects.get(branch="main", method__key=DEFAULT_KEY)
+    fp = Fingerprint.objects.get(method__key=DEFAULT_KEY)
 
     page.goto("/")
     row = page.locator("table.documents tbody tr").first

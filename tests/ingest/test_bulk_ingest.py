@@ -63,8 +63,9 @@ def _snapshot() -> Snapshot:
             for e in Extraction.objects.all()
         },
         "fingerprints": {
-            (url[f.document_id], f.method.key, f.branch, f.status, f.simhash, f.text_sha256)
+            (url[f.document_id], f.method.key, b.branch, b.status, b.simhash, b.text_sha256)
             for f in Fingerprint.objects.select_related("method")
+            for b in f.branches()
         },
         "pairs": {
             (p.method.key, frozenset((url[p.a_id], url[p.b_id])))

@@ -43,7 +43,7 @@ def _pairs() -> set[tuple[int, int, int]]:
 
 
 def _family_pairs() -> set[tuple[tuple[str, str], int]]:
-    sha = dict(Fingerprint.objects.filter(branch="main").values_list("document_id", "text_sha256"))
+    sha = dict(Fingerprint.objects.all().values_list("document_id", "text_sha256"))
     return {
         (tuple(sorted((sha[a], sha[b]))), d)
         for a, b, d in CandidatePair.objects.values_list("a_id", "b_id", "distance")

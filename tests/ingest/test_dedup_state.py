@@ -59,11 +59,14 @@ def _fingerprinted(host: str, sha: str, method_key: str) -> tuple[Document, Fing
     Fingerprint.objects.create(
         document=document,
         method=method,
-        branch="main",
         status="ok",
         simhash=1,
         text_sha256=sha,
         token_count=1,
+        full_status="ok",
+        full_simhash=2,
+        full_text_sha256=sha,
+        full_token_count=2,
     )
     return document, method
 
@@ -113,6 +116,7 @@ def test_no_digest_column_is_text() -> None:
         assert {(t, c): d for t, c, d in cursor.fetchall()} == {
             ("ingest_document", "raw_sha256"): "bytea",
             ("ingest_fingerprint", "text_sha256"): "bytea",
+            ("ingest_fingerprint", "full_text_sha256"): "bytea",
         }
 
 
@@ -137,8 +141,9 @@ def test_the_admin_finds_a_document_by_its_digest(client) -> None:
     assert b"admin.example.com/found" in by_url.content
 
 
-def test_text_digests_are_indexed_on_the_main_branch_only() -> None:
-    """Only the main branch is looked up by its digest (the check's exact matches)."""
+def test_text_digests_are_indexed_on_the_main_text_only() -> None:
+    """Only the main text is looked up by its digest (the check's exact matches): the
+    full page's digest has no index."""
     with connection.cursor() as cursor:
         cursor.execute(
             "SELECT indexdef FROM pg_indexes WHERE tablename = 'ingest_fingerprint' "
@@ -146,7 +151,7 @@ def test_text_digests_are_indexed_on_the_main_branch_only() -> None:
         )
         defs = [d for (d,) in cursor.fetchall()]
     assert len(defs) == 1
-    assert "WHERE ((branch)::text = 'main'::text)" in defs[0]
+    assert "(text_sha256)" in defs[0] and "full_text_sha256" not in defs[0]
 
 
 def test_digest_lookups_use_hash_indexes() -> None:
@@ -159,26 +164,27 @@ def test_digest_lookups_use_hash_indexes() -> None:
         "document_raw_sha256"
     ] == "hash"
     assert {name: am for name, _, _, am in _indexes("ingest_fingerprint")}[
-        "fingerprint_main_text_sha256"
+        "fingerprint_text_sha256"
     ] == "hash"
     by_raw = Document.objects.filter(raw_sha256__in=[sha, "0" * 64])
-    by_text = Fingerprint.objects.filter(
-        method=method, branch="main", status="ok", text_sha256=sha
-    ).values_list("document_id", flat=True)
+    by_text = Fingerprint.objects.filter(method=method, status="ok", text_sha256=sha).values_list(
+        "document_id", flat=True
+    )
     with connection.cursor() as cursor:
         cursor.execute("SET LOCAL enable_seqscan = off")
         raw_plan = by_raw.explain()
         text_plan = by_text.explain()
     assert "document_raw_sha256" in raw_plan, raw_plan
-    assert "fingerprint_main_text_sha256" in text_plan, text_plan
+    assert "fingerprint_text_sha256" in text_plan, text_plan
     assert list(by_raw.values_list("id", flat=True)) == [doc.id]
     assert list(by_text) == [doc.id]
 
 
 def test_a_fingerprint_row_is_packed() -> None:
-    """Ingest 0034: the columns widest first, the method a smallint, no creation time,
-    so a stored row (without its 24-byte header) is 71 bytes (a 32-byte digest): no
-    padding between columns and no null bitmap."""
+    """Ingest 0035 (after 0034's packing): one row a document and method holding both
+    branches, the columns widest first, so a stored row is its 24-byte header and 114
+    bytes of values (two 32-byte digests): no padding between columns and no null
+    bitmap."""
     sha = hashlib.sha256(b"packed row").hexdigest()
     doc, method = _fingerprinted("packed.example.com", sha, "packed-row-test")
     with connection.cursor() as cursor:
@@ -197,27 +203,28 @@ def test_a_fingerprint_row_is_packed() -> None:
         "id",
         "document_id",
         "simhash",
+        "full_simhash",
         "token_count",
+        "full_token_count",
         "method_id",
-        "branch",
         "status",
+        "full_status",
         "text_sha256",
+        "full_text_sha256",
     ]
-    assert size == 24 + 8 + 8 + 8 + 4 + 2 + 5 + 3 + 33
+    assert size == 24 + 8 + 8 + 8 + 8 + 4 + 4 + 2 + 3 + 3 + 33 + 33
 
 
-def test_the_watermark_reads_main_fingerprints_through_a_partial_index() -> None:
-    """The pair states' fingerprint watermark reads the main branch only: its `id`
-    index holds the main rows alone."""
+def test_the_watermark_reads_fingerprints_through_their_id_index() -> None:
+    """The pair states' fingerprint watermark reads the rows' `id` (one row a document
+    and method since ingest 0035) through its one index."""
     indexes = {name: (cols, special) for name, cols, special, _ in _indexes("ingest_fingerprint")}
-    assert indexes["fingerprint_main_id"] == (["id"], True)
-    assert [name for name, (cols, _) in indexes.items() if cols == ["id"]] == [
-        "fingerprint_main_id"
-    ]
+    assert indexes["fingerprint_id"] == (["id"], False)
+    assert [name for name, (cols, _) in indexes.items() if cols == ["id"]] == ["fingerprint_id"]
     last_print = sync_reads()["last_print"]
     with connection.cursor() as cursor:
         cursor.execute("SET LOCAL enable_seqscan = off")
         sql, params = last_print.query.sql_with_params()
         cursor.execute("EXPLAIN " + sql, params)
         plan = "\n".join(row[0] for row in cursor.fetchall())
-    assert "fingerprint_main_id" in plan
+    assert "fingerprint_id" in plan

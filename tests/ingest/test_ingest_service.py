@@ -37,10 +37,11 @@ def test_every_response_becomes_a_document_with_fingerprints(ingest) -> None:
     summary = ingest(factories.warc_bytes(_pages(4)))
     assert (summary.read, summary.stored) == (4, 4)
     assert Extraction.objects.filter(status="ok").count() == 4
-    # Every method computed at ingest (by default the active one) × 2 branches.
+    # Every method computed at ingest (by default the active one), both branches a row.
     methods = len(services.fingerprint_method_keys())
-    assert Fingerprint.objects.count() == 4 * methods * 2
-    assert Fingerprint.objects.filter(status="ok", branch="main").count() == 4 * methods
+    assert Fingerprint.objects.count() == 4 * methods
+    assert Fingerprint.objects.filter(full_status="ok").count() == 4 * methods
+    assert Fingerprint.objects.filter(status="ok").count() == 4 * methods
 
 
 def test_reingesting_the_same_file_adds_nothing(ingest) -> None:
@@ -50,7 +51,7 @@ def test_reingesting_the_same_file_adds_nothing(ingest) -> None:
     assert again.stored == 0
     assert again.already_stored == 3
     assert Document.objects.count() == 3
-    assert Fingerprint.objects.count() == 3 * 2 * len(services.fingerprint_method_keys())
+    assert Fingerprint.objects.count() == 3 * len(services.fingerprint_method_keys())
 
 
 def test_same_bytes_at_another_url_is_stored_and_counted_as_exact_duplicate(ingest) -> None:
@@ -156,7 +157,7 @@ def test_empty_page_gets_a_status_and_no_main_fingerprint(ingest) -> None:
     summary = ingest(factories.warc_bytes([("https://news.example.com/empty", html)]))
     document = Document.objects.get(pk=summary.document_ids[0])
     assert document.extractions.get().status in {"empty", "too_short"}
-    main = document.fingerprints.filter(branch="main")
+    main = document.fingerprints.all()
     assert main.count() == len(services.fingerprint_method_keys())
     assert {f.status for f in main} == {"insufficient_features"}
     assert all(f.simhash is None for f in main)

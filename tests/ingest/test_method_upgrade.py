@@ -83,7 +83,7 @@ def pair_rows() -> set[tuple]:
 def assert_distances_are_own_methods() -> None:
     prints = {
         (d, m): to_unsigned64(v)
-        for d, m, v in Fingerprint.objects.filter(branch="main", status="ok").values_list(
+        for d, m, v in Fingerprint.objects.filter(status="ok").values_list(
             "document_id", "method_id", "simhash"
         )
         if v is not None
@@ -110,11 +110,11 @@ def expected_prints(method: FingerprintMethod) -> set[tuple]:
 
 
 def stored_prints(method: FingerprintMethod) -> set[tuple]:
-    return set(
-        Fingerprint.objects.filter(method=method).values_list(
-            "document_id", "branch", "simhash", "text_sha256"
-        )
-    )
+    return {
+        (f.document_id, b.branch, b.simhash, b.text_sha256)
+        for f in Fingerprint.objects.filter(method=method)
+        for b in f.branches()
+    }
 
 
 def label(pair: CandidatePair, editor, verdict: str) -> Label:
@@ -175,7 +175,7 @@ def test_upgrade_without_mixing_distances(corpus, editor, committed) -> None:
     assert run.status == "done" and run.done == Document.objects.count()
     assert (
         IndexEntry.objects.filter(method=new.pk).count()
-        == Fingerprint.objects.filter(method=new, branch="main", status="ok").count()
+        == Fingerprint.objects.filter(method=new, status="ok").count()
     )
     new_pairs = pair_rows() - old_pairs
     assert new_pairs and {m for _, m, *_ in new_pairs} == {new.pk}
@@ -192,7 +192,7 @@ def test_new_documents_after_a_switch_use_the_new_method(corpus, committed) -> N
     text = factories.article_text(500, words=160)
     ingest(committed, [("https://d.example/late", text)])
     late = Document.objects.get(url="https://d.example/late")
-    assert Fingerprint.objects.filter(document=late, method=new).count() == 2
+    assert Fingerprint.objects.filter(document=late, method=new).count() == 1
     assert CandidatePair.objects.filter(method=new).filter(b=late).exists()
     assert not CandidatePair.objects.exclude(method=new).filter(b=late).exists()
     assert_distances_are_own_methods()
@@ -213,8 +213,8 @@ def test_ingest_computes_the_searched_methods_and_those_being_compared(
     assert services.fingerprint_method_keys() == [ACTIVE, NEW]
     ingest(committed, [("https://d.example/new", factories.article_text(900, words=160))])
     late = Document.objects.get(url="https://d.example/new")
-    assert set(late.fingerprints.values_list("method__key", "branch")) == {
-        (key, branch) for key in (ACTIVE, NEW) for branch in ("main", "full")
+    assert set(late.fingerprints.values_list("method__key", "status", "full_status")) == {
+        (key, "ok", "ok") for key in (ACTIVE, NEW)
     }
 
 
@@ -382,6 +382,6 @@ def test_a_new_extractor_moves_a_database_over_and_the_old_prints_stay(
     ingest(committed, [("https://h.example/new", factories.article_text(900, words=160))])
     newest = Document.objects.get(url="https://h.example/new")
     assert list(newest.extractions.values_list("extractor_version", flat=True)) == [EXTRACTOR]
-    assert Fingerprint.objects.filter(document=newest, method=new).count() == 2
+    assert Fingerprint.objects.filter(document=newest, method=new).count() == 1
     assert not Fingerprint.objects.filter(document=newest, method=old).exists()
     assert_distances_are_own_methods()

@@ -32,10 +32,10 @@ def _extraction(document: Document, version: str = EXTRACTOR_VERSION) -> Extract
 
 def test_the_key_is_the_document_and_the_natural_columns_and_the_id_is_numbered() -> None:
     document = factories.indexed_document(url="https://k.example.com/", text="a b c", simhash=5)
-    prints = list(Fingerprint.objects.filter(document=document).order_by("id"))
-    assert [p.pk for p in prints] == [
-        (document.pk, p.method_id, b) for p, b in zip(prints, ("main", "full"), strict=True)
-    ]
+    other = factories.indexed_document(url="https://k.example.com/2", text="a b d", simhash=6)
+    prints = list(Fingerprint.objects.filter(document__in=[document, other]).order_by("id"))
+    pairs = zip(prints, (document, other), strict=True)
+    assert [p.pk for p in prints] == [(d.pk, p.method_id) for p, d in pairs]
     assert prints[0].id is not None and prints[1].id == prints[0].id + 1
     extraction = Extraction.objects.get(document=document)
     assert extraction.pk == (document.pk, EXTRACTOR_VERSION)

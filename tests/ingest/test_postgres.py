@@ -31,11 +31,13 @@ def test_fingerprints_with_the_top_bit_set_survive_the_round_trip(value: int) ->
     Fingerprint.objects.create(
         document=document,
         method=method,
-        branch="main",
         status="ok",
         simhash=to_signed64(value),
         text_sha256="0" * 64,
         token_count=4,
+        full_status="insufficient_features",
+        full_text_sha256="1" * 64,
+        full_token_count=0,
     )
     stored = Fingerprint.objects.get(document=document)
     assert stored.value == value
@@ -56,11 +58,13 @@ def test_a_fingerprint_says_ok_only_with_a_simhash() -> None:
         Fingerprint.objects.create(
             document=document,
             method=method,
-            branch="main",
             status="ok",
             simhash=None,
             text_sha256="0" * 64,
             token_count=0,
+            full_status="insufficient_features",
+            full_text_sha256="0" * 64,
+            full_token_count=0,
         )
 
 

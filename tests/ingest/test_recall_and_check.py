@@ -115,7 +115,7 @@ def test_check_api_answers_exact_near_new_and_insufficient(client, api_token) ->
     doc = factories.indexed_document(url="https://c.example.com/1", text=main, simhash=0)
     # Give the stored document its real fingerprint, then index it.
     real = factories.simhash_of(main, "simhash64-words-sha256-v1")
-    doc.fingerprints.filter(branch="main").update(simhash=to_signed64(real))
+    doc.fingerprints.all().update(simhash=to_signed64(real))
     candidates.candidates_find(document_ids=[doc.pk])
     auth = {"Authorization": f"Bearer {api_token}"}
 

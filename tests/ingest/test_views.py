@@ -29,7 +29,7 @@ def test_the_home_page_lists_documents_with_status_and_fingerprints(
     r = client.get("/")
     assert r.status_code == 200
     page = r.content.decode()
-    fp = Fingerprint.objects.get(branch="main", method__key=DEFAULT_KEY)
+    fp = Fingerprint.objects.get(method__key=DEFAULT_KEY)
     assert fp.hex in page
     assert "&lt;b&gt;x&lt;/b&gt;" in page
     assert "<b>x</b>" not in page
@@ -77,7 +77,7 @@ def test_the_documents_list_shows_each_row_from_the_prefetches(client, editor) -
     done = factories.indexed_document(
         url="https://v.example.com/done", text=factories.article_text(3), simhash=0xABC
     )
-    Fingerprint.objects.filter(document=done, branch="full").update(simhash=to_signed64(0xDEF))
+    Fingerprint.objects.filter(document=done).update(full_simhash=to_signed64(0xDEF))
     site = Site.objects.get(host="g.example.com")
     waiting = Document.objects.create(
         site=site,

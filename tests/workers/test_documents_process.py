@@ -13,7 +13,7 @@ from tests.factories import wait_until
 
 pytestmark = [pytest.mark.redis, pytest.mark.postgres]
 
-PER_DOCUMENT = 2  # the methods computed at ingest by default (the active one) × 2 branches
+PER_DOCUMENT = 1  # the methods computed at ingest by default (the active one): a row each
 
 
 def _crawl(n: int) -> bytes:
