@@ -70,17 +70,27 @@ def three_months() -> list[int]:
 
 
 def test_the_channel_indexes_are_partitioned_by_month_with_the_fetch_time_in_the_key() -> None:
+    """The fetch time is in each table's unique key: the primary key, or for the band
+    index (no primary key since ingest 0035) its unique band btree 0."""
     assert partitions.partitioned()
     with connection.cursor() as cursor:
         for table in partitions.TABLES:
             cursor.execute(
-                "SELECT pg_get_partkeydef(%s::regclass), pg_get_constraintdef(oid) "
-                "FROM pg_constraint WHERE conrelid = %s::regclass AND contype = 'p'",
+                "SELECT pg_get_partkeydef(%s::regclass), pg_get_indexdef(indexrelid) "
+                "FROM pg_index WHERE indrelid = %s::regclass AND indisunique",
                 [table, table],
             )
-            partkey, pk = cursor.fetchone()
+            ((partkey, unique),) = cursor.fetchall()
             assert partkey == "RANGE (fetched_at)", table
-            assert "fetched_at" in pk, table
+            key = unique.split(" USING btree (", 1)[1].split(" INCLUDE ", 1)[0]
+            assert "fetched_at" in key, table
+            kind = "UNIQUE" if table == "ingest_indexentry" else "PRIMARY KEY"
+            cursor.execute(
+                "SELECT count(*) FROM pg_constraint WHERE conrelid = %s::regclass "
+                "AND contype = 'p'",
+                [table],
+            )
+            assert cursor.fetchone()[0] == (kind == "PRIMARY KEY"), table
 
 
 def test_a_page_of_a_month_without_a_partition_gets_one(three_months: list[int]) -> None:
