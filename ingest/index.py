@@ -12,7 +12,8 @@ says all-visible (after a VACUUM; 0 heap fetches measured at 2.26M).
 The table has no primary key there (migration 0035): band btree 0 is UNIQUE on (method,
 key 0, document id, fetch time), which for rows derived from immutable fingerprints is
 one row per method and document, so a repeated `entries_add` (ON CONFLICT DO NOTHING)
-adds nothing, a concurrent one included.
+adds nothing, a concurrent one included. Nothing finds an entry by its document alone:
+`fingerprints_indexed` finds a fingerprint's entry by its SimHash.
 
 Elsewhere (the embedded SQLite default) the table keeps its primary key on (method,
 document), and the lookup is a scan of the method's entries; fine for a demo, not for a
@@ -29,11 +30,12 @@ import psycopg.adapt
 import psycopg.postgres
 import psycopg.pq
 from django.db import connection
+from django.db.models import Exists, F, Func, IntegerField, OuterRef, QuerySet
 
 from ingest import partitions
 from ingest.core.bands import BandScheme, int4_array_binary, scheme_for
 from ingest.core.simhash import to_signed64, to_unsigned64
-from ingest.models import IndexEntry
+from ingest.models import Fingerprint, IndexEntry
 
 # Largest threshold the index answers; per-doc-type thresholds must stay at or below it.
 K_MAX = 6
@@ -63,6 +65,28 @@ def entries_add(rows: Sequence[tuple[int, int, int, datetime]]) -> None:
         ],
         ignore_conflicts=True,
     )
+
+
+def fingerprints_indexed(fingerprints: QuerySet[Fingerprint]) -> QuerySet[Fingerprint]:
+    """Those of these main-branch fingerprints whose entry is in the index. On
+    PostgreSQL the table has no key by document (ingest 0035): an entry is found by its
+    SimHash, one probe of the unique band btree 0 (method, band key 0, document, fetch
+    time) a fingerprint, not a scan of the index."""
+    entry = IndexEntry.objects.filter(
+        method=OuterRef("method_id"),
+        document_id=OuterRef("document_id"),
+        simhash=OuterRef("simhash"),
+        fetched_at=OuterRef("document__fetched_at"),
+    )
+    if uses_band_index():
+        entry = entry.alias(key=_band_key_0(F("simhash"))).filter(
+            key=_band_key_0(OuterRef("simhash"))
+        )
+    return fingerprints.filter(Exists(entry))
+
+
+def _band_key_0(simhash: F | OuterRef) -> Func:
+    return Func(simhash, function=f"{SQL_FUNCTION}_0", output_field=IntegerField())
 
 
 def query(

@@ -1,7 +1,7 @@
 """The band index keeps the one-row rule of ingest_indexentry, and the table loses its
 primary key: at 10M documents its btree on (method, document_id, fetched_at) was 40.6 B
 of the 199.9 B a document the band index costs (bench/results/2026-12-04-scale-10m.md),
-and no lookup needs it.
+and no lookup needs it (`ingest.index.fingerprints_indexed` finds an entry by its SimHash).
 
 A row is derived from an immutable fingerprint: a document has one main-branch SimHash
 per method, written once, and one fetch time. So (method, band key 0 of the SimHash,

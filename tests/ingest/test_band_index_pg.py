@@ -14,7 +14,8 @@ from django.db import connection, transaction
 
 from ingest import index, partitions
 from ingest.core.simhash import hamming
-from ingest.models import Document, Site
+from ingest.models import Document, Fingerprint, Site
+from tests import factories
 
 pytestmark = [pytest.mark.postgres, pytest.mark.django_db]
 
@@ -255,3 +256,42 @@ def test_the_band_btrees_cover_the_lookup() -> None:
         assert {n["Node Type"] for n in scans} == {"Index Only Scan"}
         # (Either half's btree can answer either branch on a table this small.)
         assert all("_dedup_band_key_" in n["Index Name"] for n in scans)
+
+
+def test_indexed_fingerprints_are_found_through_band_btree_0() -> None:
+    """No key by document (ingest 0035): a fingerprint's entry is found by its SimHash
+    in the unique band btree 0, one probe a fingerprint (the bulk resume asks)."""
+    docs = [
+        factories.indexed_document(
+            url=f"https://probe.example/{i}", text=f"words {i}", simhash=0x5A5A_0000 + i
+        )
+        for i in range(3)
+    ]
+    factories.find(*docs[:2])
+    prints = Fingerprint.objects.filter(document__in=docs, branch="main", status="ok")
+    # Entries enough that a scan of the index costs the planner more than a descent.
+    method = prints[0].method_id
+    rng = random.Random(16)
+    index.entries_add([(method, d, rng.getrandbits(64), T0) for d in _documents(5000)])
+    found = index.fingerprints_indexed(prints)
+    assert sorted(found.values_list("document_id", flat=True)) == [d.pk for d in docs[:2]]
+    with connection.cursor() as cursor:
+        cursor.execute("ANALYZE ingest_indexentry")
+        cursor.execute("SET LOCAL enable_seqscan = off")
+        cursor.execute("SET LOCAL enable_bitmapscan = off")
+        sql, params = found.query.sql_with_params()
+        cursor.execute("EXPLAIN (FORMAT JSON) " + sql, params)
+        (plan,) = cursor.fetchone()
+        # (An empty partition's index is read whole: nothing in it.)
+        cursor.execute("SELECT DISTINCT tableoid::regclass::text FROM ingest_indexentry")
+        holding = {name for (name,) in cursor.fetchall()}
+    plan = json.loads(plan) if isinstance(plan, str) else plan
+    scans = [n for n in _nodes(plan[0]["Plan"]) if n.get("Relation Name") in holding]
+    assert scans and len(holding) == 1
+    for scan in scans:
+        assert scan["Node Type"] == "Index Only Scan", scan
+        assert "_dedup_band_key_0_" in scan["Index Name"], scan
+        # The btree's leading columns bound (the SQL function inlined): a descent to the
+        # entry, not a scan of the index with the document as a filter.
+        cond = scan.get("Index Cond", "")
+        assert all(c in cond for c in ("method = ", "(simhash >> 32)", "document_id = ")), cond
