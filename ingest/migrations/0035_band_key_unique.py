@@ -23,7 +23,8 @@ against writes for another minute at 10M rows.
 
 The primary key's name is read from the catalogue. Dropping it from the partitioned
 table drops every partition's index with it; a partition detached before (a table of its
-own) keeps its own key; attaching it back builds the unique index on it. A
+own) keeps its own key until it is attached back (PostgreSQL then builds the unique
+index on it, and ingest.partitions.month_attach drops what the table no longer has). A
 partition made later (dedup_partition_ensure) gets the unique index like any other.
 
 Django's state keeps `pk = CompositePrimaryKey("method", "document")`: the ORM needs a

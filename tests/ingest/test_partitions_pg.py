@@ -169,6 +169,63 @@ def test_a_detached_month_is_kept_whole_not_searched_and_its_pages_still_shown(
     assert found() == set(three_months)
 
 
+def _indexes_of(table: str) -> list[tuple[str, bool, bool]]:
+    """(definition without the index's name, unique, primary) of each index of table."""
+    with connection.cursor() as cursor:
+        cursor.execute(
+            "SELECT c.relname, pg_get_indexdef(x.indexrelid), x.indisunique, x.indisprimary"
+            " FROM pg_index x JOIN pg_class c ON c.oid = x.indexrelid"
+            " WHERE x.indrelid = %s::regclass",
+            [table],
+        )
+        rows = cursor.fetchall()
+    return sorted((d.replace(name, "", 1).split(" USING ", 1)[1], u, p) for name, d, u, p in rows)
+
+
+def test_a_month_detached_before_ingest_0035_is_attached_with_the_tables_indexes(
+    three_months: list[int],
+) -> None:
+    """A month detached under the old band index (its primary key and plain band btree
+    0) comes back with the unique band btree (PostgreSQL builds it on attach), and the
+    indexes the table no longer has are dropped."""
+    table, part = "ingest_indexentry", "ingest_indexentry_p201506"
+    attached = _indexes_of(part)
+    call_command("partitions", "--detach", "2015-06", stdout=io.StringIO())
+    with connection.cursor() as cursor:
+        # The detached month as ingest 0029 left it.
+        cursor.execute("SET CONSTRAINTS ALL IMMEDIATE")  # no pending checks before DDL
+        cursor.execute(
+            "SELECT c.relname FROM pg_index x JOIN pg_class c ON c.oid = x.indexrelid"
+            " WHERE x.indrelid = %s::regclass AND x.indisunique",
+            [part],
+        )
+        ((unique,),) = cursor.fetchall()
+        cursor.execute(f"DROP INDEX {unique}")
+        cursor.execute(
+            f"ALTER TABLE {part} ADD CONSTRAINT {part}_pkey "
+            "PRIMARY KEY (method, document_id, fetched_at)"
+        )
+        cursor.execute(
+            f"CREATE INDEX {part}_old_band_0 ON {part} (method, dedup_band_key_0(simhash))"
+            " INCLUDE (simhash, document_id, fetched_at)"
+        )
+    assert any(primary for _, _, primary in _indexes_of(part))
+    call_command("partitions", "--attach", "2015-06", stdout=io.StringIO())
+    assert _indexes_of(part) == attached
+    assert [u for _, u, _ in attached] == [True, False]  # band btrees 0 and 1
+    method = _method()
+    assert {h.document_id for h in index.query(method_id=method, value=VALUE, k=3)} == set(
+        three_months
+    )
+    with connection.cursor() as cursor:
+        cursor.execute(
+            "SELECT count(*) FROM pg_index x JOIN pg_inherits h ON h.inhrelid = x.indexrelid"
+            " WHERE x.indrelid = %s::regclass",
+            [part],
+        )
+        assert cursor.fetchone()[0] == len(_indexes_of(table)) == 2
+
+
 def test_rows_the_default_partition_caught_move_to_their_month() -> None:
     doc = factories.indexed_document(
         url="https://d.example/1", text="words", simhash=VALUE, fetched_at=JAN
