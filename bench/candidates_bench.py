@@ -17,9 +17,10 @@ sessions and ingest, the apps the measured path touches):
    load timed apart, then VACUUM ANALYZE. For each N the index table is emptied
    (TRUNCATE) and all N rows are copied in with its btrees in place, so the indexes
    grow by inserts as a crawl's would (not by CREATE INDEX).
-2. Size per fingerprint = (pg_relation_size + pg_indexes_size of ingest_indexentry) /
-   rows, and without the primary key (method_id, document_id); again after a REINDEX at
-   the end of each N (freshly built btrees are denser than the ones grown by inserts).
+2. Size per fingerprint = (pg_relation_size + pg_indexes_size of ingest_indexentry,
+   its partitions summed) / rows, and without the primary key (method, document_id,
+   fetched_at; none since ingest 0036); again after a REINDEX at the end of each N
+   (freshly built btrees are denser than the ones grown by inserts).
 3. `index.query` for k = 3 and k = 6 over 500 queries (half random stored documents,
    half stored near-copies of stored documents, shuffled), after 100 warm-up queries
    on other documents: median and p95, matches per query, rows the band probes nominate
@@ -213,23 +214,29 @@ def vacuum_analyze() -> float:
 
 
 def index_sizes() -> dict[str, Any]:
-    pkey = sql(
-        "SELECT c.relname FROM pg_index i JOIN pg_class c ON c.oid = i.indexrelid "
-        "WHERE i.indrelid = 'ingest_indexentry'::regclass AND i.indisprimary"
-    )[0][0]
-    rows = sql("SELECT count(*) FROM ingest_indexentry")[0][0]
-    table, indexes, pk = sql(
-        "SELECT pg_relation_size('ingest_indexentry'), pg_indexes_size('ingest_indexentry'), "
-        "pg_relation_size(%s)",
-        [pkey],
-    )[0]
-    each = dict(
-        sql(
-            "SELECT c.relname, pg_relation_size(c.oid) FROM pg_index i "
-            "JOIN pg_class c ON c.oid = i.indexrelid "
-            "WHERE i.indrelid = 'ingest_indexentry'::regclass ORDER BY c.relname"
-        )
+    # Summed over the partitions (ingest 0026); no primary key since ingest 0036 (the
+    # unique band btree 0 keeps one row per method and document).
+    tree = (
+        "SELECT relid FROM pg_partition_tree(%s::regclass)"
+        " UNION SELECT %s::regclass WHERE (SELECT relkind FROM pg_class"
+        " WHERE oid = %s::regclass) <> 'p'"
     )
+    rows = sql("SELECT count(*) FROM ingest_indexentry")[0][0]
+    table, indexes = sql(
+        "SELECT sum(pg_relation_size(relid))::bigint, sum(pg_indexes_size(relid))::bigint"
+        f" FROM ({tree}) t",
+        ["ingest_indexentry"] * 3,
+    )[0]
+    found = sql(
+        "SELECT c.relname, i.indisprimary, c.oid::regclass::text FROM pg_index i "
+        "JOIN pg_class c ON c.oid = i.indexrelid "
+        "WHERE i.indrelid = 'ingest_indexentry'::regclass ORDER BY c.relname"
+    )
+    each = {
+        name: sql(f"SELECT sum(pg_relation_size(relid))::bigint FROM ({tree}) t", [oid] * 3)[0][0]
+        for name, _, oid in found
+    }
+    pk = sum(each[name] for name, primary, _ in found if primary)
     return {
         "rows": rows,
         "table_bytes": table,

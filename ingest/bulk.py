@@ -28,7 +28,7 @@ from django.conf import settings
 from django.db import connections, transaction
 from django.db.models import F, Max
 
-from ingest import body_store, candidates, semantic, services
+from ingest import body_store, candidates, index, semantic, services
 from ingest.core.methods import FingerprintResult, fingerprint_texts, method_get
 from ingest.core.readers import Item, RecordError
 from ingest.core.warc_archive import ArchiveError
@@ -38,7 +38,6 @@ from ingest.models import (
     DocumentBody,
     Fingerprint,
     FingerprintMethod,
-    IndexEntry,
 )
 
 MAIN = Fingerprint.Branch.MAIN
@@ -301,9 +300,7 @@ class _Pipeline:
             )
             unprocessed = [d for d in ids if d not in processed]
             done_ids = [d for d in ids if d in processed]
-            last_indexed = IndexEntry.objects.filter(document__batch=batch).aggregate(
-                last=Max("document_id")
-            )["last"]
+            last_indexed = _last_indexed(batch, done_ids)
             window = 2 * self.search_batch
             start = (
                 max(0, bisect.bisect_right(done_ids, last_indexed) - window)
@@ -317,6 +314,22 @@ class _Pipeline:
             for part in _parts(unprocessed, self.search_batch):
                 self.stored(part)
         self.drain()
+
+
+def _last_indexed(batch: CrawlBatch, done_ids: Sequence[int]) -> int | None:
+    """The batch's last document in the band index, of those processed (`done_ids`, in
+    order), found from their main fingerprints (each the source of one entry:
+    `index.fingerprints_indexed`), read by their key's range (it leads with the
+    document): the batch's span of the table, not all of it."""
+    if not done_ids:
+        return None
+    prints = Fingerprint.objects.filter(
+        document_id__gte=done_ids[0],
+        document_id__lte=done_ids[-1],
+        document__batch=batch,
+        status="ok",
+    )
+    return index.fingerprints_indexed(prints).aggregate(last=Max("document_id"))["last"]
 
 
 def _parts(ids: Sequence[int], size: int) -> Iterable[list[int]]:

@@ -2,14 +2,22 @@
 method within k bits of a value".
 
 PostgreSQL: the band keys of ingest/core/bands.py (scheme b32x2: the two 32-bit
-halves), computed by SQL functions and indexed by one btree each on (method, key)
-that also carries the SimHash, the document id and the fetch time (INCLUDE, migration
-0029) — the keys are never stored in the row. A query looks up every key within the
-scheme's radius of the query's halves, one index-only branch per half, and applies the
-exact Hamming filter to what the index holds: no table page is read where the
-visibility map says all-visible (after a VACUUM; 0 heap fetches measured at 2.26M).
-Elsewhere (the embedded SQLite default) the same answer comes from a scan of the
-method's entries; fine for a demo, not for a corpus.
+halves), computed by SQL functions and indexed by one btree each led by (method, key)
+that also carries the SimHash, the document id and the fetch time (migration 0029) —
+the keys are never stored in the row. A query looks up every key within the scheme's
+radius of the query's halves, one index-only branch per half, and applies the exact
+Hamming filter to what the index holds: no table page is read where the visibility map
+says all-visible (after a VACUUM; 0 heap fetches measured at 2.26M).
+
+The table has no primary key there (migration 0036): band btree 0 is UNIQUE on (method,
+key 0, document id, fetch time), which for rows derived from immutable fingerprints is
+one row per method and document, so a repeated `entries_add` (ON CONFLICT DO NOTHING)
+adds nothing, a concurrent one included. Nothing finds an entry by its document alone:
+`fingerprints_indexed` finds a fingerprint's entry by its SimHash.
+
+Elsewhere (the embedded SQLite default) the table keeps its primary key on (method,
+document), and the lookup is a scan of the method's entries; fine for a demo, not for a
+corpus.
 """
 
 from collections.abc import Sequence
@@ -22,11 +30,12 @@ import psycopg.adapt
 import psycopg.postgres
 import psycopg.pq
 from django.db import connection
+from django.db.models import Exists, F, Func, IntegerField, OuterRef, QuerySet
 
 from ingest import partitions
 from ingest.core.bands import BandScheme, int4_array_binary, scheme_for
 from ingest.core.simhash import to_signed64, to_unsigned64
-from ingest.models import IndexEntry
+from ingest.models import Fingerprint, IndexEntry
 
 # Largest threshold the index answers; per-doc-type thresholds must stay at or below it.
 K_MAX = 6
@@ -46,7 +55,8 @@ def uses_band_index() -> bool:
 
 
 def entries_add(rows: Sequence[tuple[int, int, int, datetime]]) -> None:
-    """Add (method_id, document_id, unsigned value, fetched_at) rows; repeats are no-ops."""
+    """Add (method_id, document_id, unsigned value, fetched_at) rows; repeats are no-ops
+    (on PostgreSQL they conflict in the unique band btree 0: ingest 0036)."""
     partitions.months_ensure("ingest_indexentry", (f for _, _, _, f in rows))
     IndexEntry.objects.bulk_create(
         [
@@ -55,6 +65,28 @@ def entries_add(rows: Sequence[tuple[int, int, int, datetime]]) -> None:
         ],
         ignore_conflicts=True,
     )
+
+
+def fingerprints_indexed(fingerprints: QuerySet[Fingerprint]) -> QuerySet[Fingerprint]:
+    """Those of these main-branch fingerprints whose entry is in the index. On
+    PostgreSQL the table has no key by document (ingest 0036): an entry is found by its
+    SimHash, one probe of the unique band btree 0 (method, band key 0, document, fetch
+    time) a fingerprint, not a scan of the index."""
+    entry = IndexEntry.objects.filter(
+        method=OuterRef("method_id"),
+        document_id=OuterRef("document_id"),
+        simhash=OuterRef("simhash"),
+        fetched_at=OuterRef("document__fetched_at"),
+    )
+    if uses_band_index():
+        entry = entry.alias(key=_band_key_0(F("simhash"))).filter(
+            key=_band_key_0(OuterRef("simhash"))
+        )
+    return fingerprints.filter(Exists(entry))
+
+
+def _band_key_0(simhash: F | OuterRef) -> Func:
+    return Func(simhash, function=f"{SQL_FUNCTION}_0", output_field=IntegerField())
 
 
 def query(
@@ -78,9 +110,11 @@ def query(
     return _query_scan(method_id, value, k, exclude_document, window)
 
 
-# Columns the covering band btrees carry besides (method, key), as migration 0029 makes
-# them: a lookup reads nothing else (the window's fetched_at included), so it is an
-# index-only scan and never visits the table. A new column read here needs a migration.
+# Columns the covering band btrees carry besides (method, key): band btree 1 INCLUDEs
+# them (migration 0029); the unique band btree 0 has the document id and the fetch time
+# among its key columns and INCLUDEs the SimHash (0036). A lookup reads nothing else
+# (the window's fetched_at included), so it is an index-only scan and never visits the
+# table. A new column read here needs a migration.
 INCLUDE = ("simhash", "document_id", "fetched_at")
 # One branch per combo (an OR of the two lookups would be a bitmap heap scan, which
 # visits every nominated row in the table); UNION drops a row both branches return.

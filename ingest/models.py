@@ -811,12 +811,17 @@ class IndexEntry(models.Model):
     """The candidate index: one compact row per indexed fingerprint (main branch, ok).
 
     On PostgreSQL two btree expression indexes over the halves of the SimHash, on
-    (method, half) and carrying the row's other columns (INCLUDE, ingest 0029: the lookup
-    is an index-only scan), find every entry within k bits (see ingest/index.py and
+    (method, half) and carrying the row's other columns (ingest 0029: the lookup is an
+    index-only scan), find every entry within k bits (see ingest/index.py and
     ingest/core/bands.py); the row holds only what the lookup filters on. Derived data:
     it can always be rebuilt from the fingerprints (`candidates --rebuild`).
     """
 
+    # On PostgreSQL this key is Django's state only: the table has no primary key there
+    # since ingest 0036 (the unique band btree 0 on (method, band key 0, document,
+    # fetched_at) keeps one row per method and document, a document having one main
+    # SimHash per method and one fetch time), and nothing there looks a row up by it.
+    # The ORM needs a key; SQLite keeps this one as the table's real key.
     pk = models.CompositePrimaryKey("method", "document")
     document = models.ForeignKey(Document, on_delete=models.PROTECT, db_index=False)
     simhash = models.BigIntegerField()
@@ -824,7 +829,7 @@ class IndexEntry(models.Model):
     # The FingerprintMethod id as a smallint rather than a bigint foreign key: it leads
     # every index of this table, and the narrower key keeps a row and its three btrees
     # near 140 bytes a fingerprint (bench/candidates_bench.py; 200 with the covering
-    # btrees of ingest 0029).
+    # btrees of ingest 0029, 160 with those two alone since ingest 0036).
     method = models.SmallIntegerField()
 
     def __str__(self) -> str:

@@ -143,7 +143,9 @@ def month_detach(month: Month, *, tablespace: str = "") -> list[str]:
 
 def month_attach(month: Month) -> list[str]:
     """Attach a detached partition back, with the bounds it had, to every table it was
-    detached from."""
+    detached from. It comes back with exactly its table's indexes: PostgreSQL builds
+    those it lacks, and those its table no longer has (a month detached before ingest
+    0036 keeps the band index's old key) are dropped."""
     _need_partitions()
     done = []
     with transaction.atomic():
@@ -170,6 +172,7 @@ def month_attach(month: Month) -> list[str]:
                 cursor.execute(
                     f"ALTER TABLE {_quote(table)} ATTACH PARTITION {_quote(part)} {bound}"
                 )
+                _strays_drop(cursor, part)
                 cursor.execute(f"COMMENT ON TABLE {_quote(part)} IS NULL")
             done.append(part)
     return done
@@ -202,6 +205,29 @@ def default_adopt() -> dict[str, int]:
                 f"ALTER TABLE {_quote(table)} ATTACH PARTITION {_quote(default)} DEFAULT"
             )
     return moved
+
+
+# A partition's indexes that are none of its table's: left by a month detached under an
+# older schema (before ingest 0036, the band index's primary key and its plain band
+# btree 0). Attaching builds what the table has and the partition lacks; these go.
+_STRAYS = """
+SELECT ic.relname, c.conname FROM pg_index x
+JOIN pg_class ic ON ic.oid = x.indexrelid
+LEFT JOIN pg_constraint c ON c.conindid = x.indexrelid AND c.conrelid = x.indrelid
+WHERE x.indrelid = %s::regclass
+  AND NOT EXISTS (SELECT 1 FROM pg_inherits h WHERE h.inhrelid = x.indexrelid)
+ORDER BY ic.relname
+"""
+
+
+def _strays_drop(cursor: CursorWrapper, part: str) -> None:
+    """After an attach: an attached month has exactly its table's indexes."""
+    cursor.execute(_STRAYS, [part])
+    for index, constraint in cursor.fetchall():
+        if constraint:
+            cursor.execute(f"ALTER TABLE {_quote(part)} DROP CONSTRAINT {_quote(constraint)}")
+        else:
+            cursor.execute(f"DROP INDEX {_quote(index)}")
 
 
 def _guards(cursor: CursorWrapper, table: str, part: str) -> list[str]:

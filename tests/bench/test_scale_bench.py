@@ -97,8 +97,19 @@ def test_scale_bench_loads_in_resumable_stages_and_measures(tmp_path: Path) -> N
                 "SELECT count(*) FROM (SELECT h FROM ingest_passageset, unnest(hashes) AS h"
                 " GROUP BY h HAVING count(*) >= 200) AS c"
             ).fetchone()
+            # The band index as the migrations leave it (ingest 0036): band btree 0
+            # unique, built again after the load, and no primary key.
+            band = conn.execute(
+                "SELECT c.relname, x.indisunique, x.indisprimary FROM pg_index x"
+                " JOIN pg_class c ON c.oid = x.indexrelid"
+                " WHERE x.indrelid = 'ingest_indexentry'::regclass ORDER BY 1"
+            ).fetchall()
         assert recorded is not None and counted is not None
         assert recorded[0] == counted[0] == figures["load"]["common_passages"]
+        assert band == [
+            ("ingest_indexentry_dedup_band_key_0", True, False),
+            ("ingest_indexentry_dedup_band_key_1", False, False),
+        ]
     finally:
         with psycopg.connect(admin, autocommit=True) as conn:
             conn.execute(f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)')

@@ -11,7 +11,7 @@ from django.core.management import call_command
 from django.core.management.base import CommandError
 from django.db import connection
 
-from ingest import candidates, services
+from ingest import bulk, candidates, services
 from ingest.core.readers import read_warc
 from ingest.models import (
     BatchError,
@@ -221,3 +221,23 @@ def test_a_run_stopped_in_a_search_is_finished_by_the_next(
     assert "resumed" in out
     assert Document.objects.count() == 13
     assert _snapshot() == clean
+
+
+@pytest.mark.django_db
+def test_the_resume_finds_the_batchs_last_indexed_document() -> None:
+    """Through the processed documents' main fingerprints (the band index has no key
+    by document on PostgreSQL: ingest 0036)."""
+    batch = CrawlBatch.objects.create(source="resume.warc", format="warc", status="failed")
+    docs = [
+        factories.indexed_document(
+            url=f"https://resume.example.com/{i}", text=f"words {i}", simhash=0x77 << i
+        )
+        for i in range(4)
+    ]
+    Document.objects.filter(pk__in=[d.pk for d in docs]).update(batch=batch)
+    other = factories.indexed_document(url="https://else.example.com/", text="x", simhash=1)
+    factories.find(docs[0], docs[1], other)
+    done = [d.pk for d in docs]
+    assert bulk._last_indexed(batch, done) == docs[1].pk
+    assert bulk._last_indexed(batch, done[2:]) is None
+    assert bulk._last_indexed(batch, []) is None

@@ -70,17 +70,27 @@ def three_months() -> list[int]:
 
 
 def test_the_channel_indexes_are_partitioned_by_month_with_the_fetch_time_in_the_key() -> None:
+    """The fetch time is in each table's unique key: the primary key, or for the band
+    index (no primary key since ingest 0036) its unique band btree 0."""
     assert partitions.partitioned()
     with connection.cursor() as cursor:
         for table in partitions.TABLES:
             cursor.execute(
-                "SELECT pg_get_partkeydef(%s::regclass), pg_get_constraintdef(oid) "
-                "FROM pg_constraint WHERE conrelid = %s::regclass AND contype = 'p'",
+                "SELECT pg_get_partkeydef(%s::regclass), pg_get_indexdef(indexrelid) "
+                "FROM pg_index WHERE indrelid = %s::regclass AND indisunique",
                 [table, table],
             )
-            partkey, pk = cursor.fetchone()
+            ((partkey, unique),) = cursor.fetchall()
             assert partkey == "RANGE (fetched_at)", table
-            assert "fetched_at" in pk, table
+            key = unique.split(" USING btree (", 1)[1].split(" INCLUDE ", 1)[0]
+            assert "fetched_at" in key, table
+            kind = "UNIQUE" if table == "ingest_indexentry" else "PRIMARY KEY"
+            cursor.execute(
+                "SELECT count(*) FROM pg_constraint WHERE conrelid = %s::regclass "
+                "AND contype = 'p'",
+                [table],
+            )
+            assert cursor.fetchone()[0] == (kind == "PRIMARY KEY"), table
 
 
 def test_a_page_of_a_month_without_a_partition_gets_one(three_months: list[int]) -> None:
@@ -157,6 +167,63 @@ def test_a_detached_month_is_kept_whole_not_searched_and_its_pages_still_shown(
     assert client.get(f"/documents/{three_months[1]}/").status_code == 200
     call_command("partitions", "--attach", "2015-06", stdout=io.StringIO())
     assert found() == set(three_months)
+
+
+def _indexes_of(table: str) -> list[tuple[str, bool, bool]]:
+    """(definition without the index's name, unique, primary) of each index of table."""
+    with connection.cursor() as cursor:
+        cursor.execute(
+            "SELECT c.relname, pg_get_indexdef(x.indexrelid), x.indisunique, x.indisprimary"
+            " FROM pg_index x JOIN pg_class c ON c.oid = x.indexrelid"
+            " WHERE x.indrelid = %s::regclass",
+            [table],
+        )
+        rows = cursor.fetchall()
+    return sorted((d.replace(name, "", 1).split(" USING ", 1)[1], u, p) for name, d, u, p in rows)
+
+
+def test_a_month_detached_before_ingest_0036_is_attached_with_the_tables_indexes(
+    three_months: list[int],
+) -> None:
+    """A month detached under the old band index (its primary key and plain band btree
+    0) comes back with the unique band btree (PostgreSQL builds it on attach), and the
+    indexes the table no longer has are dropped."""
+    table, part = "ingest_indexentry", "ingest_indexentry_p201506"
+    attached = _indexes_of(part)
+    call_command("partitions", "--detach", "2015-06", stdout=io.StringIO())
+    with connection.cursor() as cursor:
+        # The detached month as ingest 0029 left it.
+        cursor.execute("SET CONSTRAINTS ALL IMMEDIATE")  # no pending checks before DDL
+        cursor.execute(
+            "SELECT c.relname FROM pg_index x JOIN pg_class c ON c.oid = x.indexrelid"
+            " WHERE x.indrelid = %s::regclass AND x.indisunique",
+            [part],
+        )
+        ((unique,),) = cursor.fetchall()
+        cursor.execute(f"DROP INDEX {unique}")
+        cursor.execute(
+            f"ALTER TABLE {part} ADD CONSTRAINT {part}_pkey "
+            "PRIMARY KEY (method, document_id, fetched_at)"
+        )
+        cursor.execute(
+            f"CREATE INDEX {part}_old_band_0 ON {part} (method, dedup_band_key_0(simhash))"
+            " INCLUDE (simhash, document_id, fetched_at)"
+        )
+    assert any(primary for _, _, primary in _indexes_of(part))
+    call_command("partitions", "--attach", "2015-06", stdout=io.StringIO())
+    assert _indexes_of(part) == attached
+    assert [u for _, u, _ in attached] == [True, False]  # band btrees 0 and 1
+    method = _method()
+    assert {h.document_id for h in index.query(method_id=method, value=VALUE, k=3)} == set(
+        three_months
+    )
+    with connection.cursor() as cursor:
+        cursor.execute(
+            "SELECT count(*) FROM pg_index x JOIN pg_inherits h ON h.inhrelid = x.indexrelid"
+            " WHERE x.indrelid = %s::regclass",
+            [part],
+        )
+        assert cursor.fetchone()[0] == len(_indexes_of(table)) == 2
 
 
 def test_rows_the_default_partition_caught_move_to_their_month() -> None:
