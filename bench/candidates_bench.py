@@ -499,8 +499,6 @@ def check_api_run(method_id: int, values: np.ndarray) -> dict[str, Any]:
                 token_count=res.token_count,
                 full_status="ok",
                 full_simhash=to_signed64(res.simhash),
-                full_text_sha256=res.text_sha256,
-                full_token_count=res.token_count,
             )
         )
     if drift:

@@ -103,8 +103,6 @@ def _fill(n_pairs: int, n_labels: int, seed: int) -> None:
                 text_sha256=f"{d:064x}",
                 token_count=300,
                 full_status="insufficient_features",
-                full_text_sha256=f"{d:064x}",
-                full_token_count=0,
             )
             for d in ids
         ],

@@ -620,15 +620,13 @@ def load_chunk(
         if "branch" not in layout:
             with cur.copy(
                 "COPY ingest_fingerprint (document_id, method_id, status, simhash, text_sha256, "
-                "token_count, full_status, full_simhash, full_text_sha256, full_token_count) "
-                "FROM STDIN"
+                "token_count, full_status, full_simhash) FROM STDIN"
             ) as cp:
                 for j, i in enumerate(ids):
                     digest = hashlib.sha256(b"text%d" % i).digest()
-                    value, words_j = int(sims[j]), int(words[j])
+                    value = int(sims[j])
                     cp.write_row(
-                        (int(i), method_id, "ok", value, digest, words_j)
-                        + ("ok", value, digest, words_j)
+                        (int(i), method_id, "ok", value, digest, int(words[j]), "ok", value)
                     )
         else:
             dated = "created_at" in layout

@@ -121,7 +121,13 @@ class DocumentAdmin(ReadOnlyAdmin):
         return _table(
             ("method", "branch", "status", "SimHash", "tokens"),
             [
-                (b.method.key, b.branch, b.status, b.hex, b.token_count)
+                (
+                    b.method.key,
+                    b.branch,
+                    b.status,
+                    b.hex,
+                    "—" if b.token_count is None else b.token_count,
+                )
                 for f in rows.order_by("method__key")
                 for b in f.branches()
             ],

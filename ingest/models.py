@@ -687,8 +687,9 @@ class BranchPrint:
     branch: str
     status: str
     simhash: int | None  # signed storage of the unsigned value
-    token_count: int
-    text_sha256: str
+    # The full page's are not stored (ingest 0035): None unless the reader computed them.
+    token_count: int | None
+    text_sha256: str | None
 
     @property
     def method(self) -> FingerprintMethod:
@@ -705,10 +706,12 @@ class BranchPrint:
 
 class Fingerprint(NumberedModel):
     """A document's fingerprints under one method: both branches in one row, the main
-    text's (the SimHash the channels search, the digest the exact channel looks up) and
-    the full page's (read by document, never searched). Both are computed together from
-    one extraction and written once (ingest 0035: one row a document and method, where
-    there were two, one a branch)."""
+    text's (the SimHash the channels search, the digest the exact channel looks up, the
+    token count) and the full page's SimHash and status (the pairs' full-page distance).
+    Both are computed together from one extraction and written once (ingest 0035: one
+    row a document and method, where there were two, one a branch). The full page's
+    digest and token count are not kept: no reader compares them, and the document page
+    computes them again from the stored full text."""
 
     class Branch(models.TextChoices):
         MAIN = "main"
@@ -723,7 +726,7 @@ class Fingerprint(NumberedModel):
     # (reviews.queue.pair_states), hence its index. The document and the method have no
     # index of their own: the key leads with the document. The fields are declared widest
     # first, the order of the table's columns: PostgreSQL aligns each column, and this
-    # order packs a row into 148 bytes with its line pointer (docs/scaling.md).
+    # order packs a row into 108 bytes with its line pointer (docs/scaling.md).
     pk = models.CompositePrimaryKey("document", "method")
     id = numbered_field()
     document = models.ForeignKey(
@@ -733,12 +736,10 @@ class Fingerprint(NumberedModel):
     simhash = models.BigIntegerField(null=True, help_text="Main text.")
     full_simhash = models.BigIntegerField(null=True, help_text="Full page.")
     token_count = models.IntegerField()
-    full_token_count = models.IntegerField()
     method = models.ForeignKey(FingerprintMethod, on_delete=models.PROTECT, db_index=False)
     status = models.CharField(max_length=24, choices=Status.choices)
     full_status = models.CharField(max_length=24, choices=Status.choices)
     text_sha256 = DigestField()
-    full_text_sha256 = DigestField()
 
     class Meta:
         constraints = [
@@ -781,14 +782,7 @@ class Fingerprint(NumberedModel):
 
     @property
     def full(self) -> BranchPrint:
-        return BranchPrint(
-            self,
-            "full",
-            self.full_status,
-            self.full_simhash,
-            self.full_token_count,
-            self.full_text_sha256,
-        )
+        return BranchPrint(self, "full", self.full_status, self.full_simhash, None, None)
 
     def branches(self) -> list[BranchPrint]:
         return [self.main, self.full]

@@ -1,5 +1,5 @@
 from collections.abc import Iterable
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 from django.conf import settings
 from django.core.paginator import Paginator
@@ -12,6 +12,7 @@ from ingest import embedder, vectors
 from ingest.candidates import active_method_key
 from ingest.core import embeddings as embeddings_core
 from ingest.core.extract import EXTRACTOR_VERSION
+from ingest.core.methods import fingerprint_text, method_get
 from ingest.models import BranchPrint, CrawlBatch, Document, Embedding, Extraction, Fingerprint
 
 SEARCH_MAX_CHARS = 200
@@ -135,9 +136,27 @@ def document_get(*, document_id: int) -> Document:
 
 
 def document_fingerprints(*, document: Document) -> list[BranchPrint]:
-    """The document's fingerprints, a line a method and branch (main, then full page)."""
-    rows = document.fingerprints.select_related("method").order_by("method__key")
-    return [branch for fingerprint in rows for branch in fingerprint.branches()]
+    """The document's fingerprints, a line a method and branch (main, then full page).
+    The full page's digest and token count are not stored (ingest 0035): they are
+    computed here from the full text of the method's extraction, as ingest computed
+    them."""
+    rows = list(document.fingerprints.select_related("method").order_by("method__key"))
+    versions = {method_get(f.method.key).extractor_version for f in rows}
+    full_texts = dict(
+        Extraction.objects.filter(document=document, extractor_version__in=versions).values_list(
+            "extractor_version", "full_text"
+        )
+    )
+    out = []
+    for fingerprint in rows:
+        key = fingerprint.method.key
+        text = full_texts.get(method_get(key).extractor_version)
+        full = fingerprint.full
+        if text is not None:
+            computed = fingerprint_text(key, text, min_tokens=settings.FINGERPRINT_MIN_TOKENS)
+            full = replace(full, token_count=computed.token_count, text_sha256=computed.text_sha256)
+        out += [fingerprint.main, full]
+    return out
 
 
 def batches_list() -> QuerySet[CrawlBatch]:

@@ -854,8 +854,6 @@ def fingerprints_compute(
                     token_count=main.token_count,
                     full_status=full.status,
                     full_simhash=None if full.simhash is None else to_signed64(full.simhash),
-                    full_text_sha256=full.text_sha256,
-                    full_token_count=full.token_count,
                 )
             )
     Fingerprint.objects.bulk_create(rows, ignore_conflicts=True)

@@ -211,8 +211,6 @@ def indexed_document(
         text_sha256=digest,
         full_status="ok",
         full_simhash=to_signed64(simhash),
-        full_token_count=len(text.split()),
-        full_text_sha256=digest,
     )
     return document
 

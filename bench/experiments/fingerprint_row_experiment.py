@@ -1,8 +1,9 @@
 """What would one SimHash row a document weigh? Measured on a loaded scale-bench database.
 
-The product stores two fingerprint rows a document (main text and full page, ingest
-0034's packed layout) and one band index entry. This builds, beside them in the same
-database and from their rows, two tables the product does not have:
+It reads a database at ingest 0034 (two fingerprint rows a document, main text and full
+page, 0034's packed layout, and one band index entry; ingest 0035 made the first of the
+layouts below the product's, without the full page's digest and token count). This
+builds, beside them in the same database and from their rows, two tables:
 
 - ``exp_fp_one``: one row per (document, method) holding both branches' values (SimHash,
   token count, status, text digest), keyed (document, method), with the watermark's
@@ -16,7 +17,7 @@ tables, then drops the two tables. Every index is built after the rows are in (s
 compare with a scale-bench load made with ``--build-after all``).
 
     python bench/scale_bench.py --size 200000 --chunk 50000 --spacing 160 --stage load \\
-        --database dedup_fp_rows
+        --migrate-to 0034_fingerprint_row_packed --database dedup_fp_rows
     python bench/experiments/fingerprint_row_experiment.py --database dedup_fp_rows
 
 Answer recorded in bench/results/2026-12-04-scale-10m.md.

@@ -111,8 +111,6 @@ def load(corpus: list[str]) -> list[int]:
             text_sha256=fp.text_sha256,
             full_status="ok",
             full_simhash=to_signed64(fp.simhash),
-            full_token_count=fp.token_count,
-            full_text_sha256=fp.text_sha256,
         )
         ids.append(doc.pk)
     return ids

@@ -65,8 +65,6 @@ def _fingerprinted(host: str, sha: str, method_key: str) -> tuple[Document, Fing
         token_count=1,
         full_status="ok",
         full_simhash=2,
-        full_text_sha256=sha,
-        full_token_count=2,
     )
     return document, method
 
@@ -116,7 +114,6 @@ def test_no_digest_column_is_text() -> None:
         assert {(t, c): d for t, c, d in cursor.fetchall()} == {
             ("ingest_document", "raw_sha256"): "bytea",
             ("ingest_fingerprint", "text_sha256"): "bytea",
-            ("ingest_fingerprint", "full_text_sha256"): "bytea",
         }
 
 
@@ -182,9 +179,9 @@ def test_digest_lookups_use_hash_indexes() -> None:
 
 def test_a_fingerprint_row_is_packed() -> None:
     """Ingest 0035 (after 0034's packing): one row a document and method holding both
-    branches, the columns widest first, so a stored row is its 24-byte header and 114
-    bytes of values (two 32-byte digests): no padding between columns and no null
-    bitmap."""
+    branches (the full page's SimHash and status), the columns widest first, so a
+    stored row is its 24-byte header and 77 bytes of values (a 32-byte digest): no
+    padding between columns and no null bitmap."""
     sha = hashlib.sha256(b"packed row").hexdigest()
     doc, method = _fingerprinted("packed.example.com", sha, "packed-row-test")
     with connection.cursor() as cursor:
@@ -205,14 +202,12 @@ def test_a_fingerprint_row_is_packed() -> None:
         "simhash",
         "full_simhash",
         "token_count",
-        "full_token_count",
         "method_id",
         "status",
         "full_status",
         "text_sha256",
-        "full_text_sha256",
     ]
-    assert size == 24 + 8 + 8 + 8 + 8 + 4 + 4 + 2 + 3 + 3 + 33 + 33
+    assert size == 24 + 8 + 8 + 8 + 8 + 4 + 2 + 3 + 3 + 33
 
 
 def test_the_watermark_reads_fingerprints_through_their_id_index() -> None:

@@ -19,7 +19,8 @@ def test_the_home_page_lists_documents_with_status_and_fingerprints(
 
     from ingest import services
     from ingest.core.readers import read_warc
-    from ingest.models import Fingerprint
+    from ingest.core.methods import fingerprint_text
+    from ingest.models import Extraction, Fingerprint
 
     html = factories.article_html("<script>alert(1)</script>", factories.article_text(5))
     data = factories.warc_bytes([("https://v.example.com/<b>x</b>", html.encode())])
@@ -34,6 +35,11 @@ def test_the_home_page_lists_documents_with_status_and_fingerprints(
     assert "&lt;b&gt;x&lt;/b&gt;" in page
     assert "<b>x</b>" not in page
     detail = client.get(f"/documents/{fp.document_id}/").content.decode()
+    # The full page's digest is not stored (ingest 0035): the page computes it.
+    full_text = Extraction.objects.get(document_id=fp.document_id).full_text
+    full = fingerprint_text(DEFAULT_KEY, full_text)
+    assert full.text_sha256 != fp.text_sha256
+    assert f">{full.text_sha256}<" in detail and f">{fp.text_sha256}<" in detail
     assert "<script>alert(1)</script>" not in detail
     assert "&lt;script&gt;alert(1)&lt;/script&gt;" in detail
     assert "Content-Security-Policy" in r.headers
