@@ -18,8 +18,8 @@ def test_the_home_page_lists_documents_with_status_and_fingerprints(
     import io
 
     from ingest import services
-    from ingest.core.readers import read_warc
     from ingest.core.methods import fingerprint_text
+    from ingest.core.readers import read_warc
     from ingest.models import Extraction, Fingerprint
 
     html = factories.article_html("<script>alert(1)</script>", factories.article_text(5))
