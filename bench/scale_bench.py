@@ -374,6 +374,29 @@ def deferred_indexes_build(conn: Any, state: State) -> None:
     print(f"deferred indexes built in {time.perf_counter() - t0:.1f} s", flush=True)
 
 
+def passage_bytes(cur: Any) -> bool:
+    """Whether the passage sets keep their hashes as bytes (ingest 0037 on: a bytea of 8
+    bytes a hash) rather than as a bigint[] (before it, --migrate-to earlier)."""
+    cur.execute(
+        "SELECT data_type FROM information_schema.columns WHERE table_name = 'ingest_passageset'"
+        " AND column_name = 'hashes' AND table_schema = current_schema()"
+    )
+    row = cur.fetchone()
+    return row is not None and row[0] == "bytea"
+
+
+def passage_hashes_sql(cur: Any, column: str = "hashes") -> str:
+    """SQL reading a passage set's hashes as a bigint[], in either layout."""
+    return f"passage_hashes({column})" if passage_bytes(cur) else column
+
+
+def passage_copy_row(row: tuple[int, int, int, datetime, list[int]], packed: bool) -> tuple:
+    """A passage_rows row as COPY writes it: the hashes packed when the column is bytea."""
+    from ingest.models import hashes_pack
+
+    return (*row[:4], hashes_pack(row[4])) if packed else row
+
+
 def common_passages_record(conn: Any, state: State) -> None:
     """Record the stock phrases as ingest would have: a passage on PASSAGE_COMMON_DF
     pages or more is in ingest_passagecommon (ingest.passages: the probe that first
@@ -386,10 +409,11 @@ def common_passages_record(conn: Any, state: State) -> None:
     t = time.perf_counter()
     common_df = settings.PASSAGE_COMMON_DF
     with conn.transaction(), conn.cursor() as cur:
+        hashes = passage_hashes_sql(cur, "p.hashes")
         cur.execute(
             "INSERT INTO ingest_passagecommon (method, hash, df, created_at)"
             " SELECT p.method, h, least(count(*), %s), now()"
-            " FROM ingest_passageset p, unnest(p.hashes) AS h"
+            f" FROM ingest_passageset p, unnest({hashes}) AS h"
             " GROUP BY p.method, h HAVING count(*) >= %s ON CONFLICT DO NOTHING",
             [common_df, common_df],
         )
@@ -542,6 +566,8 @@ def passages_extend(args: argparse.Namespace) -> None:
         t = time.perf_counter()
         rng, ids, fetched, sites, _, counts = chunk_draws(args.seed, lo, hi, real_counts)
         rows = passage_rows((rng, ids, fetched, sites, counts), plan, group_of, passage_method, hi)
+        with conn.cursor() as cur:
+            packed = passage_bytes(cur)
         with (
             conn.transaction(),
             conn.cursor() as cur,
@@ -551,7 +577,7 @@ def passages_extend(args: argparse.Namespace) -> None:
             ) as cp,
         ):
             for row in rows:
-                cp.write_row(row)
+                cp.write_row(passage_copy_row(row, packed))
         state.data["passages_until"] = hi
         state.data["common_recorded"] = False
         state.data.setdefault("passages_extend_seconds", 0.0)
@@ -645,12 +671,14 @@ def load_chunk(
         ) as cp:
             for j, i in enumerate(ids):
                 cp.write_row((method_id, int(i), int(sims[j]), fetched[j]))
+        # A bytea of 8 bytes a hash from ingest 0037 on; before it a bigint[].
+        packed = passage_bytes(cur)
         with cur.copy(
             "COPY ingest_passageset (method, document_id, site_id, fetched_at, hashes) FROM STDIN"
         ) as cp:
             draws = (rng, ids, fetched, sites, counts)
             for row in passage_rows(draws, plan, group_of, passage_method, passages_until):
-                cp.write_row(row)
+                cp.write_row(passage_copy_row(row, packed))
         # Groups whose first member is in this chunk: the group, its members, its pairs.
         starting = [(g, a, s) for g, (a, s) in enumerate(plan) if lo <= a < hi]
         if not starting:
@@ -824,7 +852,8 @@ def measure(args: argparse.Namespace) -> dict[str, Any]:
         with_sets = min(n, int(state.data.get("passages_until") or n))
         set_picks = rng.choice(np.arange(1, with_sets + 1), size=min(with_sets, args.queries))
         cur.execute(
-            "SELECT document_id, hashes FROM ingest_passageset WHERE document_id = ANY(%s)",
+            f"SELECT document_id, {passage_hashes_sql(cur)} FROM ingest_passageset"
+            " WHERE document_id = ANY(%s)",
             [sorted({int(p) for p in set_picks})],
         )
         sets = [(d, [int(h) & (2**64 - 1) for h in hs]) for d, hs in cur.fetchall()]
@@ -869,8 +898,9 @@ def measure(args: argparse.Namespace) -> dict[str, Any]:
         sets,
     )
     with connection.cursor() as cur:
+        count = "length(hashes) / 8" if passage_bytes(cur) else "cardinality(hashes)"
         cur.execute(
-            "SELECT avg(cardinality(hashes)) FROM ingest_passageset WHERE method = %s",
+            f"SELECT avg({count}) FROM ingest_passageset WHERE method = %s",
             [passage_method],
         )
         out["stored_passages_mean"] = round(float(cur.fetchone()[0] or 0), 2)

@@ -1,6 +1,7 @@
 """Crawl data: nothing here is ever deleted by deduplication."""
 
 import json
+import struct
 from collections.abc import Iterable
 from dataclasses import dataclass
 from pathlib import Path
@@ -853,11 +854,55 @@ class HashArrayField(models.Field):
         return json.dumps(values)
 
 
+def hashes_pack(values: Iterable[int]) -> bytes:
+    """Signed 64-bit integers as 8 bytes each, in their order: big-endian two's
+    complement, what PostgreSQL's `int8send` writes of each (ingest 0037)."""
+    signed = list(values)
+    return struct.pack(f">{len(signed)}q", *signed)
+
+
+def hashes_unpack(value: bytes | bytearray | memoryview) -> list[int]:
+    """The signed 64-bit integers `hashes_pack` wrote."""
+    data = bytes(value)
+    if len(data) % 8:
+        raise ValueError(f"{len(data)} bytes: not a whole number of 64-bit hashes")
+    return list(struct.unpack(f">{len(data) // 8}q", data))
+
+
+class HashBytesField(models.Field):
+    """A list of signed 64-bit integers: on PostgreSQL a bytea of 8 bytes a value in the
+    list's order (`hashes_pack`; a set of under 16 values takes a 1-byte header and no
+    alignment, where a bigint[] takes a 20-byte array header besides its own: ingest
+    0037; SQL reads it with `passage_hashes`, `passage_has`, `passage_buckets`), a JSON
+    list in text elsewhere (the embedded SQLite default scans it), as HashArrayField."""
+
+    def db_type(self, connection: object) -> str:
+        return "bytea" if getattr(connection, "vendor", "") == "postgresql" else "text"
+
+    def from_db_value(self, value: object, expression: object, connection: object) -> object:
+        if value is None or isinstance(value, list):
+            return value
+        if isinstance(value, memoryview | bytes | bytearray):
+            return hashes_unpack(value)
+        return json.loads(str(value))
+
+    def get_db_prep_value(
+        self, value: object, connection: object, prepared: bool = False
+    ) -> object:
+        if value is None:
+            return None
+        values = [int(v) for v in value]  # type: ignore[attr-defined]
+        if getattr(connection, "vendor", "") == "postgresql":
+            return hashes_pack(values)
+        return json.dumps(values)
+
+
 class PassageSet(models.Model):
     """The passage index: one row per document and passage method, holding the
     document's passage hashes (ingest/core/passages.py; signed storage of unsigned
-    64-bit values). On PostgreSQL a GIN index over the array answers "which documents
-    share any of these passages" (ingest/passages.py). Derived data: rebuilt from the
+    64-bit values; on PostgreSQL 8 bytes each in a bytea since ingest 0037). On
+    PostgreSQL a GIN index over their buckets answers "which documents share any of
+    these passages" (ingest/passages.py). Derived data: rebuilt from the
     extractions."""
 
     pk = models.CompositePrimaryKey("method", "document")
@@ -866,7 +911,7 @@ class PassageSet(models.Model):
     method = models.SmallIntegerField()
     site_id = models.IntegerField(help_text="The document's site: template counts.")
     fetched_at = models.DateTimeField()
-    hashes = HashArrayField()
+    hashes = HashBytesField()
 
     def __str__(self) -> str:
         return f"{self.method}:{self.document_id}"

@@ -1,8 +1,9 @@
 """The passage index store: PassageSet rows, per-site template passages, and the lookup
 "which documents share passages with these".
 
-PostgreSQL: one row per document with its passage hashes in a bigint[] under a GIN
-index of their buckets (migration 0032: each hash's top 24 bits); a query is one GIN
+PostgreSQL: one row per document with its passage hashes in a bytea (8 bytes a hash,
+migration 0037) under a GIN index of their buckets (migration 0032: each hash's top 24
+bits); a query is one GIN
 probe per passage that is neither a template passage nor a known stock phrase, the
 bucket's rows rechecked for the passage itself, and the shared passages are counted per
 document.
@@ -30,7 +31,7 @@ from ingest import partitions
 from ingest.core import passages as core
 from ingest.core import shortcopy
 from ingest.core.methods import passage_method_for
-from ingest.models import PassageCommon, PassageSet, PassageTemplate, int_array
+from ingest.models import PassageCommon, PassageSet, PassageTemplate, hashes_pack, int_array
 
 # Passage methods by the number stored in PassageSet.method / PassageTemplate.method:
 # the passages a method reads (METHODS: words, or CJK characters and words) and what
@@ -173,12 +174,12 @@ def _set_rows(entries: Sequence[Entry], method: int) -> list[PassageSet]:
     ]
 
 
-# What bulk_create writes, with each row's hashes sent as one array literal (see
-# ingest.models.int_array) instead of a list psycopg adapts hash by hash.
+# What bulk_create writes, with each row's hashes sent as the bytes the column holds
+# (ingest.models.hashes_pack, ingest 0037) instead of a list psycopg adapts hash by hash.
 _PG_SETS_INSERT = """
 INSERT INTO ingest_passageset (method, document_id, site_id, fetched_at, hashes)
-SELECT %s, v.d, v.s, v.f, v.h::bigint[]
-FROM unnest(%s::bigint[], %s::int4[], %s::timestamptz[], %s::text[]) AS v(d, s, f, h)
+SELECT %s, v.d, v.s, v.f, v.h
+FROM unnest(%s::bigint[], %s::int4[], %s::timestamptz[], %s::bytea[]) AS v(d, s, f, h)
 ON CONFLICT DO NOTHING
 """
 
@@ -195,7 +196,7 @@ def _sets_insert(rows: Sequence[PassageSet], method: int) -> None:
                 int_array(r.document_id for r in rows),
                 int_array(r.site_id for r in rows),
                 [r.fetched_at for r in rows],
-                [int_array(r.hashes) for r in rows],
+                [hashes_pack(r.hashes) for r in rows],
             ],
         )
 
@@ -213,10 +214,11 @@ def query_hashes(passages: Iterable[core.Passage]) -> list[int]:
 # hold the passage itself: since ingest 0032 the index holds not the 64-bit hashes but
 # their buckets (`passage_buckets`, each hash's top 24 bits as int4: many documents share
 # one bucket, whose posting list is compressed, where each hash was its own index entry),
-# and `p.hashes @> ARRAY[h]` is the exact test on the rows the bucket names. Both are
-# in the probe's WHERE, so its LIMIT counts true holders only: a page holding another
-# hash of the same bucket is neither a hit nor a page towards PASSAGE_COMMON_DF or
-# PASSAGE_TEMPLATE_DF.
+# and `passage_has(p.hashes, h)` is the exact test on the rows the bucket names (ingest
+# 0037: the hashes are 8 bytes each in a bytea, compared at 8-byte offsets; their count
+# is `length(p.hashes) / 8`). Both are in the probe's WHERE, so its LIMIT counts true
+# holders only: a page holding another hash of the same bucket is neither a hit nor a
+# page towards PASSAGE_COMMON_DF or PASSAGE_TEMPLATE_DF.
 #
 # Every probe below writes its method filter as `p.method + 0`: the rows' method is
 # checked on the few rows the GIN probe finds, never through the primary key
@@ -247,11 +249,11 @@ FROM asked LEFT JOIN LATERAL (
     SELECT array_agg(p.document_id) AS docs, array_agg(p.site_id) AS sites, {times} AS times,
         array_agg(p.size) AS sizes
     FROM (
-        SELECT p.document_id, p.site_id, p.fetched_at, cardinality(p.hashes) AS size
+        SELECT p.document_id, p.site_id, p.fetched_at, length(p.hashes) / 8 AS size
         FROM ingest_passageset p
         WHERE NOT asked.template AND NOT asked.common
             AND passage_buckets(p.hashes) @> passage_buckets(ARRAY[asked.h])
-            AND p.hashes @> ARRAY[asked.h] AND p.method + 0 = %s
+            AND passage_has(p.hashes, asked.h) AND p.method + 0 = %s
         LIMIT %s
     ) AS p
 ) AS held ON true
@@ -419,7 +421,7 @@ _PG_SITE_COUNTS = """
 SELECT h, (SELECT count(*) FROM (
     SELECT 1 FROM ingest_passageset p
     WHERE passage_buckets(p.hashes) @> passage_buckets(ARRAY[h])
-        AND p.hashes @> ARRAY[h] AND p.method + 0 = %s AND p.site_id = %s
+        AND passage_has(p.hashes, h) AND p.method + 0 = %s AND p.site_id = %s
     LIMIT %s) AS seen)
 FROM unnest(%s::bigint[]) AS h
 """
@@ -564,9 +566,9 @@ WITH wanted AS MATERIALIZED (
 ), per AS MATERIALIZED (
     SELECT held.docs, held.sizes FROM wanted, LATERAL (
         SELECT array_agg(p.document_id) AS docs, array_agg(p.size) AS sizes FROM (
-            SELECT p.document_id, cardinality(p.hashes) AS size FROM ingest_passageset p
+            SELECT p.document_id, length(p.hashes) / 8 AS size FROM ingest_passageset p
             WHERE passage_buckets(p.hashes) @> passage_buckets(ARRAY[wanted.h])
-                AND p.hashes @> ARRAY[wanted.h] AND p.method + 0 = %s {window}
+                AND passage_has(p.hashes, wanted.h) AND p.method + 0 = %s {window}
             LIMIT %s) AS p
     ) AS held
 )
