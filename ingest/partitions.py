@@ -143,9 +143,11 @@ def month_detach(month: Month, *, tablespace: str = "") -> list[str]:
 
 def month_attach(month: Month) -> list[str]:
     """Attach a detached partition back, with the bounds it had, to every table it was
-    detached from. It comes back with exactly its table's indexes: PostgreSQL builds
-    those it lacks, and those its table no longer has (a month detached before ingest
-    0036 keeps the band index's old key) are dropped."""
+    detached from. It comes back with its table's column types (a month detached before
+    ingest 0037 holds its passage hashes as a bigint[]: rewritten as bytes first) and
+    exactly its table's indexes: PostgreSQL builds those it lacks, and those its table no
+    longer has (a month detached before ingest 0036 keeps the band index's old key) are
+    dropped."""
     _need_partitions()
     done = []
     with transaction.atomic():
@@ -169,6 +171,7 @@ def month_attach(month: Month) -> list[str]:
                 bound = comment.removeprefix(_DETACHED)
                 if not re.fullmatch(r"FOR VALUES FROM \('[-0-9: +]+'\) TO \('[-0-9: +]+'\)", bound):
                     raise PartitionError(f"{part}: unexpected bounds {bound!r}")
+                _columns_convert(cursor, table, part)
                 cursor.execute(
                     f"ALTER TABLE {_quote(table)} ATTACH PARTITION {_quote(part)} {bound}"
                 )
@@ -218,6 +221,47 @@ WHERE x.indrelid = %s::regclass
   AND NOT EXISTS (SELECT 1 FROM pg_inherits h WHERE h.inhrelid = x.indexrelid)
 ORDER BY ic.relname
 """
+
+
+# A column whose type its table changed since a month was detached: (table, column, the
+# old type, the new) → the conversion. Ingest 0037 made the passage hashes bytes.
+_CONVERSIONS = {
+    ("ingest_passageset", "hashes", "bigint[]", "bytea"): "passage_bytes(hashes)",
+}
+_COLUMN_TYPES = """
+SELECT attname, format_type(atttypid, atttypmod) FROM pg_attribute
+WHERE attrelid = %s::regclass AND attnum > 0 AND NOT attisdropped
+"""
+
+
+def _columns_convert(cursor: CursorWrapper, table: str, part: str) -> None:
+    """Before an attach: a month detached before its table changed a column's type gets
+    the table's type (its indexes over the column go first: the attach builds the
+    table's). Any other difference is an error, said before anything is changed."""
+    cursor.execute(_COLUMN_TYPES, [table])
+    wanted = dict(cursor.fetchall())
+    cursor.execute(_COLUMN_TYPES, [part])
+    changes = []
+    for column, kind in cursor.fetchall():
+        if wanted.get(column, kind) == kind:
+            continue
+        using = _CONVERSIONS.get((table, column, kind, wanted[column]))
+        if using is None:
+            raise PartitionError(f"{part}.{column} is {kind}, its table's {wanted[column]}")
+        changes.append((column, wanted[column], using))
+    for column, kind, using in changes:
+        cursor.execute(
+            "SELECT c.relname FROM pg_index x JOIN pg_class c ON c.oid = x.indexrelid "
+            "JOIN pg_attribute a ON a.attrelid = x.indrelid AND a.attname = %s "
+            "WHERE x.indrelid = %s::regclass AND NOT x.indisprimary "
+            "AND (a.attnum = ANY(x.indkey) OR pg_get_indexdef(x.indexrelid) LIKE %s)",
+            [column, part, f"%({column})%"],
+        )
+        for (index,) in cursor.fetchall():
+            cursor.execute(f"DROP INDEX {_quote(index)}")
+        cursor.execute(
+            f"ALTER TABLE {_quote(part)} ALTER COLUMN {_quote(column)} TYPE {kind} USING {using}"
+        )
 
 
 def _strays_drop(cursor: CursorWrapper, part: str) -> None:

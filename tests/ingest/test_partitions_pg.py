@@ -226,6 +226,51 @@ def test_a_month_detached_before_ingest_0036_is_attached_with_the_tables_indexes
         assert cursor.fetchone()[0] == len(_indexes_of(table)) == 2
 
 
+def test_a_month_detached_before_ingest_0037_gets_its_hashes_as_bytes_on_attach() -> None:
+    """A passage month detached while its hashes were a bigint[] (and its GIN on that)
+    comes back with bytes and the table's GIN, its sets found by the lookup again."""
+    site = Site.objects.create(host="b.example")
+    shared = [core.Passage(0xB17E_0000_0000_0000 + j, j) for j in range(3)]
+    doc = Document.objects.create(
+        site=site, url="https://b.example/", fetched_at=JUN, raw_sha256="b" * 64, raw_size=1
+    )
+    passage_index.entries_add([passage_index.Entry(doc.pk, site.pk, JUN, shared)])
+    part = "ingest_passageset_p201506"
+    with connection.cursor() as cursor:
+        cursor.execute(f"SELECT document_id, hashes FROM {part} ORDER BY document_id")
+        sets = cursor.fetchall()
+    assert sets
+    attached = _indexes_of(part)
+    call_command("partitions", "--detach", "2015-06", stdout=io.StringIO())
+    with connection.cursor() as cursor:
+        cursor.execute("SET CONSTRAINTS ALL IMMEDIATE")
+        cursor.execute(
+            "SELECT c.relname FROM pg_index x JOIN pg_class c ON c.oid = x.indexrelid"
+            " WHERE x.indrelid = %s::regclass AND NOT x.indisprimary",
+            [part],
+        )
+        for (name,) in cursor.fetchall():
+            cursor.execute(f"DROP INDEX {name}")
+        # The detached month as ingest 0032 left it.
+        cursor.execute(
+            f"ALTER TABLE {part} ALTER COLUMN hashes TYPE bigint[] USING passage_hashes(hashes)"
+        )
+        cursor.execute(f"CREATE INDEX {part}_old_gin ON {part} USING gin (passage_buckets(hashes))")
+    call_command("partitions", "--attach", "2015-06", stdout=io.StringIO())
+    assert _indexes_of(part) == attached
+    with connection.cursor() as cursor:
+        cursor.execute(
+            "SELECT format_type(atttypid, atttypmod) FROM pg_attribute "
+            "WHERE attrelid = %s::regclass AND attname = 'hashes'",
+            [part],
+        )
+        assert cursor.fetchone() == ("bytea",)
+        cursor.execute(f"SELECT document_id, hashes FROM {part} ORDER BY document_id")
+        assert cursor.fetchall() == sets
+    found = passage_index.lookup(hashes=[p.hash for p in shared], shared_min=1)
+    assert doc.pk in {hit.document_id for hit in found}
+
+
 def test_rows_the_default_partition_caught_move_to_their_month() -> None:
     doc = factories.indexed_document(
         url="https://d.example/1", text="words", simhash=VALUE, fetched_at=JAN
