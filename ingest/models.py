@@ -835,12 +835,16 @@ class HashArrayField(models.Field):
     """A list of signed 64-bit integers: bigint[] on PostgreSQL (GIN-indexable),
     a JSON list in text elsewhere (the embedded SQLite default scans it)."""
 
+    pg_type = "bigint[]"
+
     def db_type(self, connection: object) -> str:
-        return "bigint[]" if getattr(connection, "vendor", "") == "postgresql" else "text"
+        return self.pg_type if getattr(connection, "vendor", "") == "postgresql" else "text"
 
     def from_db_value(self, value: object, expression: object, connection: object) -> object:
         if value is None or isinstance(value, list):
             return value
+        if isinstance(value, memoryview | bytes | bytearray):
+            return hashes_unpack(value)
         return json.loads(str(value))
 
     def get_db_prep_value(
@@ -850,8 +854,11 @@ class HashArrayField(models.Field):
             return None
         values = [int(v) for v in value]  # type: ignore[attr-defined]
         if getattr(connection, "vendor", "") == "postgresql":
-            return values
+            return self.pg_value(values)
         return json.dumps(values)
+
+    def pg_value(self, values: list[int]) -> object:
+        return values
 
 
 def hashes_pack(values: Iterable[int]) -> bytes:
@@ -869,32 +876,17 @@ def hashes_unpack(value: bytes | bytearray | memoryview) -> list[int]:
     return list(struct.unpack(f">{len(data) // 8}q", data))
 
 
-class HashBytesField(models.Field):
+class HashBytesField(HashArrayField):
     """A list of signed 64-bit integers: on PostgreSQL a bytea of 8 bytes a value in the
     list's order (`hashes_pack`; a set of under 16 values takes a 1-byte header and no
     alignment, where a bigint[] takes a 20-byte array header besides its own: ingest
     0037; SQL reads it with `passage_hashes`, `passage_has`, `passage_buckets`), a JSON
     list in text elsewhere (the embedded SQLite default scans it), as HashArrayField."""
 
-    def db_type(self, connection: object) -> str:
-        return "bytea" if getattr(connection, "vendor", "") == "postgresql" else "text"
+    pg_type = "bytea"
 
-    def from_db_value(self, value: object, expression: object, connection: object) -> object:
-        if value is None or isinstance(value, list):
-            return value
-        if isinstance(value, memoryview | bytes | bytearray):
-            return hashes_unpack(value)
-        return json.loads(str(value))
-
-    def get_db_prep_value(
-        self, value: object, connection: object, prepared: bool = False
-    ) -> object:
-        if value is None:
-            return None
-        values = [int(v) for v in value]  # type: ignore[attr-defined]
-        if getattr(connection, "vendor", "") == "postgresql":
-            return hashes_pack(values)
-        return json.dumps(values)
+    def pg_value(self, values: list[int]) -> object:
+        return hashes_pack(values)
 
 
 class PassageSet(models.Model):
