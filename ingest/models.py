@@ -755,9 +755,9 @@ class Fingerprint(NumberedModel):
                 name="fingerprint_full_simhash_iff_ok",
             ),
         ]
-        # Only the main text is looked up by its digest (the check's exact matches): the
-        # full page's digests are read by document, never searched. A hash of the digest
-        # alone: the method is checked on the rows it finds.
+        # Only the main text is looked up by its digest (the check's exact matches; the
+        # full page's is not stored). A hash of the digest alone: the method is checked
+        # on the rows it finds.
         indexes = [
             DigestIndex(fields=["text_sha256"], name="fingerprint_text_sha256"),
             models.Index(fields=["id"], name="fingerprint_id"),

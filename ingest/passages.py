@@ -3,10 +3,9 @@
 
 PostgreSQL: one row per document with its passage hashes in a bytea (8 bytes a hash,
 migration 0037) under a GIN index of their buckets (migration 0032: each hash's top 24
-bits); a query is one GIN
-probe per passage that is neither a template passage nor a known stock phrase, the
-bucket's rows rechecked for the passage itself, and the shared passages are counted per
-document.
+bits); a query is one GIN probe per passage that is neither a template passage nor a
+known stock phrase, the bucket's rows rechecked for the passage itself, and the shared
+passages are counted per document.
 At write time each new passage is counted on the whole index (stopping at
 PASSAGE_COMMON_DF: one that reaches it is recorded in PassageCommon and never probed
 again, so no query reads a long posting list) and on its own site (stopping at

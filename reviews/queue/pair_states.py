@@ -335,17 +335,11 @@ def pair_states_refresh(*, pair_ids: Iterable[int]) -> None:
     label_tally_add(delta)
 
 
-def _main_prints() -> QuerySet[Fingerprint]:
-    """The fingerprints, one row a document and method (both branches): the watermark's
-    rows, by their indexed `id`."""
-    return Fingerprint.objects.all()
-
-
 def pair_states_rebuild() -> int:
     """Recompute every labelled pair's state (and drop the others'). Returns pairs."""
     with transaction.atomic():
         last_label = Label.objects.aggregate(m=Max("id"))["m"] or 0
-        last_print = _main_prints().aggregate(m=Max("id"))["m"] or 0
+        last_print = Fingerprint.objects.aggregate(m=Max("id"))["m"] or 0
         last_pair = CandidatePair.objects.aggregate(m=Max("id"))["m"] or 0
         ids = sorted(
             CandidatePair.objects.filter(subject_labelled() | subject_adjudicated()).values_list(
@@ -366,7 +360,7 @@ def sync_reads() -> dict[str, Subquery]:
     """What pair_states_sync reads, as expressions for a caller's one statement."""
     return {
         "last_label": Subquery(Label.objects.order_by("-id").values("id")[:1]),
-        "last_print": Subquery(_main_prints().order_by("-id").values("id")[:1]),
+        "last_print": Subquery(Fingerprint.objects.order_by("-id").values("id")[:1]),
         "last_pair": Subquery(CandidatePair.objects.order_by("-pk").values("pk")[:1]),
     }
 
@@ -405,7 +399,7 @@ def pair_states_sync(*, seen: tuple[dict[str, int], int, int, int] | None = None
     if seen is None:
         marks = dict(Watermark.objects.filter(name__in=names).values_list())
         last_label = Label.objects.aggregate(m=Max("id"))["m"] or 0
-        last_print = _main_prints().aggregate(m=Max("id"))["m"] or 0
+        last_print = Fingerprint.objects.aggregate(m=Max("id"))["m"] or 0
         last_pair = CandidatePair.objects.aggregate(m=Max("id"))["m"] or 0
     else:
         marks, last_label, last_print, last_pair = seen
@@ -426,7 +420,9 @@ def pair_states_sync(*, seen: tuple[dict[str, int], int, int, int] | None = None
     while mark < last_print:
         upto = min(mark + SYNC_BATCH, last_print)
         urls = set(
-            _main_prints().filter(id__gt=mark, id__lte=upto).values_list("document__url", flat=True)
+            Fingerprint.objects.filter(id__gt=mark, id__lte=upto).values_list(
+                "document__url", flat=True
+            )
         )
         if urls:
             ids = set(
