@@ -64,6 +64,28 @@ class DigestIndex(models.Index):
         return super().create_sql(model, schema_editor, using=using, **kwargs)
 
 
+class WatermarkIndex(models.Index):
+    """The index of a serial column read only as a watermark (the rows above a mark, the
+    largest of them) on an append-only table, whose rows lie in the heap in about the
+    order they were numbered: a BRIN index on PostgreSQL (the least and largest value of
+    each run of PAGES_PER_RANGE pages: a few hundred kilobytes at 10M rows, where a
+    btree takes ~22 bytes a row; docs/scaling.md), a btree elsewhere. A read above a
+    mark visits only the runs holding larger values; the planner needs the mark as a
+    value to see how few rows that is (a read of it under a parameter plans a scan)."""
+
+    PAGES_PER_RANGE = 16
+
+    def create_sql(self, model: Any, schema_editor: Any, using: str = "", **kwargs: Any) -> Any:
+        if schema_editor.connection.vendor != "postgresql":
+            return super().create_sql(model, schema_editor, using=using, **kwargs)
+        statement = super().create_sql(model, schema_editor, using=" USING brin", **kwargs)
+        statement.parts["extra"] = (
+            f" WITH (pages_per_range = {self.PAGES_PER_RANGE}, autosummarize = on)"
+            + statement.parts["extra"]
+        )
+        return statement
+
+
 class RealField(models.FloatField):
     """A share or ratio in 4 bytes (PostgreSQL `real`, not `double precision`).
 
@@ -724,8 +746,10 @@ class Fingerprint(NumberedModel):
 
     # Keyed with the distribution column: one row per document and method. The database
     # numbers `id` beside it, the pair states' watermark of newly fingerprinted snapshots
-    # (reviews.queue.pair_states), hence its index. The document and the method have no
-    # index of their own: the key leads with the document. The fields are declared widest
+    # (reviews.queue.pair_states), hence its index: a BRIN one on PostgreSQL, since the
+    # rows are never updated nor deleted and the heap keeps about their numbers' order.
+    # The document and the method have no index of their own: the key leads with the
+    # document. The fields are declared widest
     # first, the order of the table's columns: PostgreSQL aligns each column, and this
     # order packs a row into 108 bytes with its line pointer (docs/scaling.md).
     pk = models.CompositePrimaryKey("document", "method")
@@ -760,7 +784,7 @@ class Fingerprint(NumberedModel):
         # on the rows it finds.
         indexes = [
             DigestIndex(fields=["text_sha256"], name="fingerprint_text_sha256"),
-            models.Index(fields=["id"], name="fingerprint_id"),
+            WatermarkIndex(fields=["id"], name="fingerprint_id"),
         ]
 
     def __str__(self) -> str:

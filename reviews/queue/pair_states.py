@@ -339,7 +339,7 @@ def pair_states_rebuild() -> int:
     """Recompute every labelled pair's state (and drop the others'). Returns pairs."""
     with transaction.atomic():
         last_label = Label.objects.aggregate(m=Max("id"))["m"] or 0
-        last_print = Fingerprint.objects.aggregate(m=Max("id"))["m"] or 0
+        last_print = last_print_above(UNSET)
         last_pair = CandidatePair.objects.aggregate(m=Max("id"))["m"] or 0
         ids = sorted(
             CandidatePair.objects.filter(subject_labelled() | subject_adjudicated()).values_list(
@@ -357,12 +357,22 @@ def pair_states_rebuild() -> int:
 
 
 def sync_reads() -> dict[str, Subquery]:
-    """What pair_states_sync reads, as expressions for a caller's one statement."""
+    """What pair_states_sync reads, as expressions for a caller's one statement (the
+    last fingerprint is read apart, above its watermark: last_print_above)."""
     return {
         "last_label": Subquery(Label.objects.order_by("-id").values("id")[:1]),
-        "last_print": Subquery(Fingerprint.objects.order_by("-id").values("id")[:1]),
         "last_pair": Subquery(CandidatePair.objects.order_by("-pk").values("pk")[:1]),
     }
+
+
+def last_print_above(mark: int) -> int:
+    """The largest fingerprint id above the watermark (the mark when there is none). The
+    fingerprints' `id` index is a BRIN index on PostgreSQL (ingest.models.WatermarkIndex),
+    which cannot give the largest value by itself: it gives the heap's runs holding ids
+    above the mark, the newest rows. The mark goes in as a value so that the planner sees
+    how few rows lie above it (as a parameter of one statement it would plan a scan)."""
+    found = Fingerprint.objects.filter(id__gt=mark).aggregate(m=Max("id"))["m"]
+    return max(mark, 0) if found is None else int(found)
 
 
 def _new_pairs_of_labelled_subjects(*, mark: int, last_pair: int) -> int:
@@ -388,24 +398,24 @@ def _new_pairs_of_labelled_subjects(*, mark: int, last_pair: int) -> int:
     return len(ids)
 
 
-def pair_states_sync(*, seen: tuple[dict[str, int], int, int, int] | None = None) -> int:
+def pair_states_sync(*, seen: tuple[dict[str, int], int, int] | None = None) -> int:
     """Bring the states up to date with labels, fingerprints and pairs stored since the
     last call: the pairs of new labels, the labelled pairs with a side whose URL has a
     newly fingerprinted snapshot, and the new pairs of labelled subjects. Four small
-    queries when nothing is new, none when the caller read them (`seen`: the
-    watermarks, the last label id, the last fingerprint id and the last pair id, as
-    `sync_reads()` gives them). Returns the pairs refreshed."""
+    queries when nothing is new, one when the caller read the others (`seen`: the
+    watermarks, the last label id and the last pair id, as `sync_reads()` gives them;
+    the last fingerprint is read above its watermark). Returns the pairs refreshed."""
     names = (LABELS, FINGERPRINTS, SUBJECTS)
     if seen is None:
         marks = dict(Watermark.objects.filter(name__in=names).values_list())
         last_label = Label.objects.aggregate(m=Max("id"))["m"] or 0
-        last_print = Fingerprint.objects.aggregate(m=Max("id"))["m"] or 0
         last_pair = CandidatePair.objects.aggregate(m=Max("id"))["m"] or 0
     else:
-        marks, last_label, last_print, last_pair = seen
+        marks, last_label, last_pair = seen
         marks = {k: v for k, v in marks.items() if k in names}
     if len(marks) < len(names) or min(marks.values()) <= UNSET:
         return pair_states_rebuild()
+    last_print = last_print_above(marks[FINGERPRINTS])
     refreshed = 0
     mark = marks[LABELS]
     while mark < last_label:

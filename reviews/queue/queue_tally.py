@@ -325,7 +325,8 @@ def signals_connect() -> None:
 def queue_sync() -> None:
     """Bring what the queue reads up to date: the review states, the stored order of the
     new pairs (of every pair after a change of thresholds) and the tally's watermarks.
-    One statement when nothing is new (the watermarks with the last ids)."""
+    Two statements when nothing is new (the watermarks with the last ids, then the last
+    fingerprint above its watermark: reviews.queue.pair_states.last_print_above)."""
     rows = list(
         Watermark.objects.filter(name__in=(PAIRS, WALLS, VERSION, ORDER, *STATE_MARKS))
         .annotate(
@@ -333,14 +334,14 @@ def queue_sync() -> None:
             pm_to=_settled_expr(CandidatePair, PAIRS),
             wm_to=_settled_expr(Extraction, WALLS),
         )
-        .values_list("name", "value", "last_label", "last_print", "last_pair", "pm_to", "wm_to")
+        .values_list("name", "value", "last_label", "last_pair", "pm_to", "wm_to")
     )
     marks = {name: value for name, value, *_ in rows}
-    last_label, last_print, last_pair, settled_pair, settled_wall = (
-        rows[0][2:] if rows else (None, None, None, None, None)
+    last_label, last_pair, settled_pair, settled_wall = (
+        rows[0][2:] if rows else (None, None, None, None)
     )
     if rows:
-        pair_states_sync(seen=(marks, last_label or 0, last_print or 0, last_pair or 0))
+        pair_states_sync(seen=(marks, last_label or 0, last_pair or 0))
     else:
         pair_states_sync()
     order = _thresholds_stamp()

@@ -6,8 +6,9 @@ import hashlib
 import pytest
 from django.db import connection
 
-from ingest.models import Document, Fingerprint, FingerprintMethod, Site
-from reviews.queue.pair_states import sync_reads
+from ingest.models import Document, Fingerprint, FingerprintMethod, PassageSet, Site
+from reviews.queue.pair_states import last_print_above, sync_reads
+from reviews.queue.watermarks import UNSET
 
 pytestmark = [pytest.mark.postgres, pytest.mark.django_db]
 
@@ -210,16 +211,56 @@ def test_a_fingerprint_row_is_packed() -> None:
     assert size == 24 + 8 + 8 + 8 + 8 + 4 + 2 + 3 + 3 + 33
 
 
-def test_the_watermark_reads_fingerprints_through_their_id_index() -> None:
-    """The pair states' fingerprint watermark reads the rows' `id` (one row a document
-    and method since ingest 0035) through its one index."""
-    indexes = {name: (cols, special) for name, cols, special, _ in _indexes("ingest_fingerprint")}
-    assert indexes["fingerprint_id"] == (["id"], False)
+def test_the_watermark_reads_fingerprints_through_a_brin_index() -> None:
+    """The pair states' fingerprint watermark reads the rows' `id` above its mark through
+    its one index, a BRIN one (ingest 0038): no btree of ~22 bytes a document."""
+    indexes = {name: (cols, am) for name, cols, _, am in _indexes("ingest_fingerprint")}
+    assert indexes["fingerprint_id"] == (["id"], "brin")
     assert [name for name, (cols, _) in indexes.items() if cols == ["id"]] == ["fingerprint_id"]
-    last_print = sync_reads()["last_print"]
     with connection.cursor() as cursor:
+        cursor.execute("SELECT reloptions FROM pg_class WHERE relname = 'fingerprint_id'")
+        (options,) = cursor.fetchone()
+        assert "autosummarize=on" in options
         cursor.execute("SET LOCAL enable_seqscan = off")
-        sql, params = last_print.query.sql_with_params()
+        query = Fingerprint.objects.filter(id__gt=41).values("id").query
+        sql, params = query.sql_with_params()
         cursor.execute("EXPLAIN " + sql, params)
         plan = "\n".join(row[0] for row in cursor.fetchall())
-    assert "fingerprint_id" in plan
+    assert "Bitmap Index Scan on fingerprint_id" in plan
+
+
+def test_the_last_fingerprint_above_the_mark_is_read_by_value() -> None:
+    """The BRIN index cannot give the largest id by itself: the pair states read the
+    largest above their mark, or keep the mark when nothing is newer."""
+    sha = hashlib.sha256(b"watermark").hexdigest()
+    _fingerprinted("watermark.example.com", sha, "watermark-test")
+    top = Fingerprint.objects.order_by("-id").values_list("id", flat=True)[0]
+    assert last_print_above(top - 1) == top
+    assert last_print_above(top) == top
+    assert last_print_above(UNSET) == top
+    assert "last_print" not in sync_reads()
+
+def test_a_passage_set_row_is_packed() -> None:
+    """Ingest 0039: the passage sets' fixed-width columns come first, widest first, and
+    the hashes last, so a set of up to 15 hashes (a one-byte header) is its 24-byte
+    header, 22 bytes of columns and its hashes, with no padding before `document_id`."""
+    sha = hashlib.sha256(b"packed set").hexdigest()
+    doc, _ = _fingerprinted("packed-set.example.com", sha, "packed-set-test")
+    PassageSet.objects.create(
+        document=doc, method=1, site_id=doc.site_id, fetched_at=doc.fetched_at, hashes=[7] * 12
+    )
+    with connection.cursor() as cursor:
+        cursor.execute(
+            "SELECT attname FROM pg_attribute WHERE attrelid = 'ingest_passageset'::regclass "
+            "AND attnum > 0 ORDER BY attnum"
+        )
+        columns = [name for (name,) in cursor.fetchall()]
+        cursor.execute(
+            "SELECT pg_column_size(p.*), length(hashes) FROM ingest_passageset p "
+            "WHERE document_id = %s",
+            [doc.pk],
+        )
+        size, stored = cursor.fetchone()
+    assert columns == ["document_id", "fetched_at", "site_id", "method", "hashes"]
+    assert stored == 12 * 8
+    assert size == 24 + 8 + 8 + 4 + 2 + 1 + 12 * 8
