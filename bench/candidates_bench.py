@@ -493,11 +493,9 @@ def check_api_run(method_id: int, values: np.ndarray) -> dict[str, Any]:
             Fingerprint(
                 document_id=i + 1,
                 method_id=method_id,
-                status="ok",
                 simhash=to_signed64(res.simhash),
                 text_sha256=res.text_sha256,
                 token_count=res.token_count,
-                full_status="ok",
                 full_simhash=to_signed64(res.simhash),
             )
         )

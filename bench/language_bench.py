@@ -297,7 +297,7 @@ def _measure(
 
     method = FingerprintMethod.objects.get(key=method_key)
     family: dict[int, str] = dict(
-        Fingerprint.objects.filter(method=method, status="ok").values_list(
+        Fingerprint.objects.filter(method=method, simhash__isnull=False).values_list(
             "document_id", "text_sha256"
         )
     )

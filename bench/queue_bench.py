@@ -98,11 +98,9 @@ def _fill(n_pairs: int, n_labels: int, seed: int) -> None:
             Fingerprint(
                 document_id=d,
                 method=method,
-                status="ok",
                 simhash=rng.getrandbits(63),
                 text_sha256=f"{d:064x}",
                 token_count=300,
-                full_status="insufficient_features",
             )
             for d in ids
         ],

@@ -636,24 +636,26 @@ def load_chunk(
                         fetched[j],
                     )
                 )
-        # One row a document and method from ingest 0035 on; before it a row a branch,
-        # and before 0034 with a creation time (--migrate-to earlier).
+        # One row a document and method from ingest 0035 on, without status columns
+        # from 0040 on; before 0035 a row a branch, and before 0034 with a creation time
+        # (--migrate-to earlier).
         cur.execute(
             "SELECT column_name FROM information_schema.columns "
             "WHERE table_name = 'ingest_fingerprint'"
         )
         layout = {name for (name,) in cur.fetchall()}
         if "branch" not in layout:
+            stored = "status" in layout
             with cur.copy(
-                "COPY ingest_fingerprint (document_id, method_id, status, simhash, text_sha256, "
-                "token_count, full_status, full_simhash) FROM STDIN"
+                "COPY ingest_fingerprint (document_id, method_id, simhash, text_sha256, "
+                "token_count, full_simhash"
+                f"{', status, full_status' if stored else ''}) FROM STDIN"
             ) as cp:
                 for j, i in enumerate(ids):
                     digest = hashlib.sha256(b"text%d" % i).digest()
                     value = int(sims[j])
-                    cp.write_row(
-                        (int(i), method_id, "ok", value, digest, int(words[j]), "ok", value)
-                    )
+                    row = (int(i), method_id, value, digest, int(words[j]), value)
+                    cp.write_row((*row, "ok", "ok") if stored else row)
         else:
             dated = "created_at" in layout
             with cur.copy(

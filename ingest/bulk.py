@@ -327,7 +327,7 @@ def _last_indexed(batch: CrawlBatch, done_ids: Sequence[int]) -> int | None:
         document_id__gte=done_ids[0],
         document_id__lte=done_ids[-1],
         document__batch=batch,
-        status="ok",
+        simhash__isnull=False,
     )
     return index.fingerprints_indexed(prints).aggregate(last=Max("document_id"))["last"]
 

@@ -117,7 +117,9 @@ def _candidates_find_for(
 def _docs_for(method: FingerprintMethod, document_ids: Sequence[int]) -> list[_Doc]:
     """The documents with an indexable main-text fingerprint under the method."""
     rows = (
-        Fingerprint.objects.filter(document_id__any_of=document_ids, method=method, status="ok")
+        Fingerprint.objects.filter(
+            document_id__any_of=document_ids, method=method, simhash__isnull=False
+        )
         .select_related("document")
         .only(
             "simhash",
@@ -156,7 +158,7 @@ def semantic_pairs_find(
     others = {o for d in docs for o in neighbours.get(d.id, [])}
     indexable = set(
         Fingerprint.objects.filter(
-            document_id__any_of=list(others), method=method, status="ok"
+            document_id__any_of=list(others), method=method, simhash__isnull=False
         ).values_list("document_id", flat=True)
     )
     hits_by_doc = {
@@ -1188,7 +1190,9 @@ def check(
         if h.document_id not in itself
     }
     exact_ids = list(
-        Fingerprint.objects.filter(method=method, status="ok", text_sha256=result.text_sha256)
+        Fingerprint.objects.filter(
+            method=method, simhash__isnull=False, text_sha256=result.text_sha256
+        )
         .exclude(document_id__any_of=itself)
         .values_list("document_id", flat=True)[:CHECK_MAX_MATCHES]
     )
@@ -1222,7 +1226,7 @@ def check(
     values = {
         f.document_id: to_unsigned64(f.simhash)
         for f in Fingerprint.objects.filter(
-            method=method, status="ok", document_id__any_of=nearest
+            method=method, simhash__isnull=False, document_id__any_of=nearest
         ).only("document_id", "simhash")
         if f.simhash is not None
     }

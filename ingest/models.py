@@ -727,10 +727,14 @@ class BranchPrint:
         return "—" if self.simhash is None else to_hex(self.simhash)
 
 
+def _status_of(simhash: int | None) -> str:
+    return Fingerprint.Status.INSUFFICIENT if simhash is None else Fingerprint.Status.OK
+
+
 class Fingerprint(NumberedModel):
     """A document's fingerprints under one method: both branches in one row, the main
     text's (the SimHash the channels search, the digest the exact channel looks up, the
-    token count) and the full page's SimHash and status (the pairs' full-page distance).
+    token count) and the full page's SimHash (the pairs' full-page distance).
     Both are computed together from one extraction and written once (ingest 0035: one
     row a document and method, where there were two, one a branch). The full page's
     digest and token count are not kept: no reader compares them, and the document page
@@ -749,9 +753,10 @@ class Fingerprint(NumberedModel):
     # (reviews.queue.pair_states), hence its index: a BRIN one on PostgreSQL, since the
     # rows are never updated nor deleted and the heap keeps about their numbers' order.
     # The document and the method have no index of their own: the key leads with the
-    # document. The fields are declared widest
-    # first, the order of the table's columns: PostgreSQL aligns each column, and this
-    # order packs a row into 108 bytes with its line pointer (docs/scaling.md).
+    # document. The fields are declared widest first, the order of the table's columns:
+    # PostgreSQL aligns each column, and this order packs a row into 100 bytes with its
+    # line pointer (docs/scaling.md). A branch's status is its SimHash being there or
+    # not (`status`, `full_status`; ingest 0040), not a column.
     pk = models.CompositePrimaryKey("document", "method")
     id = numbered_field()
     document = models.ForeignKey(
@@ -762,23 +767,9 @@ class Fingerprint(NumberedModel):
     full_simhash = models.BigIntegerField(null=True, help_text="Full page.")
     token_count = models.IntegerField()
     method = models.ForeignKey(FingerprintMethod, on_delete=models.PROTECT, db_index=False)
-    status = models.CharField(max_length=24, choices=Status.choices)
-    full_status = models.CharField(max_length=24, choices=Status.choices)
     text_sha256 = DigestField()
 
     class Meta:
-        constraints = [
-            models.CheckConstraint(
-                condition=models.Q(status="ok", simhash__isnull=False)
-                | models.Q(status="insufficient_features", simhash__isnull=True),
-                name="fingerprint_main_simhash_iff_ok",
-            ),
-            models.CheckConstraint(
-                condition=models.Q(full_status="ok", full_simhash__isnull=False)
-                | models.Q(full_status="insufficient_features", full_simhash__isnull=True),
-                name="fingerprint_full_simhash_iff_ok",
-            ),
-        ]
         # Only the main text is looked up by its digest (the check's exact matches; the
         # full page's is not stored). A hash of the digest alone: the method is checked
         # on the rows it finds.
@@ -789,6 +780,17 @@ class Fingerprint(NumberedModel):
 
     def __str__(self) -> str:
         return f"{self.method_id} of {self.document_id}: {self.hex}"
+
+    @property
+    def status(self) -> str:
+        """The main text's: `ok` with a SimHash, `insufficient_features` without one
+        (read from the SimHash since ingest 0040; a query asks `simhash__isnull`)."""
+        return _status_of(self.simhash)
+
+    @property
+    def full_status(self) -> str:
+        """The full page's, read from its SimHash as `status` is."""
+        return _status_of(self.full_simhash)
 
     @property
     def value(self) -> int | None:

@@ -840,19 +840,15 @@ def fingerprints_compute(
             extraction = extractions[version][document.pk]
             main = results[(version, Fingerprint.Branch.MAIN)][method.key]
             full = results[(version, Fingerprint.Branch.FULL)][method.key]
-            status: str = main.status
-            simhash = main.simhash
-            if extraction.status not in INDEXABLE_MAIN:
-                status, simhash = Fingerprint.Status.INSUFFICIENT, None
+            # No SimHash is the status insufficient_features (Fingerprint.status).
+            simhash = main.simhash if extraction.status in INDEXABLE_MAIN else None
             rows.append(
                 Fingerprint(
                     document=document,
                     method=method,
-                    status=status,
                     simhash=None if simhash is None else to_signed64(simhash),
                     text_sha256=main.text_sha256,
                     token_count=main.token_count,
-                    full_status=full.status,
                     full_simhash=None if full.simhash is None else to_signed64(full.simhash),
                 )
             )

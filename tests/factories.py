@@ -205,11 +205,9 @@ def indexed_document(
     Fingerprint.objects.create(
         document=document,
         method=method,
-        status="ok",
         simhash=to_signed64(simhash),
         token_count=len(text.split()),
         text_sha256=digest,
-        full_status="ok",
         full_simhash=to_signed64(simhash),
     )
     return document

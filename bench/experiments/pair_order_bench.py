@@ -105,11 +105,9 @@ def load(corpus: list[str]) -> list[int]:
         Fingerprint.objects.create(
             document=doc,
             method=method,
-            status="ok",
             simhash=to_signed64(fp.simhash),
             token_count=fp.token_count,
             text_sha256=fp.text_sha256,
-            full_status="ok",
             full_simhash=to_signed64(fp.simhash),
         )
         ids.append(doc.pk)
@@ -124,7 +122,9 @@ def reset() -> None:
 
 
 def index_only(ids: list[int]) -> None:
-    rows = Fingerprint.objects.filter(document_id__in=ids, status="ok").select_related("document")
+    rows = Fingerprint.objects.filter(document_id__in=ids, simhash__isnull=False).select_related(
+        "document"
+    )
     index.entries_add(
         [
             (r.method_id, r.document_id, to_unsigned64(r.simhash), r.document.fetched_at)

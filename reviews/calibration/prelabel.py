@@ -51,7 +51,7 @@ def _simhash_scores(method_key: str, pairs: Sequence[Pair]) -> dict[Pair, float]
         d: to_unsigned64(v)
         for d, v in Fingerprint.objects.filter(
             method__key=method_key,
-            status="ok",
+            simhash__isnull=False,
             document_id__in=ids,
         ).values_list("document_id", "simhash")
         if v is not None
@@ -126,7 +126,7 @@ def _documents(method_key: str, doc_type: str) -> list[tuple[int, str]]:
     """(document id, site host) of the indexable documents of the doc type."""
     rows = Fingerprint.objects.filter(
         method__key=method_key,
-        status="ok",
+        simhash__isnull=False,
         document__doc_type=doc_type,
     ).values_list("document_id", "document__site__host")
     return list(rows.iterator(chunk_size=5000))

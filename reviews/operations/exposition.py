@@ -82,14 +82,20 @@ def _families() -> list[_Family]:
 
     methods = dict(FingerprintMethod.objects.values_list("pk", "key"))
     prints = family("dedup_fingerprints", "gauge", "Fingerprints by method, branch and status.")
-    for branch, column in (("full", "full_status"), ("main", "status")):
-        for method_id, status, n in (
-            Fingerprint.objects.values_list("method_id", column)
-            .annotate(n=Count("pk"))
-            .values_list("method_id", column, "n")
-            .order_by("method_id", column)
-        ):
-            prints.sample(n, method=methods[method_id], branch=branch, status=status)
+    # A branch's status is its SimHash being there (ok) or not (ingest 0040).
+    counts = (
+        Fingerprint.objects.values("method_id")
+        .annotate(n=Count("pk"), main=Count("simhash"), full=Count("full_simhash"))
+        .order_by("method_id")
+    )
+    for row in counts:
+        for branch in ("full", "main"):
+            for status, n in (
+                (Fingerprint.Status.INSUFFICIENT.value, row["n"] - row[branch]),
+                (Fingerprint.Status.OK.value, row[branch]),
+            ):
+                if n:
+                    prints.sample(n, method=methods[row["method_id"]], branch=branch, status=status)
     active = family("dedup_method_active", "gauge", "1 for the active method, else 0.")
     for key, is_active, retired in FingerprintMethod.objects.values_list(
         "key", "is_active", "retired_at"

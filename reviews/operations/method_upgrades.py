@@ -335,7 +335,7 @@ def methods_compare(*, keys: list[str], doc_type: str = "") -> list[MethodCompar
         values = {
             d: to_unsigned64(v)
             for d, v in Fingerprint.objects.filter(
-                method=method, status="ok", document_id__in=ids
+                method=method, simhash__isnull=False, document_id__in=ids
             ).values_list("document_id", "simhash")
             if v is not None
         }

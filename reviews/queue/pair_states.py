@@ -200,12 +200,13 @@ def _recrawled_ids(pair_ids: Iterable[int]) -> set[int]:
     if all(len(v) < 2 for v in snapshots.values()):
         return set()
     docs = {d for versions in snapshots.values() for d, _ in versions}
+    # (digest, whether it has a SimHash: its status, ingest.models.Fingerprint.status)
     prints = {
-        (doc, method): (sha, status)
-        for doc, method, sha, status in Fingerprint.objects.filter(
+        (doc, method): (sha, simhash is None)
+        for doc, method, sha, simhash in Fingerprint.objects.filter(
             document_id__in=docs,
             method_id__in={p[1] for p in pairs},
-        ).values_list("document_id", "method_id", "text_sha256", "status")
+        ).values_list("document_id", "method_id", "text_sha256", "simhash")
     }
     out = set()
     for pk, method, a, b, url_a, when_a, url_b, when_b in pairs:

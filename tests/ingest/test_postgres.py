@@ -31,11 +31,9 @@ def test_fingerprints_with_the_top_bit_set_survive_the_round_trip(value: int) ->
     Fingerprint.objects.create(
         document=document,
         method=method,
-        status="ok",
         simhash=to_signed64(value),
         text_sha256="0" * 64,
         token_count=4,
-        full_status="insufficient_features",
     )
     stored = Fingerprint.objects.get(document=document)
     assert stored.value == value
@@ -46,22 +44,23 @@ def test_fingerprints_with_the_top_bit_set_survive_the_round_trip(value: int) ->
     assert pg_hex.rjust(16, "0")[-16:] == f"{value:016x}"
 
 
-def test_a_fingerprint_says_ok_only_with_a_simhash() -> None:
-    from django.db import IntegrityError
-
+def test_a_fingerprint_is_ok_exactly_when_it_has_a_simhash() -> None:
+    """Ingest 0040: a branch's status is read from its SimHash, not stored."""
     site = Site.objects.create(host="pg2.example.com")
     document = _document(site, n=1)
     method = FingerprintMethod.objects.create(key="m2", params={})
-    with pytest.raises(IntegrityError):
-        Fingerprint.objects.create(
-            document=document,
-            method=method,
-            status="ok",
-            simhash=None,
-            text_sha256="0" * 64,
-            token_count=0,
-            full_status="insufficient_features",
-        )
+    Fingerprint.objects.create(
+        document=document,
+        method=method,
+        simhash=None,
+        text_sha256="0" * 64,
+        token_count=0,
+        full_simhash=5,
+    )
+    stored = Fingerprint.objects.get(document=document)
+    assert (stored.status, stored.full_status) == ("insufficient_features", "ok")
+    assert (stored.main.status, stored.full.status) == ("insufficient_features", "ok")
+    assert not Fingerprint.objects.filter(document=document, simhash__isnull=False).exists()
 
 
 @pytest.mark.parametrize("statement_bytes", [64 * 1024 * 1024, 1])  # one statement, or one each

@@ -43,7 +43,7 @@ class Command(BaseCommand):
 
     def _rebuild(self, method: FingerprintMethod) -> None:
         ids = list(
-            Fingerprint.objects.filter(method=method, status="ok")
+            Fingerprint.objects.filter(method=method, simhash__isnull=False)
             .order_by("document_id")
             .values_list("document_id", flat=True)
         )
