@@ -843,6 +843,13 @@ def measure(args: argparse.Namespace) -> dict[str, Any]:
 
     from ingest import index, passages
 
+    if args.warm:
+        # What a worker does when it starts (ingest.tasks): the band btrees read whole.
+        started = time.perf_counter()
+        out["band_index_warm"] = {
+            "entries_read": index.band_index_warm(),
+            "seconds": round(time.perf_counter() - started, 1),
+        }
     rng = np.random.default_rng(7)
     with connection.cursor() as cur:
         picks = sorted(rng.choice(np.arange(1, n + 1), size=min(n, args.queries), replace=False))
@@ -1043,6 +1050,11 @@ def main() -> None:
     parser.add_argument("--seed", type=int, default=1)
     parser.add_argument("--queries", type=int, default=200)
     parser.add_argument("--json", type=Path, default=None)
+    parser.add_argument(
+        "--warm",
+        action="store_true",
+        help="measure: read the band btrees into memory first, as a starting worker does",
+    )
     parser.add_argument("--spacing", type=int, default=30, help="seconds between fetch times")
     parser.add_argument("--migrate-to", default="", help="ingest migration to stop at")
     parser.add_argument(

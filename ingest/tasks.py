@@ -1,11 +1,33 @@
 """Celery tasks of the ingest pipeline: thin wrappers over the services, registered as
 the work the services hand on after commit (dedup_site.dispatch)."""
 
+import logging
+
+from celery.signals import worker_ready
 from django.conf import settings
+from django.db import DatabaseError, connection
 
 from dedup_site import dispatch
 from dedup_site.task_policy import db_task
-from ingest import candidates, partitions, semantic, services
+from ingest import candidates, index, partitions, semantic, services
+
+log = logging.getLogger(__name__)
+
+
+@worker_ready.connect
+def _band_index_warm(**_: object) -> None:
+    """A worker that starts reads the band btrees into the database server's memory
+    before the first lookups need them (index.band_index_warm): after a restart or a
+    bulk load they are otherwise read from disk by the first searches. A failure is
+    logged and the worker goes on; the worker's own process keeps no connection from it
+    (its pool's processes open their own)."""
+    try:
+        read = index.band_index_warm()
+        log.info("band index read into memory: %d entries", read)
+    except DatabaseError:
+        log.exception("band index not read into memory")
+    finally:
+        connection.close()
 
 
 @db_task()

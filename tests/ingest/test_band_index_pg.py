@@ -14,7 +14,7 @@ from django.db import connection, transaction
 
 from ingest import index, partitions
 from ingest.core.simhash import hamming
-from ingest.models import Document, Fingerprint, Site
+from ingest.models import Document, Fingerprint, IndexEntry, Site
 from tests import factories
 
 pytestmark = [pytest.mark.postgres, pytest.mark.django_db]
@@ -295,3 +295,24 @@ def test_indexed_fingerprints_are_found_through_band_btree_0() -> None:
         # entry, not a scan of the index with the document as a filter.
         cond = scan.get("Index Cond", "")
         assert all(c in cond for c in ("method = ", "(simhash >> 32)", "document_id = ")), cond
+
+
+def test_warming_reads_each_band_btree_whole_and_nothing_else() -> None:
+    """index.band_index_warm: every entry of every partition once a btree, through
+    index-only scans of the two band btrees (never the table)."""
+    ids, _, _ = _stored(21)
+    stored = IndexEntry.objects.count()
+    assert stored == len(ids) + 1
+    assert index.band_index_warm() == 2 * stored
+    with transaction.atomic(), connection.cursor() as cursor:
+        cursor.execute("SET LOCAL enable_seqscan = off")
+        cursor.execute("SET LOCAL enable_bitmapscan = off")
+        for i in range(2):
+            cursor.execute(
+                "EXPLAIN (FORMAT JSON) SELECT count(*) FROM ingest_indexentry "
+                f"WHERE dedup_band_key_{i}(simhash) >= -2147483648"
+            )
+            nodes = _nodes(cursor.fetchone()[0][0]["Plan"])
+            scans = [n for n in nodes if "Scan" in n["Node Type"]]
+            assert scans and all(n["Node Type"] == "Index Only Scan" for n in scans)
+            assert all(f"dedup_band_key_{i}" in n["Index Name"] for n in scans)

@@ -14,13 +14,19 @@ from ingest.models import Fingerprint, FingerprintMethod, IndexEntry, PassageSet
 
 class Command(BaseCommand):
     help = (
-        "Candidate index tools. --recall-check compares the band index, the passage index, "
-        "the semantic index and every channel's own index (MinHash) with brute force on "
-        "what is stored; --rebuild searches every fingerprinted document again."
+        "Candidate index tools. --warm reads the band index into memory; --recall-check "
+        "compares the band index, the passage index, the semantic index and every "
+        "channel's own index (MinHash) with brute force on what is stored; --rebuild "
+        "searches every fingerprinted document again."
     )
 
     def add_arguments(self, parser: CommandParser) -> None:
         parser.add_argument("--recall-check", action="store_true")
+        parser.add_argument(
+            "--warm",
+            action="store_true",
+            help="read the band index's btrees into memory (after a restart or a bulk load)",
+        )
         parser.add_argument("--rebuild", action="store_true")
         parser.add_argument("--method", default=settings.ACTIVE_METHOD)
         parser.add_argument("--sample", type=int, default=0, help="queries (0: every entry)")
@@ -30,6 +36,14 @@ class Command(BaseCommand):
         parser.add_argument("--seed", type=int, default=1)
 
     def handle(self, *args: object, **options: Any) -> None:
+        if options["warm"]:
+            started = time.monotonic()
+            read = index.band_index_warm()
+            self.stdout.write(
+                f"band index: {read} entries read in {time.monotonic() - started:.1f}s"
+            )
+            if not (options["rebuild"] or options["recall_check"]):
+                return
         method = FingerprintMethod.objects.filter(key=options["method"]).first()
         if method is None:
             raise CommandError(f"no fingerprints for method {options['method']!r}")
