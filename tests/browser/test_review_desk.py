@@ -39,7 +39,7 @@ def test_label_from_the_keyboard_leave_the_queue_and_undo(logged_in, three_pairs
     page = logged_in
     first, second, _ = three_pairs
     page.goto("/review/")
-    assert _queue_rows(page) == [str(p.pk) for p in three_pairs]
+    assert _queue_rows(page) == [str(p.id) for p in three_pairs]
 
     page.keyboard.press("n")  # Next: claims the most uncertain pair
     page.wait_for_url(re.compile(rf"/review/pairs/{first.pk}/$"))

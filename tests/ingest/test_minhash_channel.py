@@ -165,12 +165,12 @@ def test_the_pair_page_shows_the_minhash_panel(minhash_on, client, editor) -> No
     factories.find(a, b)
     pair = factories.pair_of(a, b)
     client.force_login(editor)
-    page = client.get(reverse("reviews:pair-detail", args=[pair.pk])).content.decode()
+    page = client.get(reverse("reviews:pair-detail", args=[pair.id])).content.decode()
     assert 'id="minhash-panel"' in page
     assert f"{pair.evidence['minhash']['jaccard']:.2f}" in page
     # Off: a pair the channel made still shows its evidence; another pair no panel.
     minhash_on.MINHASH_CHANNEL = False
-    page = client.get(reverse("reviews:pair-detail", args=[pair.pk])).content.decode()
+    page = client.get(reverse("reviews:pair-detail", args=[pair.id])).content.decode()
     assert 'id="minhash-panel"' in page
     minhash_on.PASSAGE_CHANNEL = True
     c, d = _doc(3, text + " tail words here"), _doc(4, text + " other words there")
