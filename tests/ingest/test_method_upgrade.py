@@ -279,7 +279,7 @@ def test_a_label_goes_stale_when_a_recrawl_changes_a_side(corpus, editor, commit
     label(pair, editor, "duplicate")
 
     def status() -> bool:
-        return pair_queue.queue_pairs(filters=QueueFilters(status="all")).get(pk=pair.id).is_stale  # type: ignore[attr-defined]
+        return pair_queue.queue_pairs(filters=QueueFilters(status="all")).get(id=pair.id).is_stale  # type: ignore[attr-defined]
 
     assert not status()
     bodies = dict(corpus)
@@ -292,9 +292,9 @@ def test_a_label_goes_stale_when_a_recrawl_changes_a_side(corpus, editor, commit
     ingest(committed, [(pair.b.url, factories.article_text(9999, words=160))], when=later)
     assert status()
     default = pair_queue.queue_pairs(filters=QueueFilters())
-    assert default.filter(pk=pair.id).exists()
+    assert default.filter(id=pair.id).exists()
     stale = pair_queue.queue_pairs(filters=QueueFilters(status="stale"))
-    assert list(stale.values_list("pk", flat=True)) == [pair.id]
+    assert list(stale.values_list("id", flat=True)) == [pair.id]
 
 
 # --- pages --------------------------------------------------------------------------------

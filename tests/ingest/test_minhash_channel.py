@@ -177,7 +177,7 @@ def test_the_pair_page_shows_the_minhash_panel(minhash_on, client, editor) -> No
     factories.find(c, d)
     other = factories.pair_of(c, d)
     assert "minhash" not in other.evidence
-    page = client.get(reverse("reviews:pair-detail", args=[other.pk])).content.decode()
+    page = client.get(reverse("reviews:pair-detail", args=[other.id])).content.decode()
     assert 'id="minhash-panel"' not in page and 'id="passages-panel"' in page
 
 

@@ -31,7 +31,7 @@ SHAPES = (
 
 def _page(filters: QueueFilters) -> list[tuple[int, bool, int]]:
     rows = QueuePairPage(filters=filters, count=50)[0:50]
-    return [(r.pk, r.is_labeled, r.threshold) for r in rows]
+    return [(r.id, r.is_labeled, r.threshold) for r in rows]
 
 
 def _fresh(filters: QueueFilters) -> list[tuple[int, bool, int]]:

@@ -112,8 +112,8 @@ def test_sampling_weights_are_exported(history) -> None:
     CalibrationSample.objects.create(pair=history[0], weight=4.5, seed=1, band="0")
     rows = export_csv()
     weights = {r["pair_id"]: r["sampling_weight"] for r in rows}
-    assert weights[str(history[0].pk)] == "4.5"
-    assert weights[str(history[1].pk)] == "1.0"
+    assert weights[str(history[0].id)] == "4.5"
+    assert weights[str(history[1].id)] == "1.0"
 
 
 def test_spreadsheet_formulas_are_defused_and_come_back(pairs, editor) -> None:

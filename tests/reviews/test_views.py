@@ -110,11 +110,11 @@ def test_the_diff_toggle_returns_only_the_diff_panel(client, editor, pair) -> No
 def test_htmx_label_saves_and_swaps_in_the_next_pair(client, editor, pairs) -> None:
     client.force_login(editor)
     first, second = pairs[0], pairs[1]
-    r = client.post(reverse("reviews:pair-label", args=[first.pk]), LABEL, headers=HX)
+    r = client.post(reverse("reviews:pair-label", args=[first.id]), LABEL, headers=HX)
     assert r.status_code == 200
     assert b"<html" not in r.content and b'id="pair-review"' in r.content
-    assert r["HX-Push-Url"] == reverse("reviews:pair-detail", args=[second.pk])
-    assert f"Pair {second.pk}".encode() in r.content and b"Saved" in r.content
+    assert r["HX-Push-Url"] == reverse("reviews:pair-detail", args=[second.id])
+    assert f"Pair {second.id}".encode() in r.content and b"Saved" in r.content
     assert Label.objects.get().pair == first
 
 
