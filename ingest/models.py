@@ -1212,7 +1212,8 @@ class PairRelation(models.ForeignKey):
     without a database constraint."""
 
     def _check_unique_target(self) -> list[Any]:
-        if not self.db_constraint and _database_numbered(self.target_field):
+        constrained = self.db_constraint  # type: ignore[attr-defined]
+        if not constrained and _database_numbered(self.target_field):
             return []
         return super()._check_unique_target()  # type: ignore[misc]
 

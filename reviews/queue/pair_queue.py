@@ -96,7 +96,7 @@ def queue_pairs(
     is_labeled / is_disputed / is_stale annotations (and their join)."""
     if sync:
         queue_sync()
-    qs = CandidatePair.objects.filter(_pair_scope(filters))
+    qs: QuerySet[CandidatePair] = CandidatePair.objects.filter(_pair_scope(filters))
     if with_status:
         qs = qs.annotate(**pair_status_exprs())
     qs = qs.annotate(threshold=_threshold_case())
