@@ -8,7 +8,9 @@ coordinator's table to a distributed one (dedup_site/distribution.py): the colum
 their indexes stay, the constraints go. This runs before ingest 0039 (which depends on
 it): while `id` is still the pairs' primary key, each step is valid on its own. Nothing
 dangles: pairs are never deleted (a permanent table, dedup_site/permanence.py), and the
-desk writes these rows for pairs it has read.
+desk writes these rows for pairs it has read; the application's role can neither
+delete nor truncate a pair (its permanent rule, ingest 0020). A TRUNCATE ... CASCADE of
+the pairs by the owner no longer reaches these tables.
 
 On PostgreSQL the constraints are dropped in place as the tables' owner (no row
 trigger fires on ALTER TABLE: the rules of reviews 0004, 0007, 0010 and 0011 stay). On
