@@ -168,7 +168,7 @@ def main() -> None:
         user = factories.user_create(username="bench", role="editor")
         client = Client()
         client.force_login(user)
-        url = f"/review/pairs/{pair.pk}/"
+        url = f"/review/pairs/{pair.id}/"
 
         print(
             f"pair view bench · {connection.vendor} · {platform.python_implementation()} "
@@ -204,7 +204,7 @@ def main() -> None:
         # The passage panel, fetched by the page once shown (reviews:pair-panel; a tree
         # without it builds the panel with the page).
         try:
-            panel_url = reverse("reviews:pair-panel", args=[pair.pk, "passages"])
+            panel_url = reverse("reviews:pair-panel", args=[pair.id, "passages"])
         except NoReverseMatch:
             panel_url = None
         if panel_url is not None:

@@ -59,31 +59,25 @@ REFERENCE: tuple[str, ...] = (
 # priority changes), tallies, leases, job state and figures.
 
 # (table, what, detail) of each rule the schema breaks today, with the reason it stays
-# and the fix in a comment. Met since ingest 0030: memberships keyed by (group_id,
-# document_id), without a serial id; one group per method and document kept by the
-# writers under the method's grouping lock (ingest.models.memberships_lock) instead of
-# a unique index across shards; a pair's `b_id`, a group's `representative_id` and a
-# member's `document_id` are the writers' checks (db_constraint=False: documents are
-# never deleted, nothing dangles). Met since ingest 0033: a document's snapshot (url,
-# fetched_at, raw_sha256) is stored once by the ingest, which looks it up by its digest
-# under the digest's advisory lock (ingest.models.snapshots_lock), not by a unique
-# index; extractions, fingerprints and embeddings are keyed by the unique they had,
-# which leads with the document, and keep their serial `id` beside the key, numbered by
-# the database (an identity column on PostgreSQL, the writer on SQLite:
-# ingest.models.NumberedModel) and indexed, not unique: the readers' watermarks.
-KNOWN_VIOLATIONS: frozenset[tuple[str, str, str]] = frozenset(
-    {
-        # A pair's id is the desk's address of the pair (its URLs), the key five of the
-        # coordinator's tables point to (labels, claims, calibration samples, pair
-        # states, adjudications) and the queue's last order column. Fix, as for the
-        # extractions: key (a_id, method_id, b_id), the unique it has, with `id` a
-        # numbered column beside it (NumberedModel), and the coordinator's five foreign
-        # keys `to_field="id"` without a database constraint (Citus keeps no foreign key
-        # from a coordinator table to a distributed one, and PostgreSQL none to a column
-        # that is not unique; Django's check that a `to_field` is unique must then be
-        # answered for them). Not done yet: the pair is addressed as `pk` in about 90
-        # places of the desk's code and templates and in several hundred of the tests,
-        # and a composite key makes `pk` a tuple.
-        ("ingest_candidatepair", "primary key", "id"),
-    }
-)
+# and the fix in a comment: none since ingest 0041. Met since ingest 0030: memberships
+# keyed by (group_id, document_id), without a serial id; one group per method and
+# document kept by the writers under the method's grouping lock (ingest.models.
+# memberships_lock) instead of a unique index across shards; a pair's `b_id`, a group's
+# `representative_id` and a member's `document_id` are the writers' checks
+# (db_constraint=False: documents are never deleted, nothing dangles). Met since ingest
+# 0033: a document's snapshot (url, fetched_at, raw_sha256) is stored once by the
+# ingest, which looks it up by its digest under the digest's advisory lock
+# (ingest.models.snapshots_lock), not by a unique index; extractions, fingerprints and
+# embeddings are keyed by the unique they had, which leads with the document, and keep
+# their serial `id` beside the key, numbered by the database (an identity column on
+# PostgreSQL, the writer on SQLite: ingest.models.NumberedModel) and indexed, not
+# unique: the readers' watermarks. Met since ingest 0041: pairs are keyed by the unique
+# they had, (a_id, method_id, b_id), and keep their serial `id` beside the key the same
+# way, indexed, not unique: the pair's address (the desk's URLs, the queue's last order
+# column). The coordinator's five relations to a pair (labels, claims, calibration
+# samples, pair states, adjudications) name that `id` (`to_field="id"`) without a
+# database foreign key (reviews 0015: Citus keeps none from a coordinator table to a
+# distributed one, PostgreSQL none to a column that is not unique); their field class,
+# ingest.models.PairRelation, answers Django's check that a `to_field` be unique for a
+# column the database numbers. Pairs are never deleted: nothing dangles.
+KNOWN_VIOLATIONS: frozenset[tuple[str, str, str]] = frozenset()

@@ -626,7 +626,7 @@ def pairs_cosine_update(*, method: FingerprintMethod, document_ids: Sequence[int
         CandidatePair.objects.filter(method=method, cosine__isnull=True)
         .filter(Q(a_id__any_of=document_ids) | Q(b_id__any_of=document_ids))
         .select_related("a", "b")
-        .only("a_id", "b_id", "a__doc_type", "b__doc_type")
+        .only("id", "a_id", "b_id", "a__doc_type", "b__doc_type")
     )
     if not pairs:
         return 0
@@ -639,12 +639,12 @@ def pairs_cosine_update(*, method: FingerprintMethod, document_ids: Sequence[int
         bit = channels.SEMANTIC
         if cosine < cosine_pair_threshold(pair.a.doc_type, pair.b.doc_type):
             bit = 0
-        cosines[pair.pk] = (cosine, bit)
+        cosines[pair.id] = (cosine, bit)
     if not cosines:
         return 0
     # A cosine under the threshold changes no fact the receivers count by: no signal
     # then (nor their locks).
-    nominated = sorted(pk for pk, (_, bit) in cosines.items() if bit)
+    nominated = sorted(pair_id for pair_id, (_, bit) in cosines.items() if bit)
     with transaction.atomic():
         if nominated:
             pair_facts_changing.send(sender=CandidatePair, pair_ids=nominated)
@@ -653,15 +653,15 @@ def pairs_cosine_update(*, method: FingerprintMethod, document_ids: Sequence[int
         # update: the key-share lock of a label's foreign key check does not wait.)
         rows = list(
             CandidatePair.objects.select_for_update(of=("self",), no_key=True)
-            .filter(pk__any_of=list(cosines), cosine__isnull=True)
-            .order_by("pk")
-            .only("doc_type", "distance", "channels", "below_floor")
+            .filter(id__any_of=list(cosines), cosine__isnull=True)
+            .order_by("id")
+            .only("id", "doc_type", "distance", "channels", "below_floor")
         )
         before: dict[int, PairFacts] = {}
         for row in rows:
-            cosine, bit = cosines[row.pk]
+            cosine, bit = cosines[row.id]
             if row.channels | bit != row.channels or (row.below_floor and bit):
-                before[row.pk] = PairFacts(row.channels, row.below_floor)
+                before[row.id] = PairFacts(row.channels, row.below_floor)
             row.cosine = cosine
             row.channels |= bit
             # A pair the semantic channel nominates is above the floor (_below_floor).

@@ -1041,13 +1041,21 @@ class DoNotMatch(models.Model):
         return f"{self.a_id} ≠ {self.b_id}"
 
 
-class CandidatePair(models.Model):
-    """A nomination, never a decision: labels decide."""
+class CandidatePair(NumberedModel):
+    """A nomination, never a decision: labels decide.
 
-    # Indexes: the unique (a, method, b) answers a document's pairs as `a` (with or
+    Keyed (a, method, b), led by the distribution column (dedup_site/distribution.py).
+    The database numbers `id` beside the key (NumberedModel): the pair's address, in
+    the desk's URLs, in the coordinator's relations to it (`PairRelation`) and as the
+    queue's last order column. It is indexed, not unique: one sequence numbers it."""
+
+    # Indexes: the key (a, method, b) answers a document's pairs as `a` (with or
     # without the method: a few methods at most) and leads with the distribution column;
     # `b`'s own index answers them as `b` (the method filtered on its few rows); the
-    # (method, below_floor, distance) index answers a method's pairs.
+    # (method, below_floor, distance) index answers a method's pairs; `id`'s answers a
+    # pair by its address and the watermarks of the pairs read since.
+    pk = models.CompositePrimaryKey("a", "method", "b")
+    id = numbered_field()
     method = models.ForeignKey(FingerprintMethod, on_delete=models.PROTECT, db_index=False)
     a = models.ForeignKey(
         Document, on_delete=models.PROTECT, related_name="pairs_as_a", db_index=False
@@ -1110,10 +1118,10 @@ class CandidatePair(models.Model):
 
     class Meta:
         constraints = [
-            models.UniqueConstraint(fields=["a", "method", "b"], name="pair_once_per_method"),
             models.CheckConstraint(condition=models.Q(a__lt=models.F("b")), name="pair_a_lt_b"),
         ]
         indexes = [
+            models.Index(fields=["id"], name="pair_id"),
             models.Index(fields=["method", "below_floor", "distance"]),
             # The review queue's order over the pairs it can serve: page 1 reads the
             # first rows of this index.
@@ -1210,6 +1218,38 @@ def _passages_of(shared: int, share: float) -> int:
     """A side's passage count from the shared count and the share of it they are (0
     when nothing is shared: the count is kept in ``evidence_kept`` then)."""
     return round(shared / share) if shared and share else 0
+
+
+class PairRelation(models.ForeignKey):
+    """A relation from a coordinator's table to a candidate pair, by the pair's `id`
+    (`to_field="id"`, `db_constraint=False`).
+
+    A pair is keyed (a, method, b), with the distribution column (dedup_site/
+    distribution.py): Django relates no model to a composite key (fields.E347), and
+    the pair's address is its `id`, which the database numbers beside the key
+    (`numbered_field`). That column is not unique in the schema: a unique index on `id`
+    alone could not be kept once pairs are distributed, and one sequence numbers it, so
+    two pairs never share an id. Django asks a relation's `to_field` to be unique
+    (fields.E311); this class answers that check for a target the database numbers, and
+    only without a database constraint (PostgreSQL keeps no foreign key to a column that
+    is not unique, Citus none from a coordinator's table to a distributed one). Any
+    other target is checked as Django checks it. Pairs are never deleted (a permanent
+    table, dedup_site/permanence.py): `on_delete` is Django's alone, as for any relation
+    without a database constraint."""
+
+    def _check_unique_target(self) -> list[Any]:
+        constrained = self.db_constraint  # type: ignore[attr-defined]
+        if not constrained and _database_numbered(self.target_field):
+            return []
+        return super()._check_unique_target()  # type: ignore[misc]
+
+
+class PairOneToOne(PairRelation, models.OneToOneField):
+    """`PairRelation` as a one-to-one relation (a pair's review state)."""
+
+
+def _database_numbered(field: object) -> bool:
+    return isinstance(getattr(field, "db_default", None), DatabaseNumbered)
 
 
 class CandidateGroup(models.Model):

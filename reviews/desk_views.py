@@ -41,18 +41,18 @@ def pair_adjudicate(request: DeskRequest, pair_id: int) -> HttpResponse:
             error = error_text(e)
         else:
             notice = gettext("Adjudicated pair %(pair)s: %(verdict)s.") % {
-                "pair": pair.pk,
+                "pair": pair.id,
                 "verdict": Label.Verdict(form.cleaned_data["verdict"]).label,
             }
             if not request.htmx:
                 messages.success(request, notice)
-                return redirect("reviews:pair-detail", pair.pk)
+                return redirect("reviews:pair-detail", pair.id)
             return pages.pair_render(request, pair, partial="pair-review", notice=notice)
     else:
         error = "; ".join(str(e) for errs in form.errors.values() for e in errs)
     if not request.htmx:
         messages.error(request, gettext("Not adjudicated: %(error)s") % {"error": error})
-        return redirect("reviews:pair-detail", pair.pk)
+        return redirect("reviews:pair-detail", pair.id)
     return pages.pair_render(
         request,
         pair,

@@ -11,6 +11,8 @@ from django.utils import translation
 from django.utils.translation import gettext_lazy as _
 from django.utils.translation import pgettext_lazy
 
+from ingest.models import PairOneToOne, PairRelation
+
 
 class AppendOnlyError(Exception):
     """An append-only record was about to be edited or deleted."""
@@ -112,8 +114,12 @@ class Label(models.Model):
         UNCLEAR = "unclear", _("cannot tell")
         OTHER = "other", _("other (see text)")
 
-    pair = models.ForeignKey(
-        "ingest.CandidatePair", on_delete=models.PROTECT, related_name="labels"
+    pair = PairRelation(
+        "ingest.CandidatePair",
+        to_field="id",
+        db_constraint=False,
+        on_delete=models.PROTECT,
+        related_name="labels",
     )
     editor = models.ForeignKey(
         settings.AUTH_USER_MODEL, on_delete=models.PROTECT, related_name="labels"
@@ -206,8 +212,13 @@ class Claim(models.Model):
         GROUP = "group"
 
     kind = models.CharField(max_length=8, choices=Kind.choices)
-    pair = models.ForeignKey(
-        "ingest.CandidatePair", on_delete=models.PROTECT, null=True, related_name="claims"
+    pair = PairRelation(
+        "ingest.CandidatePair",
+        to_field="id",
+        db_constraint=False,
+        on_delete=models.PROTECT,
+        null=True,
+        related_name="claims",
     )
     group = models.ForeignKey(
         "ingest.CandidateGroup", on_delete=models.PROTECT, null=True, related_name="claims"
@@ -370,8 +381,12 @@ class CalibrationSample(models.Model):
     """A pair drawn into the calibration sample: stratified by distance band, with its
     sampling weight (band size / pairs taken), used in the estimates and the export."""
 
-    pair = models.ForeignKey(
-        "ingest.CandidatePair", on_delete=models.PROTECT, related_name="calibration_samples"
+    pair = PairRelation(
+        "ingest.CandidatePair",
+        to_field="id",
+        db_constraint=False,
+        on_delete=models.PROTECT,
+        related_name="calibration_samples",
     )
     weight = models.FloatField()
     seed = models.IntegerField()
@@ -391,8 +406,10 @@ class PairState(models.Model):
     services (reviews.queue.pair_states) so that the queue never scans labels: derived data,
     rebuilt from the labels at any time."""
 
-    pair = models.OneToOneField(
+    pair = PairOneToOne(
         "ingest.CandidatePair",
+        to_field="id",
+        db_constraint=False,
         on_delete=models.CASCADE,
         primary_key=True,
         related_name="review_state",
@@ -521,8 +538,12 @@ class Adjudication(models.Model):
     disputed queue and calibration counts this verdict. Append-only: a later
     adjudication of the pair supersedes an earlier one."""
 
-    pair = models.ForeignKey(
-        "ingest.CandidatePair", on_delete=models.PROTECT, related_name="adjudications"
+    pair = PairRelation(
+        "ingest.CandidatePair",
+        to_field="id",
+        db_constraint=False,
+        on_delete=models.PROTECT,
+        related_name="adjudications",
     )
     adjudicator = models.ForeignKey(
         settings.AUTH_USER_MODEL, on_delete=models.PROTECT, related_name="adjudications"

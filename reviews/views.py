@@ -130,7 +130,7 @@ def queue(request: DeskRequest) -> HttpResponse:
         for c in claiming.active_claims().select_related("editor")
     }
     for pair in pairs:
-        pair.claim = claims.get(("pair", pair.pk))
+        pair.claim = claims.get(("pair", pair.id))
     for group in groups:
         group.claim = claims.get(("group", group.pk))
     template = template_for("reviews/queue.html", fragment(request, "queue-results", boosted=False))
@@ -324,7 +324,7 @@ def pair_label(request: DeskRequest, pair_id: int) -> HttpResponse:
     notice = gettext("Saved “%(verdict)s” (%(reason)s) on pair %(pair)s.") % {
         "verdict": label.verdict_label,
         "reason": label.get_reason_code_display(),
-        "pair": pair.pk,
+        "pair": pair.id,
     }
     if not request.htmx:
         # Without JavaScript the next page is a redirect: the notice rides along.
@@ -334,12 +334,12 @@ def pair_label(request: DeskRequest, pair_id: int) -> HttpResponse:
         claim = claiming.claim_next(
             editor=request.user,
             filters=filters.replace(kind="pair"),
-            skip_pairs={pair.pk},
+            skip_pairs={pair.id},
         )
     except DatabaseBusy:
         # The label is stored: say so; only the next pair could not be handed out.
         if not request.htmx:
-            return redirect("reviews:pair-detail", pair.pk)
+            return redirect("reviews:pair-detail", pair.id)
         notice += " " + gettext(
             "The next pair could not be fetched (the desk is busy): press Next."
         )
@@ -367,12 +367,12 @@ def label_undo(request: DeskRequest) -> HttpResponse:
         target = undone.pair
         notice = gettext("Withdrew your “%(verdict)s” label on pair %(pair)s.") % {
             "verdict": undone.verdict_label,
-            "pair": target.pk,
+            "pair": target.id,
         }
     if not request.htmx:
-        return redirect("reviews:pair-detail", target.pk)
+        return redirect("reviews:pair-detail", target.id)
     response = pages.pair_render(request, target, partial="pair-review", notice=notice)
-    response["HX-Push-Url"] = reverse("reviews:pair-detail", args=[target.pk])
+    response["HX-Push-Url"] = reverse("reviews:pair-detail", args=[target.id])
     return response
 
 

@@ -120,7 +120,7 @@ def _report(
     ]
     if field != "distance":
         values = dict(
-            CandidatePair.objects.filter(pk__in=[x.pair_id for x in links]).values_list("pk", field)
+            CandidatePair.objects.filter(id__in=[x.pair_id for x in links]).values_list("id", field)
         )
         links = [
             LabelledLink(x.a, x.b, x.positive, float(values[x.pair_id]), x.pair_id)

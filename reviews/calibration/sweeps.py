@@ -193,7 +193,7 @@ def label_rows(*, doc_type: str = "", method: str = "") -> Iterator[LabelRow]:
     if method:
         pairs = pairs.filter(method__key=method)
     rows = pairs.values_list(
-        "pk",
+        "id",
         "a_id",
         "b_id",
         "distance",
@@ -206,7 +206,7 @@ def label_rows(*, doc_type: str = "", method: str = "") -> Iterator[LabelRow]:
         "b__fetched_at",
         "b__raw_sha256",
     )
-    for row in rows.order_by("pk").iterator(chunk_size=2000):
+    for row in rows.order_by("id").iterator(chunk_size=2000):
         pair_id, a, b, distance, dtype, key, a_url, a_at, a_sha, b_url, b_at, b_sha = row
         a_key = document_key(url=a_url, fetched_at=a_at, raw_sha256=a_sha)
         b_key = document_key(url=b_url, fetched_at=b_at, raw_sha256=b_sha)
@@ -334,7 +334,7 @@ def calibration_sample_make(
     method), each stored with its weight (band size / pairs taken in that stratum)."""
     strata: dict[tuple[str, int], list[tuple[int, int]]] = defaultdict(list)
     rows = sample_candidates(doc_type=doc_type, method=method).values_list(
-        "pk", "doc_type", "method_id", "distance"
+        "id", "doc_type", "method_id", "distance"
     )
     for pk, dtype, method_id, distance in rows.iterator(chunk_size=5000):
         strata[(dtype, method_id)].append((pk, distance))
@@ -379,17 +379,17 @@ def containment_pairs(*, doc_type: str = "", method: str = "") -> list[ScoredPai
         verdicts[r.pair_id].append(r.verdict)
     weights = sample_weights(pair_ids=set(verdicts))
     out = []
-    for pair in CandidatePair.objects.filter(pk__in=list(verdicts)).select_related(
+    for pair in CandidatePair.objects.filter(id__in=list(verdicts)).select_related(
         "a", "b", "method"
     ):
-        counted = pair_verdict(verdicts[pair.pk])
+        counted = pair_verdict(verdicts[pair.id])
         if counted is None:
             continue
         out.append(
             ScoredPair(
                 score=max(pair.a_in_b, pair.b_in_a),
                 verdict=counted,
-                weight=weights.get(pair.pk, 1.0),
+                weight=weights.get(pair.id, 1.0),
                 doc_type=pair.doc_type,
                 split=pair_split(pair),
             )
@@ -441,8 +441,8 @@ def cosine_sweeps(
         labelled = labeled_pairs(doc_type=doc_type, method=method)
     cosines = dict(
         CandidatePair.objects.filter(
-            pk__in=[p.pair_id for p in labelled], cosine__isnull=False
-        ).values_list("pk", "cosine")
+            id__in=[p.pair_id for p in labelled], cosine__isnull=False
+        ).values_list("id", "cosine")
     )
     scored: dict[str, list[ScoredPair]] = defaultdict(list)
     missing: Counter[str] = Counter()

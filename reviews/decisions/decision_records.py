@@ -42,7 +42,7 @@ def pair_guards(method_id: int, left: set[int], right: set[int]) -> dict[str, An
         Q(a_id__in=left, b_id__in=right) | Q(a_id__in=right, b_id__in=left), method=method_id
     ).order_by("distance", "id")[:50]
     pairs: list[dict[str, Any]] = [
-        {"pair": p.pk, "a": p.a_id, "b": p.b_id, "distance": p.distance, "fired": p.guard_flags()}
+        {"pair": p.id, "a": p.a_id, "b": p.b_id, "distance": p.distance, "fired": p.guard_flags()}
         for p in rows
     ]
     return {"fired": sorted({f for p in pairs for f in p["fired"]}), "pairs": pairs}

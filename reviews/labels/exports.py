@@ -142,7 +142,7 @@ def label_rows(
         if split and the_split != split:
             continue
         yield {
-            "pair_id": pair.pk,
+            "pair_id": pair.id,
             "a_id": pair.a_id,
             "b_id": pair.b_id,
             "a_url": pair.a.url,

@@ -168,7 +168,7 @@ def _find_pair(row: dict[str, Any]) -> CandidatePair:
             )[:50]
         )
         if len(found) > 1:
-            narrowed = [p for p in found if p.pk == pair_id] or [
+            narrowed = [p for p in found if p.id == pair_id] or [
                 p for p in found if {p.a_id, p.b_id} == {a_id, b_id}
             ]
             found = narrowed if len(narrowed) == 1 else found
@@ -191,7 +191,7 @@ def _find_pair(row: dict[str, Any]) -> CandidatePair:
         )
     if pair_id is None:
         raise ValueError(Said(gettext_noop("no pair: give method, a_url and b_url, or pair_id")))
-    pair = qs.filter(pk=pair_id).first()
+    pair = qs.filter(id=pair_id).first()
     if pair is None:
         raise ValueError(Said(gettext_noop("no pair %(pair_id)s"), pair_id=pair_id))
     if method and pair.method.key != method:
@@ -397,19 +397,19 @@ def labels_import(*, stream: TextIO, fmt: str) -> ImportResult:
                 )
             result.created += 1
         _weights_restore(rows)
-        pair_states_refresh(pair_ids=refresh | {row.pair.pk for row in rows})
+        pair_states_refresh(pair_ids=refresh | {row.pair.id for row in rows})
     return result
 
 
 def _weights_restore(rows: list[_Row]) -> None:
     """A pair sampled in the other install comes back with its sampling weight (a
     CalibrationSample with seed 0), unless its latest weight here is already that."""
-    wanted = {row.pair.pk: (row.pair, row.sampling_weight) for row in rows}
+    wanted = {row.pair.id: (row.pair, row.sampling_weight) for row in rows}
     have = sample_weights(pair_ids=set(wanted))
     CalibrationSample.objects.bulk_create(
         CalibrationSample(pair=pair, weight=weight, seed=0, band=band_of(pair.distance))
         for pair, weight in wanted.values()
-        if weight != 1.0 and weight != have.get(pair.pk, 1.0)
+        if weight != 1.0 and weight != have.get(pair.id, 1.0)
     )
 
 

@@ -60,7 +60,7 @@ def label_record(
             },
         )
     claims_release(editor=editor, pair=pair)
-    pair_states_refresh(pair_ids=sorted({pair.pk, *superseded}))
+    pair_states_refresh(pair_ids=sorted({pair.id, *superseded}))
     return label
 
 
@@ -149,5 +149,5 @@ def pair_adjudicate(
         labels_seen=sorted(i for i, _ in current),
     )
     claims_release(editor=adjudicator, pair=pair)
-    pair_states_refresh(pair_ids=[pair.pk])
+    pair_states_refresh(pair_ids=[pair.id])
     return adjudication

@@ -105,7 +105,7 @@ def _families() -> list[_Family]:
     pairs = family("dedup_candidate_pairs", "gauge", "Candidate pairs by method and kind.")
     for method_id, exact, below, n in (
         CandidatePair.objects.values_list("method_id", "exact", "below_floor")
-        .annotate(n=Count("pk"))
+        .annotate(n=Count("id"))
         .values_list("method_id", "exact", "below_floor", "n")
         .order_by("method_id", "exact", "below_floor")
     ):

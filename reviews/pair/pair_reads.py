@@ -54,7 +54,7 @@ class PairView:
 
 def pair_get(*, pair_id: int) -> CandidatePair:
     return get_object_or_404(
-        CandidatePair.objects.select_related("method", "a__site", "b__site"), pk=pair_id
+        CandidatePair.objects.select_related("method", "a__site", "b__site"), id=pair_id
     )
 
 

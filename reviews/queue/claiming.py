@@ -40,7 +40,7 @@ def claims_release(
 
 def _claimed_by_others(editor: User, kind: str) -> Exists:
     field = "pair" if kind == Claim.Kind.PAIR else "group"
-    return Exists(active_claims().filter(**{field: OuterRef("pk")}).exclude(editor=editor))
+    return Exists(active_claims().filter(**{field: OuterRef("id")}).exclude(editor=editor))
 
 
 def _claim_first(
@@ -56,12 +56,12 @@ def _claim_first(
     qs = qs.filter(~_claimed_by_others(editor, kind))
     seen = set(skip)
     for _ in range(50):
-        item = qs.exclude(pk__in=seen).select_for_update(skip_locked=True, of=("self",)).first()
+        item = qs.exclude(id__in=seen).select_for_update(skip_locked=True, of=("self",)).first()
         if item is None:
             return None
         # A fresh statement sees claims committed after the first query's snapshot.
         if active_claims().filter(**{field: item}).exclude(editor=editor).exists():
-            seen.add(item.pk)
+            seen.add(item.id)
             continue
         return Claim.objects.create(
             kind=kind, editor=editor, expires_at=timezone.now() + _lease(), **{field: item}

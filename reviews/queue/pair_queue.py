@@ -96,7 +96,7 @@ def queue_pairs(
     is_labeled / is_disputed / is_stale annotations (and their join)."""
     if sync:
         queue_sync()
-    qs = CandidatePair.objects.filter(_pair_scope(filters))
+    qs: QuerySet[CandidatePair] = CandidatePair.objects.filter(_pair_scope(filters))
     if with_status:
         qs = qs.annotate(**pair_status_exprs())
     qs = qs.annotate(threshold=_threshold_case())
@@ -114,7 +114,7 @@ def pair_channel(channel: str) -> Q:
     """Pairs that this channel nominated (one bit of `channels`, as a set of masks so
     that every database filters it on an index-friendly IN)."""
     bit = channels.BITS.get(channel, 0)
-    return Q(channels__in=channels.masks_with(bit)) if bit else Q(pk__in=[])
+    return Q(channels__in=channels.masks_with(bit)) if bit else Q(id__in=[])
 
 
 QUEUE_ORDER = ("uncertainty", "-numbers_differ", "-ids_differ", "-distance", "id")
@@ -123,7 +123,7 @@ QUEUE_ORDER = ("uncertainty", "-numbers_differ", "-ids_differ", "-distance", "id
 # What a row of the queue page shows (templates/reviews/queue.html), and no more: the
 # documents' headers and the guards' details are not decoded for 50 rows a page.
 QUEUE_ROW_FIELDS = (
-    "pk",
+    "id",
     "doc_type",
     "distance",
     "full_distance",
@@ -143,7 +143,7 @@ QUEUE_ROW_FIELDS = (
 class QueueRow:
     """One pair as a row of the queue page shows it."""
 
-    pk: int
+    id: int
     doc_type: str
     distance: int
     full_distance: int | None
@@ -196,9 +196,9 @@ class QueuePairPage:
         def build() -> QuerySet[CandidatePair, Any]:
             # One statement: the page's ids in queue order (a narrow read along the
             # order index), then the columns the page shows of those rows only.
-            ids = queue_pairs(filters=self.filters, sync=False, with_status=False).values("pk")
+            ids = queue_pairs(filters=self.filters, sync=False, with_status=False).values("id")
             return (
-                CandidatePair.objects.filter(pk__in=ids[key])
+                CandidatePair.objects.filter(id__in=ids[key])
                 .annotate(**pair_status_exprs(), threshold=_threshold_case())
                 .order_by(*QUEUE_ORDER)
                 .values_list(*QUEUE_ROW_FIELDS)
@@ -207,7 +207,7 @@ class QueuePairPage:
         shape = ("queue page", self.filters, key.start, key.stop, EXTRACTOR_VERSION)
         return [
             QueueRow(
-                pk=pk,
+                id=pair_id,
                 doc_type=doc_type,
                 distance=distance,
                 full_distance=full_distance,
@@ -224,7 +224,7 @@ class QueuePairPage:
                 threshold=threshold,
             )
             for (
-                pk,
+                pair_id,
                 doc_type,
                 distance,
                 full_distance,
@@ -251,17 +251,17 @@ def _pair_status_filter(qs: QuerySet[CandidatePair], status: str) -> QuerySet[Ca
     disputed = Q(verdicts__gt=1, adjudicated_verdict="")
     stale = labeled & (~Q(extractor_version=EXTRACTOR_VERSION) | Q(recrawled=True))
     if status == "unlabeled":
-        return qs.exclude(Exists(PairState.objects.filter(labeled, pair=OuterRef("pk"))))
+        return qs.exclude(Exists(PairState.objects.filter(labeled, pair=OuterRef("id"))))
     if status == "disputed":
-        return qs.filter(pk__in=PairState.objects.filter(disputed).values("pair_id"))
+        return qs.filter(id__in=PairState.objects.filter(disputed).values("pair_id"))
     if status == "stale":
-        return qs.filter(pk__in=PairState.objects.filter(stale).values("pair_id"))
+        return qs.filter(id__in=PairState.objects.filter(stale).values("pair_id"))
     if status == "labeled":
-        return qs.filter(pk__in=PairState.objects.filter(labeled).values("pair_id"))
+        return qs.filter(id__in=PairState.objects.filter(labeled).values("pair_id"))
     if status == "all":
         return qs
     settled = (
-        PairState.objects.filter(labeled, pair=OuterRef("pk")).exclude(disputed).exclude(stale)
+        PairState.objects.filter(labeled, pair=OuterRef("id")).exclude(disputed).exclude(stale)
     )
     return qs.exclude(Exists(settled))
 
@@ -298,6 +298,6 @@ def pair_rows_in_scope(filters: QueueFilters) -> list[dict[str, Any]]:
         CandidatePair.objects.filter(_pair_scope(filters))
         .annotate(**pair_status_exprs())
         .values("doc_type", "channels", *GUARDS, "is_labeled", "is_disputed", "is_stale")
-        .annotate(n=Count("pk"))
+        .annotate(n=Count("id"))
         .order_by()
     )

@@ -166,13 +166,13 @@ def subject_pairs(pair_ids: Iterable[int]) -> dict[int, tuple[int, int]]:
     ids = set(pair_ids)
     if not ids:
         return {}
-    sides = set(CandidatePair.objects.filter(pk__in=ids).values_list("a_id", "b_id"))
+    sides = set(CandidatePair.objects.filter(id__in=ids).values_list("a_id", "b_id"))
     if not sides:
         return {}
     out: dict[int, tuple[int, int]] = {}
     for pk, a, b in CandidatePair.objects.filter(
         a_id__in={a for a, _ in sides}, b_id__in={b for _, b in sides}
-    ).values_list("pk", "a_id", "b_id"):
+    ).values_list("id", "a_id", "b_id"):
         if (a, b) in sides:
             out[pk] = (a, b)
     return out
@@ -187,8 +187,8 @@ def _recrawled_ids(pair_ids: Iterable[int]) -> set[int]:
     if not ids:
         return set()
     pairs = list(
-        CandidatePair.objects.filter(pk__in=ids).values_list(
-            "pk", "method_id", "a_id", "b_id", "a__url", "a__fetched_at", "b__url", "b__fetched_at"
+        CandidatePair.objects.filter(id__in=ids).values_list(
+            "id", "method_id", "a_id", "b_id", "a__url", "a__fetched_at", "b__url", "b__fetched_at"
         )
     )
     urls = {p[4] for p in pairs} | {p[6] for p in pairs}
@@ -265,8 +265,8 @@ def pair_states_refresh(*, pair_ids: Iterable[int]) -> None:
     final = {pk: settled[s] for pk, s in subjects.items() if s in settled}
     facts = {
         f[0]: f
-        for f in CandidatePair.objects.filter(pk__in=ids).values_list(
-            "pk",
+        for f in CandidatePair.objects.filter(id__in=ids).values_list(
+            "id",
             "method_id",
             "a_id",
             "b_id",
@@ -344,7 +344,7 @@ def pair_states_rebuild() -> int:
         last_pair = CandidatePair.objects.aggregate(m=Max("id"))["m"] or 0
         ids = sorted(
             CandidatePair.objects.filter(subject_labelled() | subject_adjudicated()).values_list(
-                "pk", flat=True
+                "id", flat=True
             )
         )
         PairState.objects.exclude(pair_id__in=ids).delete()
@@ -362,7 +362,7 @@ def sync_reads() -> dict[str, Subquery]:
     last fingerprint is read apart, above its watermark: last_print_above)."""
     return {
         "last_label": Subquery(Label.objects.order_by("-id").values("id")[:1]),
-        "last_pair": Subquery(CandidatePair.objects.order_by("-pk").values("pk")[:1]),
+        "last_pair": Subquery(CandidatePair.objects.order_by("-id").values("id")[:1]),
     }
 
 
@@ -383,17 +383,17 @@ def _new_pairs_of_labelled_subjects(*, mark: int, last_pair: int) -> int:
     (QUEUE_TALLY_LAG_SECONDS). Returns the pairs refreshed."""
     if last_pair <= mark:
         return 0
-    fresh = CandidatePair.objects.filter(pk__gt=mark, pk__lte=last_pair)
+    fresh = CandidatePair.objects.filter(id__gt=mark, id__lte=last_pair)
     ids = list(
         fresh.filter(subject_labelled() | subject_adjudicated())
         .exclude(review_state__labels__gt=0)
         .exclude(review_state__adjudicated_verdict__gt="")
-        .values_list("pk", flat=True)
+        .values_list("id", flat=True)
     )
     if ids:
         pair_states_refresh(pair_ids=ids)
     cutoff = timezone.now() - timedelta(seconds=settings.QUEUE_TALLY_LAG_SECONDS)
-    settled = fresh.filter(created_at__lt=cutoff).aggregate(m=Max("pk"))["m"]
+    settled = fresh.filter(created_at__lt=cutoff).aggregate(m=Max("id"))["m"]
     if settled is not None and settled > mark:
         watermark_put(SUBJECTS, settled)
     return len(ids)

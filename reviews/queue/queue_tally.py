@@ -141,7 +141,7 @@ def _key_count_query(qs: QuerySet[CandidatePair]) -> QuerySet[CandidatePair, Any
         qs.filter(below_floor=False, exact=False)
         .annotate(g=_guards_expr())
         .values_list("method_id", "doc_type", "distance", "channels", "g")
-        .annotate(n=Count("pk"))
+        .annotate(n=Count("id"))
         .order_by()
     )
 
@@ -196,7 +196,7 @@ def queue_tally_rebuild() -> None:
 
 def _rebuild() -> None:
     pm, wm = _settled(CandidatePair, 0), _settled(Extraction, 0)
-    counts = _key_counts(CandidatePair.objects.filter(pk__lte=pm).filter(_no_wall(walls(upto=wm))))
+    counts = _key_counts(CandidatePair.objects.filter(id__lte=pm).filter(_no_wall(walls(upto=wm))))
     QueueTally.objects.all().delete()
     QueueTally.objects.bulk_create(
         [QueueTally(**SENTINEL)]
@@ -236,7 +236,7 @@ def _advance(pm_to: int, wm_to: int) -> None:
             label_tally_add(Counter({k: -n for k, n in walled.items()}))
             delta.subtract(
                 _key_counts(
-                    CandidatePair.objects.filter(pk__lte=pm)
+                    CandidatePair.objects.filter(id__lte=pm)
                     .filter(
                         Q(a_id__in=walls(after=wm, upto=wm_to))
                         | Q(b_id__in=walls(after=wm, upto=wm_to))
@@ -247,7 +247,7 @@ def _advance(pm_to: int, wm_to: int) -> None:
         if pm_to > pm:
             delta.update(
                 _key_counts(
-                    CandidatePair.objects.filter(pk__gt=pm, pk__lte=pm_to).filter(
+                    CandidatePair.objects.filter(id__gt=pm, id__lte=pm_to).filter(
                         _no_wall(walls(upto=wm_to))
                     )
                 )
@@ -295,10 +295,10 @@ def _pairs_changed(*, before: dict[int, PairFacts], **_: Any) -> None:
         tallied = [pk for pk in before if pk <= marks[PAIRS]]
         delta: Counter[Key] = Counter()
         for pk, m, t, d, c, g, floor in (
-            CandidatePair.objects.filter(pk__in=tallied, exact=False)
+            CandidatePair.objects.filter(id__in=tallied, exact=False)
             .filter(_no_wall(walls(upto=marks[WALLS])))
             .annotate(g=_guards_expr())
-            .values_list("pk", "method_id", "doc_type", "distance", "channels", "g", "below_floor")
+            .values_list("id", "method_id", "doc_type", "distance", "channels", "g", "below_floor")
         ):
             old = before[pk]
             if not old.below_floor:
@@ -353,7 +353,7 @@ def queue_sync() -> None:
             )
             watermark_put(ORDER, order)
     elif last_pair is None or last_pair > marks.get(PAIRS, 0):
-        CandidatePair.objects.filter(pk__gt=marks.get(PAIRS, 0)).exclude(
+        CandidatePair.objects.filter(id__gt=marks.get(PAIRS, 0)).exclude(
             uncertainty=_uncertainty()
         ).update(uncertainty=_uncertainty())
     if marks.get(VERSION) != _stamp(EXTRACTOR_VERSION) or PAIRS not in marks or WALLS not in marks:
@@ -432,7 +432,7 @@ def pair_count_rows(
         raise RuntimeError("the queue tally is not built (queue_sync first)")
     new = _key_counts_rows(
         ("new pairs", *shape, pm),
-        lambda: CandidatePair.objects.filter(scopes()[1], pk__gt=pm).filter(_no_wall(walls())),
+        lambda: CandidatePair.objects.filter(scopes()[1], id__gt=pm).filter(_no_wall(walls())),
     )
     # Pages found to be walls since the watermark (few: the last minutes of ingest).
     new_walls = [
@@ -447,7 +447,7 @@ def pair_count_rows(
     if new_walls:
         scope, pair_scope = scopes()
         walled = _key_counts(
-            CandidatePair.objects.filter(pair_scope, pk__lte=pm)
+            CandidatePair.objects.filter(pair_scope, id__lte=pm)
             .filter(Q(a_id__in=new_walls) | Q(b_id__in=new_walls))
             .filter(_no_wall(walls(upto=wm)))
         )

@@ -115,9 +115,9 @@ def queue_pair_rows(pairs: Iterable[Any], blind: bool) -> SafeString:
         out.append(
             format_html(
                 _PAIR_ROW,
-                pk=p.pk,
-                name=name % {"pk": p.pk},
-                url=base.replace(placeholder, str(p.pk)),
+                pk=p.id,
+                name=name % {"pk": p.id},
+                url=base.replace(placeholder, str(p.id)),
                 doc_type=p.doc_type,
                 a_url=p.a_url,
                 b_url=p.b_url,

@@ -29,7 +29,7 @@ def _pair() -> CandidatePair:
 def test_a_chinese_pair_marks_the_changed_characters(logged_in) -> None:
     page = logged_in
     pair = _pair()
-    page.goto(f"/review/pairs/{pair.pk}/", timeout=30_000)
+    page.goto(f"/review/pairs/{pair.id}/", timeout=30_000)
     panel = page.locator("#diff-panel")
     panel.wait_for()
     side_a, side_b = panel.locator(".text.side-a"), panel.locator(".text.side-b")

@@ -52,7 +52,7 @@ def test_chinese_and_vietnamese_render_with_real_glyphs(logged_in) -> None:
         url="https://news.example.vn/b", text=ZH + "。\n\n" + VI, flips=1
     )
     factories.find(a, b)
-    page.goto(f"/review/pairs/{factories.pair_of(a, b).pk}/")
+    page.goto(f"/review/pairs/{factories.pair_of(a, b).id}/")
     page.wait_for_selector("#diff-panel .text.side-a")
 
     zhong, wen, vi, missing = page.evaluate(DRAW, ["中", "文", "ệ", "\u0378"])

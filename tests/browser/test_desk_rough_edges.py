@@ -142,4 +142,4 @@ def test_skipping_releases_the_claim_and_the_pair_does_not_come_straight_back(
     page.keyboard.press("s")
     third, _ = _next(page, second)
     assert third != first, (first, second, third)
-    assert {first, second, third} == {str(p.pk) for p in pairs}
+    assert {first, second, third} == {str(p.id) for p in pairs}

@@ -132,7 +132,7 @@ def _desk() -> dict[str, Any]:
         )
     group = group_of(v1)
     assert group is not None
-    return {"pair": pair.pk, "group": group.pk, "document": a.pk}
+    return {"pair": pair.id, "group": group.pk, "document": a.pk}
 
 
 def _pages(ids: dict[str, Any]) -> list[str]:

@@ -83,7 +83,7 @@ def test_the_pair_page_fits_a_1440_px_window(browser, live_server) -> None:
     page.click("button:has-text('Log in')")
     page.wait_for_url(f"{live_server.url}/")
     for view in ("main", "full", "html"):
-        page.goto(f"/review/pairs/{pair.pk}/?view={view}")
+        page.goto(f"/review/pairs/{pair.id}/?view={view}")
         width = page.evaluate("document.documentElement.scrollWidth")
         assert width <= 1440, (view, width)
     context.close()

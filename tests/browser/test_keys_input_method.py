@@ -56,7 +56,7 @@ def _state(page: Any) -> dict[str, Any]:
 def test_keys_never_fire_while_an_input_method_composes(logged_in) -> None:
     page = logged_in
     pair = _pair()
-    page.goto(f"/review/pairs/{pair.pk}/")
+    page.goto(f"/review/pairs/{pair.id}/")
     page.wait_for_selector("form[data-label-form]")
     page.evaluate(WATCH)
     quiet = {"acts": [], "checked": [], "dialog": False}

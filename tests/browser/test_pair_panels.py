@@ -32,7 +32,7 @@ def test_the_passage_panel_loads_when_scrolled_to(logged_in, settings) -> None:
     pair = CandidatePair.objects.get()
     errors: list[str] = []
     page.on("console", lambda m: errors.append(m.text) if m.type == "error" else None)
-    page.goto(f"/review/pairs/{pair.pk}/", timeout=30_000)
+    page.goto(f"/review/pairs/{pair.id}/", timeout=30_000)
     expect(page.locator("#diff-panel")).to_be_visible()
     panel = page.locator("#passages-panel")
     # Below the fold: still the placeholder, with its link for a browser without JavaScript.

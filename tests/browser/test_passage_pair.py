@@ -31,7 +31,7 @@ def test_an_excerpt_pair_shows_its_shared_passages_highlighted(logged_in) -> Non
 
     # (The queue's channel filter is covered in tests/reviews/test_passage_pairs.py; the
     # queue page computes every filter's counts, slow on a loaded machine.)
-    page.goto(f"/review/pairs/{pair.pk}/", timeout=30_000)
+    page.goto(f"/review/pairs/{pair.id}/", timeout=30_000)
     panel = page.locator("#passages-panel")
     panel.wait_for()
     panel.scroll_into_view_if_needed()  # the page fetches the panel once it is shown

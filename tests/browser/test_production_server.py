@@ -163,7 +163,7 @@ def test_static_files_htmx_and_an_htmx_action_under_gunicorn_with_debug_off(
     page.click("button:has-text('Log in')")
     page.wait_for_url(f"{production_server}/")
 
-    page.goto(f"/review/pairs/{pair.pk}/")
+    page.goto(f"/review/pairs/{pair.id}/")
     assets = _assets(page)
     assert any("htmx" in u for u in assets) and any("desk" in u for u in assets)
     assert any(u.endswith(".css") for u in assets)
@@ -179,5 +179,5 @@ def test_static_files_htmx_and_an_htmx_action_under_gunicorn_with_debug_off(
     page.wait_for_selector(".notice:has-text('Saved')")
     assert page.evaluate("window.__marker") == "no reload"
     label = Label.objects.get()
-    assert (label.pair_id, label.verdict) == (pair.pk, "duplicate")
+    assert (label.pair_id, label.verdict) == (pair.id, "duplicate")
     assert csp_errors == []

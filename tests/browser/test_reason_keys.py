@@ -24,7 +24,7 @@ def test_a_reason_is_chosen_with_its_key(logged_in) -> None:
     b = reviewed_document(url="https://copy.example.com/b", text=TEXT + " more", flips=1)
     find(a, b)
     pair = pair_of(a, b)
-    page.goto(f"/review/pairs/{pair.pk}/")
+    page.goto(f"/review/pairs/{pair.id}/")
     option = page.locator("select[name=reason_code] option[value=syndicated]")
     expect(option).to_have_text("y · syndicated copy (new headline or byline)")
     expect(page.locator("#keys-help")).to_contain_text("choose the reason")

@@ -39,26 +39,26 @@ def test_label_from_the_keyboard_leave_the_queue_and_undo(logged_in, three_pairs
     page = logged_in
     first, second, _ = three_pairs
     page.goto("/review/")
-    assert _queue_rows(page) == [str(p.pk) for p in three_pairs]
+    assert _queue_rows(page) == [str(p.id) for p in three_pairs]
 
     page.keyboard.press("n")  # Next: claims the most uncertain pair
-    page.wait_for_url(re.compile(rf"/review/pairs/{first.pk}/$"))
+    page.wait_for_url(re.compile(rf"/review/pairs/{first.id}/$"))
     page.evaluate("window.__marker = 'no reload'")
 
     page.keyboard.press("1")
     assert page.locator("input[name=verdict][value=duplicate]").is_checked()
     page.keyboard.type("same article, one word added")  # the reason field has focus
     page.keyboard.press("Enter")
-    page.wait_for_selector(f"#pair-review[data-pair='{second.pk}']")
-    assert page.url.endswith(f"/review/pairs/{second.pk}/")
+    page.wait_for_selector(f"#pair-review[data-pair='{second.id}']")
+    assert page.url.endswith(f"/review/pairs/{second.id}/")
     assert page.evaluate("window.__marker") == "no reload"
     expect(page.locator(".notice")).to_contain_text("Saved")
     label = Label.objects.get()
-    assert (label.pair_id, label.verdict, label.reason_code) == (first.pk, "duplicate", "same_text")
+    assert (label.pair_id, label.verdict, label.reason_code) == (first.id, "duplicate", "same_text")
 
     # Undo from the keyboard: the label is withdrawn and its pair comes back.
     page.keyboard.press("u")
-    page.wait_for_selector(f"#pair-review[data-pair='{first.pk}']")
+    page.wait_for_selector(f"#pair-review[data-pair='{first.id}']")
     expect(page.locator(".notice")).to_contain_text("Withdrew")
     assert page.evaluate("window.__marker") == "no reload"
     assert Label.objects.filter(retraction=True).count() == 1
@@ -67,9 +67,9 @@ def test_label_from_the_keyboard_leave_the_queue_and_undo(logged_in, three_pairs
     page.keyboard.press("4")
     page.keyboard.type("different stories")
     page.keyboard.press("Enter")
-    page.wait_for_selector(f"#pair-review[data-pair='{second.pk}']")
+    page.wait_for_selector(f"#pair-review[data-pair='{second.id}']")
     page.goto("/review/")
-    assert str(first.pk) not in _queue_rows(page)
+    assert str(first.id) not in _queue_rows(page)
     assert len(_queue_rows(page)) == 2
 
     # "?" shows the keys.

@@ -75,7 +75,7 @@ def test_a_hostile_page_runs_nothing_and_fetches_nothing(logged_in, live_server)
 
     page.on("dialog", dismiss)
 
-    page.goto(f"/review/pairs/{pair.pk}/")
+    page.goto(f"/review/pairs/{pair.id}/")
     # The hostile text is shown as text.
     expect(page.locator("#diff-panel")).to_contain_text("<script>window.__pwned='text'</script>")
     page.click("a:has-text('source rendered')")

@@ -45,7 +45,7 @@ def test_a_semantic_only_pair_shows_its_meaning_and_closest_sentences_escaped(
     pair = CandidatePair.objects.get()
     assert pair.channels == channels.SEMANTIC and pair.cosine is not None
 
-    page.goto(f"/review/pairs/{pair.pk}/", timeout=30_000)
+    page.goto(f"/review/pairs/{pair.id}/", timeout=30_000)
     panel = page.locator("#semantic-panel")
     panel.wait_for()
     expect(panel.locator(".semantic-summary")).to_have_text(

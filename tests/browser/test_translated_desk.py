@@ -58,10 +58,10 @@ def _desk_pages(data) -> list[str]:
     doc = data["docs"][0]
     return [
         "/review/",
-        f"/review/pairs/{pair.pk}/",
-        f"/review/pairs/{pair.pk}/?view=aligned",
-        f"/review/pairs/{pair.pk}/?view=html",
-        f"/review/pairs/{pair.pk}/?view=full",
+        f"/review/pairs/{pair.id}/",
+        f"/review/pairs/{pair.id}/?view=aligned",
+        f"/review/pairs/{pair.id}/?view=html",
+        f"/review/pairs/{pair.id}/?view=full",
         f"/review/groups/{data['group'].pk}/",
         "/",
         f"/documents/{doc.pk}/",

@@ -67,7 +67,7 @@ def test_an_editors_stored_language_and_time_zone_win_in_every_session(client, p
     other = Client()
     other.force_login(editor)
     page = other.get(
-        reverse("reviews:pair-detail", args=[pair.pk]), headers={"accept-language": "en"}
+        reverse("reviews:pair-detail", args=[pair.id]), headers={"accept-language": "en"}
     ).content.decode()
     assert 'lang="vi"' in page and "Lịch sử nhãn" in page
     # 23:30 UTC is 06:30 the next day in Ho Chi Minh City (UTC+7).
@@ -90,7 +90,7 @@ def test_a_reason_is_stored_as_its_code_and_shown_translated(client, pair) -> No
     client.force_login(editor)
     client.post(reverse("reviews:preference-locale"), {"language": "vi", "next": "/"})
     r = client.post(
-        reverse("reviews:pair-label", args=[pair.pk]),
+        reverse("reviews:pair-label", args=[pair.id]),
         {"verdict": "duplicate", "region": "body", "purpose": "review"},
     )
     assert r.status_code in (200, 302)
@@ -102,10 +102,10 @@ def test_a_reason_is_stored_as_its_code_and_shown_translated(client, pair) -> No
         "same text",
         "body",
     )
-    page = client.get(reverse("reviews:pair-detail", args=[pair.pk])).content.decode()
+    page = client.get(reverse("reviews:pair-detail", args=[pair.id])).content.decode()
     assert "cùng nội dung" in page  # the reason's label, in Vietnamese
     client.post(reverse("reviews:preference-locale"), {"language": "zh-hans", "next": "/"})
-    page = client.get(reverse("reviews:pair-detail", args=[pair.pk])).content.decode()
+    page = client.get(reverse("reviews:pair-detail", args=[pair.id])).content.decode()
     assert "文本相同" in page and "cùng nội dung" not in page
 
 
@@ -186,7 +186,7 @@ def test_a_rejected_label_files_rows_are_told_in_the_readers_language(client, pa
         ' "labeled_at": "yesterday"}',
         json.dumps(
             {
-                "pair_id": pair.pk,
+                "pair_id": pair.id,
                 "verdict": "maybe",
                 "annotator": "",
                 "reason": "r",

@@ -372,6 +372,6 @@ def test_the_pages_that_show_the_bytes_say_the_file_is_missing(
     source = client.get(f"/review/documents/{a.pk}/source")
     assert source.status_code == 200
     assert f"archive file {row.path} is missing" in source.content.decode()
-    diff = client.get(f"/review/pairs/{pair.pk}/", {"view": "html"})
+    diff = client.get(f"/review/pairs/{pair.id}/", {"view": "html"})
     assert diff.status_code == 200
     assert f"archive file {row.path} is missing" in diff.content.decode()

@@ -88,7 +88,7 @@ def test_a_pair_the_semantic_channel_alone_would_name_ranks_last_either_way(sett
     a, b = _docs(0, NEAR)
     find(a, b)
     pair = pair_of(a, b)
-    CandidatePair.objects.filter(pk=pair.pk).update(channels=0)
+    CandidatePair.objects.filter(id=pair.id).update(channels=0)
     embedding_row(a, vector=SAME)
     embedding_row(b, vector=SAME)
     candidates.pairs_cosine_update(method=pair.method, document_ids=[a.pk])

@@ -76,7 +76,7 @@ def corpus(db, committed):
 
 def pair_rows() -> set[tuple]:
     return set(
-        CandidatePair.objects.values_list("pk", "method_id", "a_id", "b_id", "distance", "band")
+        CandidatePair.objects.values_list("id", "method_id", "a_id", "b_id", "distance", "band")
     )
 
 
@@ -275,12 +275,12 @@ def test_a_method_needing_an_unknown_extractor_is_refused(monkeypatch) -> None:
 
 @pytest.mark.django_db
 def test_a_label_goes_stale_when_a_recrawl_changes_a_side(corpus, editor, committed) -> None:
-    pair = CandidatePair.objects.select_related("a", "b").order_by("pk").first()
+    pair = CandidatePair.objects.select_related("a", "b").order_by("id").first()
     assert pair is not None
     label(pair, editor, "duplicate")
 
     def status() -> bool:
-        return pair_queue.queue_pairs(filters=QueueFilters(status="all")).get(pk=pair.pk).is_stale  # type: ignore[attr-defined]
+        return pair_queue.queue_pairs(filters=QueueFilters(status="all")).get(id=pair.id).is_stale  # type: ignore[attr-defined]
 
     assert not status()
     bodies = dict(corpus)
@@ -293,9 +293,9 @@ def test_a_label_goes_stale_when_a_recrawl_changes_a_side(corpus, editor, commit
     ingest(committed, [(pair.b.url, factories.article_text(9999, words=160))], when=later)
     assert status()
     default = pair_queue.queue_pairs(filters=QueueFilters())
-    assert default.filter(pk=pair.pk).exists()
+    assert default.filter(id=pair.id).exists()
     stale = pair_queue.queue_pairs(filters=QueueFilters(status="stale"))
-    assert list(stale.values_list("pk", flat=True)) == [pair.pk]
+    assert list(stale.values_list("id", flat=True)) == [pair.id]
 
 
 # --- pages --------------------------------------------------------------------------------

@@ -1,7 +1,8 @@
-"""Ingest 0039 and 0040 on a database that holds passage sets and fingerprints: the
+"""Ingest 0039-0042 on a database that holds passage sets, fingerprints and pairs: the
 passage sets' table rebuilt with its columns widest first (every partition, its rows,
 bounds, keys, GIN, triggers and grants kept), the fingerprints' status columns gone
-(read from the SimHashes), ids, numbering, triggers and grants kept; and both back.
+(read from the SimHashes), the pairs keyed (a, method, b) and their rows packed (ids,
+numbering, indexes, triggers and grants kept); and back.
 
 A scratch database is loaded at ingest 0038 by the scale bench, then migrated by
 `manage.py migrate`."""
@@ -90,6 +91,12 @@ def _sets(cur: psycopg.Cursor) -> dict[tuple[int, int], tuple[Any, ...]]:
     return {(m, d): (s, t, bytes(h)) for m, d, s, t, h in cur.fetchall()}
 
 
+def _pairs(cur: psycopg.Cursor) -> dict[int, tuple[Any, ...]]:
+    cur.execute("SELECT to_jsonb(p) FROM ingest_candidatepair p")
+    rows = [row for (row,) in cur.fetchall()]
+    return {row["id"]: tuple(sorted(row.items())) for row in rows}
+
+
 def _prints(cur: psycopg.Cursor) -> dict[tuple[int, int], tuple[Any, ...]]:
     cur.execute(
         "SELECT document_id, method_id, id, simhash, full_simhash, token_count, text_sha256 "
@@ -98,7 +105,7 @@ def _prints(cur: psycopg.Cursor) -> dict[tuple[int, int], tuple[Any, ...]]:
     return {(d, m): (i, s, f, t, bytes(x)) for d, m, i, s, f, t, x in cur.fetchall()}
 
 
-def test_0039_and_0040_rebuild_the_rows_packed_and_back(tmp_path: Path) -> None:
+def test_0039_to_0042_rebuild_the_rows_packed_and_back(tmp_path: Path) -> None:
     url, env, admin = scratch_postgres()
     name = f"{url.rsplit('/', 1)[1]}_packed_{os.getpid()}"
     target = f"{url.rsplit('/', 1)[0]}/{name}"
@@ -123,7 +130,7 @@ def test_0039_and_0040_rebuild_the_rows_packed_and_back(tmp_path: Path) -> None:
             # A grant as a deployment's application role has one (docs/database-permanence.md).
             cur.execute(f"DROP ROLE IF EXISTS {ROLE}")
             cur.execute(f"CREATE ROLE {ROLE}")
-            for table in ("ingest_fingerprint", "ingest_passageset"):
+            for table in ("ingest_fingerprint", "ingest_passageset", "ingest_candidatepair"):
                 cur.execute(f"GRANT SELECT, INSERT ON {table} TO {ROLE}")
             # One document without a main-text SimHash (as the table's owner: the
             # append-only triggers bind the application's role).
@@ -131,7 +138,10 @@ def test_0039_and_0040_rebuild_the_rows_packed_and_back(tmp_path: Path) -> None:
                 "UPDATE ingest_fingerprint SET simhash = NULL, status = 'insufficient_features' "
                 "WHERE document_id = (SELECT min(document_id) FROM ingest_fingerprint)"
             )
-            sets, prints = _sets(cur), _prints(cur)
+            sets, prints, pairs = _sets(cur), _prints(cur), _pairs(cur)
+            old_pairs = _catalogue(cur, "ingest_candidatepair")
+            cur.execute("SELECT avg(pg_column_size(p.*)) FROM ingest_candidatepair p")
+            (pair_size,) = cur.fetchone()
             old_sets, old_prints = (
                 _catalogue(cur, "ingest_passageset"),
                 _catalogue(cur, "ingest_fingerprint"),
@@ -139,9 +149,10 @@ def test_0039_and_0040_rebuild_the_rows_packed_and_back(tmp_path: Path) -> None:
             cur.execute("SELECT max(id) FROM ingest_fingerprint")
             (top,) = cur.fetchone() or (0,)
         assert len(sets) == len(prints) == 600
+        assert pairs
         assert len(old_sets["partitions"]) > 2  # months of the load and the default
 
-        _migrate(target, env, "0040_fingerprint_status_derived")
+        _migrate(target, env, "0042_pair_columns_packed")
         with psycopg.connect(target, autocommit=True) as conn, conn.cursor() as cur:
             assert _columns(cur, "ingest_passageset") == [
                 "document_id",
@@ -172,7 +183,27 @@ def test_0039_and_0040_rebuild_the_rows_packed_and_back(tmp_path: Path) -> None:
             assert cur.fetchone() == (2 * len(old_sets["partitions"]),)
             cur.execute("SELECT nextval(pg_get_serial_sequence('ingest_fingerprint', 'id'))")
             assert cur.fetchone() == (top + 1,)
+            assert _pairs(cur) == pairs
+            columns = _columns(cur, "ingest_candidatepair")
+            assert columns[:5] == ["id", "a_id", "b_id", "created_at", "cosine"]
+            assert columns[-3:] == ["doc_type", "guard_details", "evidence"]
+            new_pairs = _catalogue(cur, "ingest_candidatepair")
+            assert new_pairs["triggers"] == old_pairs["triggers"] and new_pairs["triggers"]
+            assert new_pairs["grants"] == old_pairs["grants"]
+            assert ("p", "PRIMARY KEY (a_id, method_id, b_id)") in new_pairs["keys"]
+            assert {n for n, _ in new_pairs["indexes"]} == {
+                n for n, _ in old_pairs["indexes"] if n != "pair_once_per_method"
+            } | {"pair_id"}
+            cur.execute("SELECT avg(pg_column_size(p.*)) FROM ingest_candidatepair p")
+            (packed_size,) = cur.fetchone()
+            assert packed_size <= pair_size - 8
+            cur.execute("SELECT max(id) FROM ingest_candidatepair")
+            (top_pair,) = cur.fetchone()
+            cur.execute("SELECT nextval(pg_get_serial_sequence('ingest_candidatepair', 'id'))")
+            assert cur.fetchone()[0] > top_pair
             cur.execute(f"SET ROLE {ROLE}")
+            with pytest.raises(psycopg.Error):
+                cur.execute("UPDATE ingest_candidatepair SET distance = 0")
             with pytest.raises(psycopg.Error):
                 cur.execute("UPDATE ingest_passageset SET site_id = 0")
             with pytest.raises(psycopg.Error):
@@ -190,6 +221,7 @@ def test_0039_and_0040_rebuild_the_rows_packed_and_back(tmp_path: Path) -> None:
             ]
             assert _sets(cur) == sets
             assert _prints(cur) == prints
+            assert _pairs(cur) == pairs
             cur.execute(
                 "SELECT status, count(*) FROM ingest_fingerprint GROUP BY status ORDER BY status"
             )

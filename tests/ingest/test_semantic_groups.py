@@ -18,7 +18,7 @@ def _semantic_only_pair():
     find(a, b)
     pair = pair_of(a, b)
     # As the semantic channel alone names it: no other channel's bit.
-    CandidatePair.objects.filter(pk=pair.pk).update(channels=SEMANTIC, cosine=0.99)
+    CandidatePair.objects.filter(id=pair.id).update(channels=SEMANTIC, cosine=0.99)
     candidates.groups_update(method=pair.method, document_ids=[a.pk, b.pk])
     return a, b, pair
 

@@ -125,8 +125,8 @@ def test_the_pair_view_shows_the_dropped_lines_as_boilerplate(client, editor) ->
     assert view.boilerplate_a == FOOTER and view.boilerplate_b == []
     client.force_login(editor)
     # The pair page fetches its passage panel once shown.
-    url = reverse("reviews:pair-panel", args=[pair.pk, "passages"])
-    assert url in client.get(reverse("reviews:pair-detail", args=[pair.pk])).content.decode()
+    url = reverse("reviews:pair-panel", args=[pair.id, "passages"])
+    assert url in client.get(reverse("reviews:pair-detail", args=[pair.id])).content.decode()
     body = client.get(url, headers={"HX-Request": "true"}).content.decode()
     panel = body.split('id="boilerplate-panel"')[1]
     assert "Browse | Feedback | About us" in panel

@@ -62,7 +62,7 @@ def test_an_adjudicated_pair_leaves_the_disputed_queue_and_keeps_its_labels(
     assert _disputed_ids() == [disputed.pk]
     client.force_login(judge)
     r = client.post(
-        reverse("reviews:pair-adjudicate", args=[disputed.pk]),
+        reverse("reviews:pair-adjudicate", args=[disputed.id]),
         {"verdict": "distinct", "reason_code": "different_item", "reason": "two stories"},
         follow=True,
     )
@@ -78,7 +78,7 @@ def test_an_adjudicated_pair_leaves_the_disputed_queue_and_keeps_its_labels(
 def test_an_editor_cannot_adjudicate(client, disputed, editor) -> None:
     client.force_login(editor)
     r = client.post(
-        reverse("reviews:pair-adjudicate", args=[disputed.pk]),
+        reverse("reviews:pair-adjudicate", args=[disputed.id]),
         {"verdict": "distinct", "reason_code": "different_item", "reason": "x"},
     )
     assert r.status_code == 403 and not Adjudication.objects.exists()

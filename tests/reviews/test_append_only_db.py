@@ -93,7 +93,6 @@ def test_superseding_is_the_one_update_and_it_happens_once(pair, editor, other_e
         "TRUNCATE reviews_label",
         "TRUNCATE reviews_label CASCADE",
         "TRUNCATE reviews_decision CASCADE",
-        "TRUNCATE ingest_candidatepair CASCADE",  # reaches the labels by cascade
         "TRUNCATE ingest_candidategroup CASCADE",  # reaches the decisions by cascade
         "TRUNCATE ingest_siteprioritychange",
         "TRUNCATE reviews_adjudication",
@@ -105,6 +104,22 @@ def test_truncate_is_refused_even_by_cascade(pair, editor, sql: str) -> None:
     assert "TRUNCATE refused" in _refused(sql)
     assert Label.objects.count() == 1
     assert Decision.objects.count() == 1
+
+
+@pytest.mark.django_db(transaction=True)
+def test_a_truncate_of_the_pairs_no_longer_reaches_the_labels(pair, editor) -> None:
+    """Since reviews 0015 no foreign key joins the coordinator's tables to the pairs
+    (dedup_site/distribution.py): a TRUNCATE ... CASCADE of the pairs stops at their
+    table, and the labels stay. The application's role cannot truncate or delete pairs
+    (their permanent rule, tests/reviews/test_permanence_db.py); the owner's migrations
+    are not bound by it, as before for pairs without labels."""
+    _label(pair, editor)
+    with transaction.atomic():
+        with connection.cursor() as c:
+            c.execute("TRUNCATE ingest_candidatepair CASCADE")
+        assert Label.objects.count() == 1
+        transaction.set_rollback(True)
+    assert Label.objects.get().pair == pair
 
 
 @pytest.mark.django_db

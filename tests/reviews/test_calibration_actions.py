@@ -81,7 +81,7 @@ def test_the_page_lists_the_worst_groups_with_links(client, chained, editor) -> 
         reverse("reviews:calibration"), {"at": "2", "sections": "all"}
     ).content.decode()
     assert "Errors per action" in html and "Worst groups at threshold 2" in html
-    assert reverse("reviews:pair-detail", args=[ac.pk]) in html
+    assert reverse("reviews:pair-detail", args=[ac.id]) in html
     assert reverse("ingest:document-detail", args=[c.pk]) in html
     assert "(hidden wrongly)" in html and "(representative)" in html
     # At 1 bit nothing is wrong.

@@ -197,8 +197,8 @@ def test_the_cosine_is_swept_on_both_splits(client, pairs, editor, settings) -> 
     html = client.get(reverse("reviews:calibration"), {"sections": "all"}).content.decode()
     assert "No labelled pair has a cosine yet" in html
     assert "-cosine" not in html.split('id="cosine"')[0]  # no action report either
-    CandidatePair.objects.filter(pk=p0.pk).update(cosine=0.95)
-    CandidatePair.objects.filter(pk=p1.pk).update(cosine=0.6)  # p2: a side without a vector
+    CandidatePair.objects.filter(id=p0.id).update(cosine=0.95)
+    CandidatePair.objects.filter(id=p1.id).update(cosine=0.6)  # p2: a side without a vector
     (sweep,) = sweeps.cosine_sweeps()
     assert (sweep.doc_type, sweep.configured) == ("article", 0.9)
     assert (sweep.counted, sweep.without_cosine) == (2, 1)

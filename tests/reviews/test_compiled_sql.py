@@ -31,12 +31,12 @@ SHAPES = (
 
 def _page(filters: QueueFilters) -> list[tuple[int, bool, int]]:
     rows = QueuePairPage(filters=filters, count=50)[0:50]
-    return [(r.pk, r.is_labeled, r.threshold) for r in rows]
+    return [(r.id, r.is_labeled, r.threshold) for r in rows]
 
 
 def _fresh(filters: QueueFilters) -> list[tuple[int, bool, int]]:
     return [
-        (p.pk, bool(p.is_labeled), p.threshold)  # type: ignore[attr-defined]
+        (p.id, bool(p.is_labeled), p.threshold)  # type: ignore[attr-defined]
         for p in pair_queue.queue_pairs(filters=filters, sync=False)[:50]
     ]
 
@@ -57,7 +57,7 @@ def test_each_shape_reads_its_own_rows_in_any_order(pairs, editor) -> None:
     queue_tally.queue_sync()
     for f in SHAPES:
         assert _page(f) == _fresh(f), f
-    assert [pk for pk, *_ in _page(ALL.replace(status="labeled"))] == [pairs[0].pk]
+    assert [pk for pk, *_ in _page(ALL.replace(status="labeled"))] == [pairs[0].id]
 
 
 def test_a_new_threshold_compiles_anew(pairs, settings) -> None:
@@ -119,7 +119,7 @@ def test_the_group_list_is_the_one_queue_groups_gives(chain, two_groups, editor)
     a, b, c = chain
     CandidateGroup.objects.update(needs_review=True)  # every group in the list
     _group_pages()
-    CandidatePair.objects.filter(pk=pair_of(a, b).pk).update(numbers_differ=True)
+    CandidatePair.objects.filter(id=pair_of(a, b).id).update(numbers_differ=True)
     # Equal but for the diameter: none, 1 (and 7).
     CandidateGroup.objects.update(chained=False, oversized=False, size=2)
     ids = list(CandidateGroup.objects.order_by("pk").values_list("pk", flat=True))

@@ -29,7 +29,7 @@ def _label(pair, editor, verdict="duplicate"):
 
 
 def _needs_review(pair) -> bool:
-    return pair_queue.queue_pairs(filters=QueueFilters()).filter(pk=pair.pk).exists()
+    return pair_queue.queue_pairs(filters=QueueFilters()).filter(id=pair.id).exists()
 
 
 def test_two_snapshots_of_one_url_are_not_stale_after_a_label(editor) -> None:
@@ -41,7 +41,7 @@ def test_two_snapshots_of_one_url_are_not_stale_after_a_label(editor) -> None:
     find(old, new)
     pair = pair_of(old, new)
     _label(pair, editor, "revision")
-    row = pair_queue.queue_pairs(filters=QueueFilters(status="all")).get(pk=pair.pk)
+    row = pair_queue.queue_pairs(filters=QueueFilters(status="all")).get(id=pair.id)
     assert not row.is_stale  # type: ignore[attr-defined]
     assert not _needs_review(pair)
 
@@ -58,7 +58,7 @@ def test_a_third_snapshot_still_makes_the_label_stale(editor) -> None:
     reviewed_document(
         url=url, text=TEXT + " again", flips=2, fetched_at=datetime(2026, 5, 3, tzinfo=UTC)
     )
-    row = pair_queue.queue_pairs(filters=QueueFilters(status="all")).get(pk=pair.pk)
+    row = pair_queue.queue_pairs(filters=QueueFilters(status="all")).get(id=pair.id)
     assert row.is_stale  # type: ignore[attr-defined]
 
 
@@ -76,8 +76,8 @@ def test_next_never_serves_a_disputed_pair_to_an_editor_who_labelled_it(
         assert claim.pair_id is not None
         served.append(claim.pair_id)
         _label(claim.pair, editor)
-    assert first.pk not in served
-    assert sorted(served) == sorted(p.pk for p in pairs[1:])
+    assert first.id not in served
+    assert sorted(served) == sorted(p.id for p in pairs[1:])
 
 
 def test_the_disputed_pair_goes_to_an_editor_without_a_label(pairs, editor, other_editor) -> None:
@@ -86,13 +86,13 @@ def test_the_disputed_pair_goes_to_an_editor_without_a_label(pairs, editor, othe
     _label(first, editor, "distinct")
     third = factories.user_create(username="thea", role="editor")
     claim = claiming.claim_next(editor=third, filters=PAIRS)
-    assert claim is not None and claim.pair_id == first.pk
+    assert claim is not None and claim.pair_id == first.id
 
 
 def test_asking_for_labelled_pairs_still_serves_them(pairs, editor) -> None:
     _label(pairs[0], editor)
     claim = claiming.claim_next(editor=editor, filters=PAIRS.replace(status="labeled"))
-    assert claim is not None and claim.pair_id == pairs[0].pk
+    assert claim is not None and claim.pair_id == pairs[0].id
 
 
 def test_a_rebuild_does_not_flag_a_split_group_again(chain, editor) -> None:

@@ -99,7 +99,7 @@ def test_a_stale_proposal_says_why(settings, editor, client) -> None:
 
 def test_pair_tabs_are_links_that_push_the_url(client, editor, pair) -> None:
     client.force_login(editor)
-    url = reverse("reviews:pair-detail", args=[pair.pk])
+    url = reverse("reviews:pair-detail", args=[pair.id])
     r = client.get(url, {"view": "full"}, headers={**HX, "HX-Target": "diff-panel"})
     body = r.content.decode()
     assert b"<html" not in r.content
@@ -111,8 +111,8 @@ def test_pair_tabs_are_links_that_push_the_url(client, editor, pair) -> None:
 def test_k_goes_to_the_previously_labelled_pair_and_n_is_next(client, editor, pairs) -> None:
     _label(pairs[0], editor)
     client.force_login(editor)
-    body = client.get(reverse("reviews:pair-detail", args=[pairs[1].pk])).content.decode()
-    prev = reverse("reviews:pair-detail", args=[pairs[0].pk])
+    body = client.get(reverse("reviews:pair-detail", args=[pairs[1].id])).content.decode()
+    prev = reverse("reviews:pair-detail", args=[pairs[0].id])
     assert f'href="{prev}" data-key="k"' in body
     assert "data-history-back" not in body
     assert 'data-key="j n"' in body
@@ -133,7 +133,7 @@ def test_blind_mode_hides_other_verdicts_on_a_disputed_pair(
     _label(pair, editor, "duplicate")
     preferences.preference_set(user=editor, blind_mode=True)
     client.force_login(editor)
-    body = client.get(reverse("reviews:pair-detail", args=[pair.pk])).content.decode()
+    body = client.get(reverse("reviews:pair-detail", args=[pair.id])).content.decode()
     assert "Disputed" in body
     assert "secret reason of oscar" not in body and "oscar: distinct" not in body
 
@@ -222,7 +222,7 @@ def test_the_metrics_page_shows_a_past_crawl(client, editor) -> None:
 
 def test_the_pair_page_explains_the_simhash(client, editor, pair) -> None:
     client.force_login(editor)
-    body = client.get(reverse("reviews:pair-detail", args=[pair.pk])).content.decode()
+    body = client.get(reverse("reviews:pair-detail", args=[pair.id])).content.decode()
     assert f"{pair.distance} of 3 bits" in body
     assert body.count('class="bit ') == 64
     assert body.count(" differs") >= pair.distance
@@ -241,7 +241,7 @@ def test_the_aligned_tab_shows_a_reordered_text_as_moved(client, editor) -> None
     pair = pair_of(a, b)
     client.force_login(editor)
     r = client.get(
-        reverse("reviews:pair-detail", args=[pair.pk]),
+        reverse("reviews:pair-detail", args=[pair.id]),
         {"view": "aligned"},
         headers={**HX, "HX-Target": "diff-panel"},
     )
@@ -258,7 +258,7 @@ def test_the_full_page_diff_marks_boilerplate(client, editor, pair) -> None:
     )
     client.force_login(editor)
     r = client.get(
-        reverse("reviews:pair-detail", args=[pair.pk]),
+        reverse("reviews:pair-detail", args=[pair.id]),
         {"view": "full"},
         headers={**HX, "HX-Target": "diff-panel"},
     )

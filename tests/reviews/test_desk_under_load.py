@@ -38,7 +38,7 @@ def _pairs(n: int) -> list[int]:
         )
         docs += [a, b]
     find(*docs)
-    return list(CandidatePair.objects.values_list("pk", flat=True))
+    return list(CandidatePair.objects.values_list("id", flat=True))
 
 
 class Editor(threading.Thread):

@@ -51,19 +51,19 @@ def test_region_and_purpose_keep_their_last_value(client, editor, pairs) -> None
         purpose="calibration",
     )
     client.force_login(editor)
-    form = client.get(reverse("reviews:pair-detail", args=[pairs[1].pk])).context["form"]
+    form = client.get(reverse("reviews:pair-detail", args=[pairs[1].id])).context["form"]
     assert form["region"].value() == "numbers" and form["purpose"].value() == "calibration"
 
 
 def test_without_javascript_the_next_page_says_saved(client, editor, pairs) -> None:
     client.force_login(editor)
     r = client.post(
-        reverse("reviews:pair-label", args=[pairs[0].pk]),
+        reverse("reviews:pair-label", args=[pairs[0].id]),
         {"verdict": "duplicate", "region": "body", "purpose": "review", "kind": "pair"},
         follow=True,
     )
     assert r.status_code == 200
-    assert f"Saved “duplicate” (same text) on pair {pairs[0].pk}." in r.content.decode()
+    assert f"Saved “duplicate” (same text) on pair {pairs[0].id}." in r.content.decode()
     assert Label.objects.get().reason == "same text"
 
 
@@ -80,7 +80,7 @@ def test_the_progress_counter_counts_today_and_left(client, editor, pairs) -> No
     assert (progress.done_today, progress.left) == (1, 2)
     client.force_login(editor)
     # The page fetches its counter once shown.
-    body = client.get(reverse("reviews:pair-detail", args=[pairs[1].pk])).content.decode()
+    body = client.get(reverse("reviews:pair-detail", args=[pairs[1].id])).content.decode()
     assert f'id="progress" hx-get="{reverse("reviews:pair-progress")}"' in body
     assert "done today" not in body
     r = client.get(reverse("reviews:pair-progress"), headers={"HX-Request": "true"})
@@ -90,6 +90,6 @@ def test_the_progress_counter_counts_today_and_left(client, editor, pairs) -> No
 
 def test_the_progress_counter_is_for_editors(client, auditor, pairs) -> None:
     client.force_login(auditor)
-    body = client.get(reverse("reviews:pair-detail", args=[pairs[1].pk])).content.decode()
+    body = client.get(reverse("reviews:pair-detail", args=[pairs[1].id])).content.decode()
     assert 'id="progress"' not in body
     assert client.get(reverse("reviews:pair-progress")).status_code == 403

@@ -81,8 +81,8 @@ def login_walls(db):
 def test_walls_go_to_crawl_quality_not_to_the_queue(client, login_walls, pair, editor) -> None:
     a, b, _ = login_walls
     wall_pair = pair_of(a, b)
-    queued = set(pair_queue.queue_pairs(filters=ALL).values_list("pk", flat=True))
-    assert wall_pair.pk not in queued and pair.pk in queued
+    queued = set(pair_queue.queue_pairs(filters=ALL).values_list("id", flat=True))
+    assert wall_pair.id not in queued and pair.id in queued
     assert group_of(a) not in list(group_queue.queue_groups(filters=ALL))
     client.force_login(editor)
     body = client.get(reverse("reviews:crawl-quality")).content.decode()

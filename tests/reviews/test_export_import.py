@@ -63,7 +63,7 @@ def test_csv_has_every_column_and_every_label_with_history_marked(history, edito
     assert by_reason["second look"]["disputed"] == "false"
     for r in rows:
         assert r["labeled_at"].endswith("Z")
-        assert r["split"] == sweeps.pair_split(CandidatePair.objects.get(pk=r["pair_id"]))
+        assert r["split"] == sweeps.pair_split(CandidatePair.objects.get(id=r["pair_id"]))
         assert r["sampling_weight"] == "1.0"
 
 
@@ -80,16 +80,16 @@ def test_the_export_carries_the_cosine_and_the_semantic_channel(history) -> None
     """Empty cosine (CSV) / null (JSONL) while a side has no embedding; the semantic
     channel's column is 1 only where it nominated the pair."""
     p0, p1, _ = history
-    CandidatePair.objects.filter(pk=p0.pk).update(cosine=0.9371, channels=SEMANTIC | SIMHASH)
+    CandidatePair.objects.filter(id=p0.id).update(cosine=0.9371, channels=SEMANTIC | SIMHASH)
     rows = export_csv()
     by_pair = {r["pair_id"]: r for r in rows}
-    assert by_pair[str(p0.pk)]["cosine"] == "0.9371"
-    assert by_pair[str(p0.pk)]["channel_semantic"] == "1"
-    assert by_pair[str(p0.pk)]["channel_simhash"] == "1"
-    assert by_pair[str(p1.pk)]["cosine"] == ""
-    assert by_pair[str(p1.pk)]["channel_semantic"] == "0"
+    assert by_pair[str(p0.id)]["cosine"] == "0.9371"
+    assert by_pair[str(p0.id)]["channel_semantic"] == "1"
+    assert by_pair[str(p0.id)]["channel_simhash"] == "1"
+    assert by_pair[str(p1.id)]["cosine"] == ""
+    assert by_pair[str(p1.id)]["channel_semantic"] == "0"
     jsonl = {r["pair_id"]: r for r in map(json.loads, exports.export_lines(fmt="jsonl"))}
-    assert jsonl[p0.pk]["cosine"] == 0.9371 and jsonl[p1.pk]["cosine"] is None
+    assert jsonl[p0.id]["cosine"] == 0.9371 and jsonl[p1.id]["cosine"] is None
 
 
 def test_the_split_never_depends_on_labels(history, editor) -> None:
@@ -112,8 +112,8 @@ def test_sampling_weights_are_exported(history) -> None:
     CalibrationSample.objects.create(pair=history[0], weight=4.5, seed=1, band="0")
     rows = export_csv()
     weights = {r["pair_id"]: r["sampling_weight"] for r in rows}
-    assert weights[str(history[0].pk)] == "4.5"
-    assert weights[str(history[1].pk)] == "1.0"
+    assert weights[str(history[0].id)] == "4.5"
+    assert weights[str(history[1].id)] == "1.0"
 
 
 def test_spreadsheet_formulas_are_defused_and_come_back(pairs, editor) -> None:
@@ -261,7 +261,7 @@ def test_a_bad_row_stops_the_whole_file_with_line_numbers(history, tmp_path) -> 
 
 def test_a_row_without_urls_names_its_pair_by_id(pairs) -> None:
     row = {
-        "pair_id": pairs[1].pk,
+        "pair_id": pairs[1].id,
         "verdict": "distinct",
         "reason_code": "different_item",
         "reason": "spreadsheet",
@@ -284,7 +284,7 @@ def test_a_row_without_urls_names_its_pair_by_id(pairs) -> None:
 
 def test_an_existing_user_keeps_their_name(pairs, editor) -> None:
     row = {
-        "pair_id": pairs[0].pk,
+        "pair_id": pairs[0].id,
         "verdict": "duplicate",
         "reason": "r",
         "annotator": "editor",
@@ -306,7 +306,7 @@ def _label_the_gold_crawl(ids, cases) -> None:
         for x in docs:
             for y in docs:
                 case_of[(x, y)] = case.expected_label.replace("-", "_")
-    pairs = list(CandidatePair.objects.order_by("pk"))
+    pairs = list(CandidatePair.objects.order_by("id"))
     # The gold crawl's login walls are no pairs (blocked pages are not indexed): 8 remain.
     assert len(pairs) >= 8
     for i, pair in enumerate(pairs):

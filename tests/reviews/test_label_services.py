@@ -56,7 +56,7 @@ def test_a_relabel_supersedes_the_previous_label(pair, editor) -> None:
 
 def test_undo_appends_a_retraction_and_the_pair_is_unlabeled_again(pair, editor) -> None:
     label = _label(pair, editor)
-    assert not pair_queue.queue_pairs(filters=QueueFilters()).filter(pk=pair.pk)
+    assert not pair_queue.queue_pairs(filters=QueueFilters()).filter(id=pair.id)
     undone = labelling.label_undo(editor=editor)
     assert undone == label
     label.refresh_from_db()

@@ -121,7 +121,7 @@ def _insert(conn: psycopg.Connection, like: Label, pair: CandidatePair, editor_i
         " purpose, method_key, extractor_version, retraction, created_at)"
         " SELECT %s, %s, verdict, reason_code, 'app', region, purpose, method_key,"
         " extractor_version, false, now() FROM reviews_label WHERE id = %s RETURNING id",
-        [pair.pk, editor_id, like.pk],
+        [pair.id, editor_id, like.pk],
     ).fetchone()
     assert row is not None
     return int(row[0])

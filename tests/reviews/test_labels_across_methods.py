@@ -34,7 +34,7 @@ def _label(pair: CandidatePair, editor, verdict: str = "duplicate") -> Label:
 
 def _queued(method: FingerprintMethod) -> list[CandidatePair]:
     return list(
-        CandidatePair.objects.filter(method=method, below_floor=False, exact=False).order_by("pk")
+        CandidatePair.objects.filter(method=method, below_floor=False, exact=False).order_by("id")
     )
 
 
@@ -60,7 +60,7 @@ def test_labels_count_for_the_new_methods_pairs_after_a_switch(corpus, committed
     with committed():  # the switch's candidates run is enqueued on commit (eager here)
         method_upgrades.method_switch(key=NEW, actor="person:admin", reason="nfkc")
     new = FingerprintMethod.objects.get(key=NEW)
-    twins = {p.pk: (p.a_id, p.b_id) for p in _queued(new) if (p.a_id, p.b_id) in subjects}
+    twins = {p.id: (p.a_id, p.b_id) for p in _queued(new) if (p.a_id, p.b_id) in subjects}
     assert len(twins) >= 3  # the new method nominated most of the labelled documents again
     # Nothing was copied into new label rows: the labels stay on the pairs they were
     # given on, with the method they were given under.
@@ -69,7 +69,7 @@ def test_labels_count_for_the_new_methods_pairs_after_a_switch(corpus, committed
 
     # The queue: the new method's pairs of labelled documents are labelled.
     rows = pair_queue.queue_pairs(filters=QueueFilters(method=NEW, status="all"))
-    status = {p.pk: p.is_labeled for p in rows}  # type: ignore[attr-defined]
+    status = {p.id: p.is_labeled for p in rows}  # type: ignore[attr-defined]
     assert all(status[pk] for pk in twins)
     assert not any(v for pk, v in status.items() if pk not in twins)
     unlabelled = pair_queue.queue_pairs(filters=QueueFilters(method=NEW))
@@ -96,17 +96,17 @@ def test_labels_count_for_the_new_methods_pairs_after_a_switch(corpus, committed
     given_on = next(p for p in labelled if (p.a_id, p.b_id) == (a, b))
     client.force_login(editor)
     page = client.get(f"/review/pairs/{pk}/").content.decode()
-    assert ACTIVE in page and f"/review/pairs/{given_on.pk}/" in page
+    assert ACTIVE in page and f"/review/pairs/{given_on.id}/" in page
     assert "given under" in page
 
     # A text change since makes the label stale, as it does on the pair it was given on.
     later = datetime(2026, 5, 8, 12, tzinfo=UTC)
-    b_url = CandidatePair.objects.get(pk=pk).b.url
+    b_url = CandidatePair.objects.get(id=pk).b.url
     ingest(committed, [(b_url, factories.article_text(9999, words=160))], when=later)
     stale = pair_queue.queue_pairs(filters=QueueFilters(method=NEW, status="stale"))
-    assert pk in set(stale.values_list("pk", flat=True))
+    assert pk in set(stale.values_list("id", flat=True))
     stale_old = pair_queue.queue_pairs(filters=QueueFilters(method=ACTIVE, status="stale"))
-    assert given_on.pk in set(stale_old.values_list("pk", flat=True))
+    assert given_on.id in set(stale_old.values_list("id", flat=True))
 
 
 @pytest.mark.django_db
@@ -126,13 +126,13 @@ def test_a_later_pair_of_labelled_documents_counts_as_labelled(corpus) -> None:
     }
     second = CandidatePair.objects.create(**{**fields, "method_id": other.pk})
     rows = pair_queue.queue_pairs(filters=QueueFilters(status="all"))
-    assert rows.get(pk=second.pk).is_labeled  # type: ignore[attr-defined]
+    assert rows.get(id=second.id).is_labeled  # type: ignore[attr-defined]
     assert _unlabelled_count(other.key) == 0
     # Withdrawing the label clears it on both pairs.
     labelling.label_undo(editor=editor, pair=second)
     rows = pair_queue.queue_pairs(filters=QueueFilters(status="all"))
-    assert not rows.get(pk=second.pk).is_labeled  # type: ignore[attr-defined]
-    assert not rows.get(pk=first.pk).is_labeled  # type: ignore[attr-defined]
+    assert not rows.get(id=second.id).is_labeled  # type: ignore[attr-defined]
+    assert not rows.get(id=first.id).is_labeled  # type: ignore[attr-defined]
 
 
 @pytest.mark.django_db

@@ -117,14 +117,14 @@ def test_a_late_cosine_waits_for_the_watermarks_moving_past_its_pair(late_pair) 
 
     def advance(hold: Hold) -> None:
         with transaction.atomic():
-            _advance(late_pair.pk, wall_mark)
+            _advance(late_pair.id, wall_mark)
             hold()
 
     def late_cosine() -> None:
         candidates.pairs_cosine_update(method=late_pair.method, document_ids=[late_pair.a_id])
 
     _race(advance, late_cosine)
-    assert not CandidatePair.objects.get(pk=late_pair.pk).below_floor
+    assert not CandidatePair.objects.get(id=late_pair.id).below_floor
     _assert_tallies_true()
 
 
@@ -144,8 +144,8 @@ def test_the_watermarks_wait_for_a_late_cosine_in_progress(late_pair) -> None:
             candidates.pair_facts_changed.disconnect(dispatch_uid="race-hold")
 
     def advance() -> None:
-        _advance(late_pair.pk, wall_mark)
+        _advance(late_pair.id, wall_mark)
 
     _race(late_cosine, advance)
-    assert not CandidatePair.objects.get(pk=late_pair.pk).below_floor
+    assert not CandidatePair.objects.get(id=late_pair.id).below_floor
     _assert_tallies_true()

@@ -43,8 +43,8 @@ def excerpt_pair() -> CandidatePair:
 
 def passage_panel(client, pair: CandidatePair) -> str:
     """The pair page's passage panel, fetched as the page fetches it once shown."""
-    page = client.get(reverse("reviews:pair-detail", args=[pair.pk])).content.decode()
-    url = reverse("reviews:pair-panel", args=[pair.pk, "passages"])
+    page = client.get(reverse("reviews:pair-detail", args=[pair.id])).content.decode()
+    url = reverse("reviews:pair-panel", args=[pair.id, "passages"])
     assert f'hx-get="{url}"' in page and f'<a href="{url}">' in page
     r = client.get(url, headers={"HX-Request": "true"})
     assert r.status_code == 200
@@ -61,7 +61,7 @@ def test_the_pair_page_leaves_the_passage_panel_to_its_own_request(
 
     monkeypatch.setattr(pair_panels, "pair_passages", refuse)
     client.force_login(editor)
-    body = client.get(reverse("reviews:pair-detail", args=[excerpt_pair.pk])).content.decode()
+    body = client.get(reverse("reviews:pair-detail", args=[excerpt_pair.id])).content.decode()
     assert 'id="passages-panel"' in body and "panel-pending" in body
     assert "B contains" not in body
 
@@ -70,10 +70,10 @@ def test_the_passage_panel_is_a_page_of_its_own_without_javascript(
     client, editor, excerpt_pair
 ) -> None:
     client.force_login(editor)
-    url = reverse("reviews:pair-panel", args=[excerpt_pair.pk, "passages"])
+    url = reverse("reviews:pair-panel", args=[excerpt_pair.id, "passages"])
     body = client.get(url).content.decode()
     assert "<html" in body
-    assert f'href="{reverse("reviews:pair-detail", args=[excerpt_pair.pk])}"' in body
+    assert f'href="{reverse("reviews:pair-detail", args=[excerpt_pair.id])}"' in body
     assert f"B contains {excerpt_pair.a_in_b:.0%} of A" in body
     assert "<script>alert" not in body
     fragment = client.get(url, headers={"HX-Request": "true"}).content.decode()
@@ -83,7 +83,7 @@ def test_the_passage_panel_is_a_page_of_its_own_without_javascript(
 def test_a_panel_the_page_does_not_defer_is_not_found(client, editor, excerpt_pair) -> None:
     client.force_login(editor)
     for name in ("semantic", "nothing"):
-        r = client.get(reverse("reviews:pair-panel", args=[excerpt_pair.pk, name]))
+        r = client.get(reverse("reviews:pair-panel", args=[excerpt_pair.id, name]))
         assert r.status_code == 404
 
 

@@ -19,7 +19,7 @@ HOSTILE = 'https://evil.example.com/"><script>alert(1)</script>'
 
 def _row(**kw: object) -> QueueRow:
     values: dict[str, object] = {
-        "pk": 7,
+        "id": 7,
         "doc_type": "article",
         "distance": 2,
         "full_distance": None,

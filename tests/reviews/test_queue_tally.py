@@ -217,7 +217,7 @@ def test_semantic_only_pairs_rank_below_every_other_pair(settings, pairs, monkey
     settings.QUEUE_TALLY_LAG_SECONDS = 0
     first, second, third = pairs
     assert list(pair_queue.queue_pairs(filters=ALL)) == [first, second, third]
-    CandidatePair.objects.filter(pk=first.pk).update(channels=channels.SEMANTIC)
+    CandidatePair.objects.filter(id=first.id).update(channels=channels.SEMANTIC)
     # As after an upgrade to this order: the stored stamp of the order differs, so the
     # next read of the queue recomputes every pair's rank.
     Watermark.objects.filter(name=ORDER).delete()
@@ -228,10 +228,10 @@ def test_semantic_only_pairs_rank_below_every_other_pair(settings, pairs, monkey
             distance=p.distance, threshold=threshold_for(p.doc_type), mask=p.channels
         )
         assert p.uncertainty == rank
-    assert CandidatePair.objects.get(pk=first.pk).uncertainty >= channels.SEMANTIC_ONLY_RANK
+    assert CandidatePair.objects.get(id=first.id).uncertainty >= channels.SEMANTIC_ONLY_RANK
     assert_counts_true(monkeypatch)
     # With another channel beside it, the pair is back in the ordinary order.
-    CandidatePair.objects.filter(pk=first.pk).update(channels=channels.SEMANTIC | channels.SIMHASH)
+    CandidatePair.objects.filter(id=first.id).update(channels=channels.SEMANTIC | channels.SIMHASH)
     Watermark.objects.filter(name=ORDER).delete()
     queue_tally_rebuild()
     assert list(pair_queue.queue_pairs(filters=ALL)) == [first, second, third]
@@ -293,7 +293,7 @@ def _group_recount(filters: QueueFilters) -> Counter[tuple[Any, ...]]:
 def test_group_counts_equal_a_recount_group_by_group(chain, pairs, editor) -> None:
     a, b, c = chain
     # A guard on a pair inside the group, a "distinct" label between two of its members.
-    CandidatePair.objects.filter(pk=pair_of(a, b).pk).update(numbers_differ=True)
+    CandidatePair.objects.filter(id=pair_of(a, b).id).update(numbers_differ=True)
     _label(pair_of(b, c), editor, "distinct")
     queue_sync()
     disputed = group_queue.groups_disputed()
@@ -380,7 +380,7 @@ def test_a_late_cosine_keeps_the_tallies_equal_to_a_recount(
     ids = [d for p in (first, second, unlike, walled) for d in (p.a_id, p.b_id)]
     assert candidates.pairs_cosine_update(method=first.method, document_ids=ids) == 4
     assert CandidatePair.objects.filter(channels__in=channels.masks_with(SEMANTIC)).count() == 3
-    assert not CandidatePair.objects.get(pk=unlike.pk).below_floor
+    assert not CandidatePair.objects.get(id=unlike.id).below_floor
     # As stored, before any read of the queue: equal to a count from scratch.
     kept = _tables()
     pair_states_rebuild()
@@ -395,4 +395,4 @@ def test_a_late_cosine_keeps_the_tallies_equal_to_a_recount(
             queue_counts.queue_counts(filters=ALL.replace(kind="pair"))["channel"]["semantic"] == 0
         )
     served = list(pair_queue.queue_pairs(filters=everything.replace(channel="semantic")))
-    assert sorted(p.pk for p in served) == sorted([first.pk, unlike.pk])
+    assert sorted(p.id for p in served) == sorted([first.id, unlike.id])

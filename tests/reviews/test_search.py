@@ -37,10 +37,10 @@ def test_a_chinese_title_finds_its_documents_and_pair(zh_pair, client, editor) -
         assert found == {a.pk, b.pk}, term
     results = desk_search.search(q="防汛部门")
     assert results is not None
-    assert [hit.pair.pk for hit in results.pairs] == [pair_of(a, b).pk]
+    assert [hit.pair.id for hit in results.pairs] == [pair_of(a, b).id]
     client.force_login(editor)
     page = client.get(reverse("reviews:search"), {"q": "防汛"}).content.decode()
-    assert ZH_TITLE in page and reverse("reviews:pair-detail", args=[pair_of(a, b).pk]) in page
+    assert ZH_TITLE in page and reverse("reviews:pair-detail", args=[pair_of(a, b).id]) in page
     assert reverse("ingest:document-detail", args=[other.pk]) not in page
 
 

@@ -20,14 +20,14 @@ pytestmark = pytest.mark.django_db
 
 def _page(client, editor, pair) -> str:
     client.force_login(editor)
-    r = client.get(reverse("reviews:pair-detail", args=[pair.pk]))
+    r = client.get(reverse("reviews:pair-detail", args=[pair.id]))
     assert r.status_code == 200
     return r.content.decode()
 
 
 def _set(pair, **fields) -> CandidatePair:
-    CandidatePair.objects.filter(pk=pair.pk).update(**fields)
-    return CandidatePair.objects.get(pk=pair.pk)
+    CandidatePair.objects.filter(id=pair.id).update(**fields)
+    return CandidatePair.objects.get(id=pair.id)
 
 
 def test_a_semantic_only_pair_says_same_meaning_different_words(client, editor, pairs) -> None:
@@ -217,11 +217,11 @@ def test_the_closest_sentences_in_meaning_are_aligned_and_escaped(
 
 def test_the_queue_shows_a_semantic_only_pair_last_and_says_so(client, editor, pairs) -> None:
     first, second, third = pairs
-    CandidatePair.objects.filter(pk=first.pk).update(channels=SEMANTIC, cosine=0.91)
+    CandidatePair.objects.filter(id=first.id).update(channels=SEMANTIC, cosine=0.91)
     Watermark.objects.filter(name=ORDER).delete()  # the order is recomputed on the next read
     queue_tally_rebuild()
     client.force_login(editor)
     html = client.get(reverse("reviews:queue")).content.decode()
-    rows = [html.index(reverse("reviews:pair-detail", args=[p.pk])) for p in (second, third, first)]
+    rows = [html.index(reverse("reviews:pair-detail", args=[p.id])) for p in (second, third, first)]
     assert rows == sorted(rows)
     assert html.count("(ranked last)") == 1

@@ -24,7 +24,7 @@ LABEL = {
 def test_login_is_required_everywhere(client, pair) -> None:
     for url in (
         reverse("reviews:queue"),
-        reverse("reviews:pair-detail", args=[pair.pk]),
+        reverse("reviews:pair-detail", args=[pair.id]),
         reverse("reviews:document-source", args=[pair.a_id]),
     ):
         r = client.get(url)
@@ -39,9 +39,9 @@ def test_a_user_without_a_role_is_refused(client, pair) -> None:
 
 def test_an_auditor_reads_but_cannot_label(client, pair, auditor) -> None:
     client.force_login(auditor)
-    r = client.get(reverse("reviews:pair-detail", args=[pair.pk]))
+    r = client.get(reverse("reviews:pair-detail", args=[pair.id]))
     assert r.status_code == 200 and b"Read only" in r.content
-    r = client.post(reverse("reviews:pair-label", args=[pair.pk]), LABEL)
+    r = client.post(reverse("reviews:pair-label", args=[pair.id]), LABEL)
     assert r.status_code == 403
     assert not Label.objects.exists()
 
@@ -51,7 +51,7 @@ def test_csrf_is_enforced_on_label_posts(pair, editor) -> None:
 
     client = Client(enforce_csrf_checks=True)
     client.force_login(editor)
-    r = client.post(reverse("reviews:pair-label", args=[pair.pk]), LABEL, headers=HX)
+    r = client.post(reverse("reviews:pair-label", args=[pair.id]), LABEL, headers=HX)
     assert r.status_code == 403
     assert not Label.objects.exists()
 
@@ -62,9 +62,9 @@ def test_the_queue_lists_pairs_with_counts(client, editor, pairs) -> None:
     assert r.status_code == 200
     body = r.content.decode()
     for p in pairs:
-        assert f"pair {p.pk}</a>" in body
+        assert f"pair {p.id}</a>" in body
     # Uncertain first: distance 3 (threshold 3) before 2 before 0.
-    order = [body.index(f"pair {p.pk}</a>") for p in pairs]
+    order = [body.index(f"pair {p.id}</a>") for p in pairs]
     assert order == sorted(order)
     assert r.context["counts"]["status"]["unlabeled"] == 3
 
@@ -74,13 +74,13 @@ def test_the_queue_filter_returns_only_the_results_partial(client, editor, pairs
     r = client.get(reverse("reviews:queue"), {"distance_max": 1}, headers=HX)
     assert r.status_code == 200
     assert b"<html" not in r.content and b'id="queue-results"' in r.content
-    assert r.content.count(b"pair ") >= 1 and f"pair {pairs[2].pk}<".encode() in r.content
-    assert f"pair {pairs[0].pk}<".encode() not in r.content
+    assert r.content.count(b"pair ") >= 1 and f"pair {pairs[2].id}<".encode() in r.content
+    assert f"pair {pairs[0].id}<".encode() not in r.content
 
 
 def test_the_pair_view_shows_diff_facts_and_guards(client, editor, pair) -> None:
     client.force_login(editor)
-    r = client.get(reverse("reviews:pair-detail", args=[pair.pk]))
+    r = client.get(reverse("reviews:pair-detail", args=[pair.id]))
     body = r.content.decode()
     assert r.status_code == 200
     assert 'class="op-delete guard">12.99' in body and 'class="op-insert guard">14.99' in body
@@ -91,14 +91,14 @@ def test_the_pair_view_shows_diff_facts_and_guards(client, editor, pair) -> None
 def test_blind_mode_hides_distances_and_scores(client, editor, pair) -> None:
     client.force_login(editor)
     client.post(reverse("reviews:preference-blind"), {"blind_mode": "on", "next": "/review/"})
-    body = client.get(reverse("reviews:pair-detail", args=[pair.pk])).content.decode()
+    body = client.get(reverse("reviews:pair-detail", args=[pair.id])).content.decode()
     assert "hidden (blind mode)" in body and "differing bits" not in body
     assert "containment" not in body
 
 
 def test_the_diff_toggle_returns_only_the_diff_panel(client, editor, pair) -> None:
     client.force_login(editor)
-    url = reverse("reviews:pair-detail", args=[pair.pk])
+    url = reverse("reviews:pair-detail", args=[pair.id])
     r = client.get(url, {"view": "html"}, headers={**HX, "HX-Target": "diff-panel"})
     assert r.status_code == 200 and b"<html" not in r.content
     assert r.content.lstrip().startswith(b'<section id="diff-panel"')
@@ -110,19 +110,19 @@ def test_the_diff_toggle_returns_only_the_diff_panel(client, editor, pair) -> No
 def test_htmx_label_saves_and_swaps_in_the_next_pair(client, editor, pairs) -> None:
     client.force_login(editor)
     first, second = pairs[0], pairs[1]
-    r = client.post(reverse("reviews:pair-label", args=[first.pk]), LABEL, headers=HX)
+    r = client.post(reverse("reviews:pair-label", args=[first.id]), LABEL, headers=HX)
     assert r.status_code == 200
     assert b"<html" not in r.content and b'id="pair-review"' in r.content
-    assert r["HX-Push-Url"] == reverse("reviews:pair-detail", args=[second.pk])
-    assert f"Pair {second.pk}".encode() in r.content and b"Saved" in r.content
+    assert r["HX-Push-Url"] == reverse("reviews:pair-detail", args=[second.id])
+    assert f"Pair {second.id}".encode() in r.content and b"Saved" in r.content
     assert Label.objects.get().pair == first
 
 
 def test_a_plain_form_label_redirects_to_the_next_pair(client, editor, pairs) -> None:
     client.force_login(editor)
-    r = client.post(reverse("reviews:pair-label", args=[pairs[0].pk]), LABEL)
+    r = client.post(reverse("reviews:pair-label", args=[pairs[0].id]), LABEL)
     assert r.status_code == 302
-    assert r["Location"] == reverse("reviews:pair-detail", args=[pairs[1].pk])
+    assert r["Location"] == reverse("reviews:pair-detail", args=[pairs[1].id])
 
 
 def test_a_label_with_preset_other_and_no_note_is_shown_again_with_errors(
@@ -131,17 +131,17 @@ def test_a_label_with_preset_other_and_no_note_is_shown_again_with_errors(
     # A preset is a reason; only "other" says nothing by itself and needs a note.
     client.force_login(editor)
     data = {**LABEL, "reason_code": "other", "reason": " "}
-    r = client.post(reverse("reviews:pair-label", args=[pair.pk]), data, headers=HX)
+    r = client.post(reverse("reviews:pair-label", args=[pair.id]), data, headers=HX)
     assert r.status_code == 200 and "needs a note" in r.content.decode()
     assert not Label.objects.exists()
 
 
 def test_undo_withdraws_my_last_label_and_shows_its_pair(client, editor, pairs) -> None:
     client.force_login(editor)
-    client.post(reverse("reviews:pair-label", args=[pairs[0].pk]), LABEL, headers=HX)
+    client.post(reverse("reviews:pair-label", args=[pairs[0].id]), LABEL, headers=HX)
     r = client.post(reverse("reviews:label-undo"), headers=HX)
     assert r.status_code == 200
-    assert r["HX-Push-Url"] == reverse("reviews:pair-detail", args=[pairs[0].pk])
+    assert r["HX-Push-Url"] == reverse("reviews:pair-detail", args=[pairs[0].id])
     assert b"Withdrew" in r.content
     assert Label.objects.filter(retraction=True).count() == 1
 
@@ -150,7 +150,7 @@ def test_next_claims_and_redirects(client, editor, pairs) -> None:
     client.force_login(editor)
     r = client.post(reverse("reviews:queue-next"))
     assert r.status_code == 302
-    assert r["Location"] == reverse("reviews:pair-detail", args=[pairs[0].pk])
+    assert r["Location"] == reverse("reviews:pair-detail", args=[pairs[0].id])
 
 
 def test_the_source_view_has_exactly_the_sandbox_policy(client, editor, pair) -> None:
@@ -167,7 +167,7 @@ def test_the_source_view_has_exactly_the_sandbox_policy(client, editor, pair) ->
 
 def test_desk_pages_keep_the_site_policy(client, editor, pair) -> None:
     client.force_login(editor)
-    r = client.get(reverse("reviews:pair-detail", args=[pair.pk]))
+    r = client.get(reverse("reviews:pair-detail", args=[pair.id]))
     policy = r["Content-Security-Policy"]
     assert "script-src 'self' 'nonce-" in policy and "sandbox" not in policy
 
@@ -180,7 +180,7 @@ def test_crawled_text_is_escaped(client, editor) -> None:
     b = reviewed_document(url="https://e.example.com/2", text=evil + " more", flips=1)
     find(a, b)
     client.force_login(editor)
-    body = client.get(reverse("reviews:pair-detail", args=[pair_of(a, b).pk])).content
+    body = client.get(reverse("reviews:pair-detail", args=[pair_of(a, b).id])).content
     assert b"<script>window.x" not in body and b"&lt;script&gt;window.x" in body
     assert b"<img src=x" not in body
 
@@ -246,7 +246,7 @@ def test_choose_representative_plain_form(client, editor, chain) -> None:
 
 
 def test_a_pair_below_the_floor_is_not_queued(client, editor, pair) -> None:
-    CandidatePair.objects.filter(pk=pair.pk).update(below_floor=True)
+    CandidatePair.objects.filter(id=pair.id).update(below_floor=True)
     client.force_login(editor)
     assert client.get(reverse("reviews:queue")).context["pairs"].paginator.count == 0
 
@@ -257,7 +257,7 @@ def test_a_conflicting_distinct_label_offers_the_minimum_cut(client, editor, cha
     pair = CandidatePair.objects.get(a=a, b=b)
     client.force_login(editor)
     client.post(
-        reverse("reviews:pair-label", args=[pair.pk]),
+        reverse("reviews:pair-label", args=[pair.id]),
         {**LABEL, "verdict": "distinct", "reason_code": "different_item", "reason": "no"},
     )
     body = client.get(reverse("reviews:group-detail", args=[group.pk])).content.decode()
@@ -304,5 +304,5 @@ def test_the_pair_views_differing_bits_come_from_its_two_fingerprints(client, ed
     assert view.differing_bits == bits
     assert [c.bit for c in view.cells if c.differs] == sorted(bits, reverse=True)
     client.force_login(editor)
-    body = client.get(reverse("reviews:pair-detail", args=[pair.pk])).content.decode()
+    body = client.get(reverse("reviews:pair-detail", args=[pair.id])).content.decode()
     assert f'<dd class="hex small">{" ".join(map(str, bits))}</dd>' in body
