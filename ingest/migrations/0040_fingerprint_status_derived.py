@@ -12,14 +12,14 @@ On PostgreSQL the table is copied into one made without the columns (ingest 0035
 of the digest grown with the rows, the copy as the tables' owner), in the order of `id`,
 so that the BRIN index of `id` (ingest 0038) names short runs. A column dropped in place
 would leave every row its bytes until rewritten, and every new row a null bitmap. SQLite
-drops the columns (Django remakes its table). Backward makes the columns again from the
-SimHashes, on both.
+drops the columns (Django remakes its table). Backward makes the columns and the checks
+again from the SimHashes on PostgreSQL; on SQLite it is refused.
 """
 
 import importlib
 from typing import Any
 
-from django.db import migrations, models
+from django.db import migrations
 
 import ingest.models
 
@@ -79,18 +79,6 @@ CHECKS = [
     "((full_status = 'ok' AND full_simhash IS NOT NULL) "
     "OR (full_status = 'insufficient_features' AND full_simhash IS NULL))",
 ]
-CHECK_NAMES = ("fingerprint_main_simhash_iff_ok", "fingerprint_full_simhash_iff_ok")
-STATUS_NAMES = ("status", "full_status")
-
-
-def _status_field(name: str) -> models.CharField:
-    field = models.CharField(
-        choices=[("ok", "Ok"), ("insufficient_features", "Insufficient")],
-        default="ok",
-        max_length=24,
-    )
-    field.set_attributes_from_name(name)
-    return field
 
 
 def derived(apps: Any, schema_editor: Any) -> None:
@@ -100,32 +88,22 @@ def derived(apps: Any, schema_editor: Any) -> None:
                 cursor, create=PG_DERIVED, grown=GROWN, copy=[COPY_DERIVED], after=[KEY, BRIN]
             )
         return
-    model = apps.get_model("ingest", "Fingerprint")
-    for constraint in model._meta.constraints:
-        if constraint.name in CHECK_NAMES:
-            schema_editor.remove_constraint(model, constraint)
-    for name in STATUS_NAMES:
-        schema_editor.remove_field(model, model._meta.get_field(name))
+    # SQLite: the table made again from the model as it now is (the state changed first),
+    # its rows copied without the two columns and the two checks.
+    schema_editor._remake_table(apps.get_model("ingest", "Fingerprint"))
 
 
 def stored(apps: Any, schema_editor: Any) -> None:
-    if schema_editor.connection.vendor == "postgresql":
-        with schema_editor.connection.cursor() as cursor:
-            one_row._swap_pg(
-                cursor,
-                create=PG_STORED,
-                grown=GROWN,
-                copy=[COPY_STORED],
-                after=[KEY, BRIN, *CHECKS],
-            )
-        return
-    model = apps.get_model("ingest", "Fingerprint")
-    for name in STATUS_NAMES:
-        schema_editor.add_field(model, _status_field(name))
-    schema_editor.execute(
-        f"UPDATE {TABLE} SET status = {STATUS.format('simhash')}, "
-        f"full_status = {STATUS.format('full_simhash')}"
-    )
+    if schema_editor.connection.vendor != "postgresql":
+        raise NotImplementedError("ingest 0040 is not reversible on SQLite")
+    with schema_editor.connection.cursor() as cursor:
+        one_row._swap_pg(
+            cursor,
+            create=PG_STORED,
+            grown=GROWN,
+            copy=[COPY_STORED],
+            after=[KEY, BRIN, *CHECKS],
+        )
 
 
 class Migration(migrations.Migration):
@@ -133,9 +111,9 @@ class Migration(migrations.Migration):
         ("ingest", "0039_passage_columns_packed"),
     ]
 
+    # The state first (the model without the columns), then the table made to it.
     operations = [
         migrations.SeparateDatabaseAndState(
-            database_operations=[migrations.RunPython(derived, stored)],
             state_operations=[
                 migrations.RemoveConstraint(
                     model_name="fingerprint", name="fingerprint_main_simhash_iff_ok"
@@ -147,4 +125,5 @@ class Migration(migrations.Migration):
                 migrations.RemoveField(model_name="fingerprint", name="full_status"),
             ],
         ),
+        migrations.RunPython(derived, stored),
     ]
