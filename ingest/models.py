@@ -79,10 +79,8 @@ class WatermarkIndex(models.Index):
         if schema_editor.connection.vendor != "postgresql":
             return super().create_sql(model, schema_editor, using=using, **kwargs)
         statement = super().create_sql(model, schema_editor, using=" USING brin", **kwargs)
-        statement.parts["extra"] = (
-            f" WITH (pages_per_range = {self.PAGES_PER_RANGE}, autosummarize = on)"
-            + statement.parts["extra"]
-        )
+        options = f" WITH (pages_per_range = {self.PAGES_PER_RANGE}, autosummarize = on)"
+        statement.parts["extra"] = options + str(statement.parts["extra"])  # type: ignore[assignment]
         return statement
 
 

@@ -84,18 +84,19 @@ def _families() -> list[_Family]:
     prints = family("dedup_fingerprints", "gauge", "Fingerprints by method, branch and status.")
     # A branch's status is its SimHash being there (ok) or not (ingest 0040).
     counts = (
-        Fingerprint.objects.values("method_id")
-        .annotate(n=Count("pk"), main=Count("simhash"), full=Count("full_simhash"))
+        Fingerprint.objects.values_list("method_id")
+        .annotate(n=Count("pk"), with_main=Count("simhash"), with_full=Count("full_simhash"))
+        .values_list("method_id", "n", "with_main", "with_full")
         .order_by("method_id")
     )
-    for row in counts:
-        for branch in ("full", "main"):
-            for status, n in (
-                (Fingerprint.Status.INSUFFICIENT.value, row["n"] - row[branch]),
-                (Fingerprint.Status.OK.value, row[branch]),
+    for method_id, n, with_main, with_full in counts:
+        for branch, ok in (("full", with_full), ("main", with_main)):
+            for status, count in (
+                (Fingerprint.Status.INSUFFICIENT.value, n - ok),
+                (Fingerprint.Status.OK.value, ok),
             ):
-                if n:
-                    prints.sample(n, method=methods[row["method_id"]], branch=branch, status=status)
+                if count:
+                    prints.sample(count, method=methods[method_id], branch=branch, status=status)
     active = family("dedup_method_active", "gauge", "1 for the active method, else 0.")
     for key, is_active, retired in FingerprintMethod.objects.values_list(
         "key", "is_active", "retired_at"
