@@ -231,7 +231,7 @@ def band_index_warm() -> int:
     them from disk (a first round of k = 6 lookups at 10M documents measured 34.8 ms at
     p95 against 13-15 after it; docs/scaling.md). Index-only scans of each btree in key
     order, one statement a btree; returns the entries read. A worker runs it when it
-    starts (dedup_site/celery.py); `manage.py candidates --warm` runs it by hand."""
+    starts (ingest.tasks, worker_ready); `manage.py candidates --warm` runs it by hand."""
     if not uses_band_index():
         return 0
     read = 0
