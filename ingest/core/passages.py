@@ -54,7 +54,7 @@ from __future__ import annotations
 import hashlib
 import re
 import unicodedata
-from bisect import bisect_left
+from collections import deque
 from collections.abc import Collection, Iterable, Sequence
 from dataclasses import dataclass, field
 
@@ -317,21 +317,32 @@ def coarse(found: Sequence[Passage], window: int, w: int = W) -> set[int]:
         return set()
     items = sorted((p.start, p.hash) for p in found)
     pos = [p for p, _ in items]
+    values = [h for _, h in items]
     last_start = max(0, pos[-1] + w - window)
     # The passages in a window [i, i + window) change only where i passes a position
     # (i = p + 1) or i + window reaches one (i = p - window + 1): one window each.
     starts = {0}
     for p in pos:
         starts.update((p + 1, p - window + 1))
+    # Both ends of the window only move right: a sliding minimum (a deque of indices
+    # whose hashes increase from its front) gives each window's pick in amortised
+    # constant time; an equal hash entering drops the older one (the rightmost wins).
     picks: set[int] = set()
-    for i in starts:
-        if not 0 <= i <= last_start:
-            continue
-        lo, hi = bisect_left(pos, i), bisect_left(pos, i + window)
-        if lo == hi:
-            continue
-        best = min(range(lo, hi), key=lambda j: (items[j][1], -j))
-        picks.add(items[best][1])
+    queue: deque[int] = deque()
+    lo = hi = 0
+    n = len(pos)
+    for i in sorted(s for s in starts if 0 <= s <= last_start):
+        while hi < n and pos[hi] < i + window:
+            while queue and values[queue[-1]] >= values[hi]:
+                queue.pop()
+            queue.append(hi)
+            hi += 1
+        while lo < n and pos[lo] < i:
+            lo += 1
+        while queue and queue[0] < lo:
+            queue.popleft()
+        if queue:
+            picks.add(values[queue[0]])
     return picks
 
 

@@ -30,6 +30,37 @@ def test_coarse_picks_hold_the_larger_windows_winnowing(ws: list[str], window: i
     assert large <= picks <= P.hash_set(found)
 
 
+def coarse_by_scan(found: list[P.Passage], window: int, w: int = P.W) -> set[int]:
+    """The coarse picks read window by window, each window's minimum by a scan: what
+    P.coarse's sliding minimum must equal."""
+    if not found:
+        return set()
+    items = sorted((p.start, p.hash) for p in found)
+    pos = [p for p, _ in items]
+    last_start = max(0, pos[-1] + w - window)
+    starts = {0} | {p + 1 for p in pos} | {p - window + 1 for p in pos}
+    picks: set[int] = set()
+    for i in starts:
+        if not 0 <= i <= last_start:
+            continue
+        inside = [j for j, p in enumerate(pos) if i <= p < i + window]
+        if inside:
+            picks.add(items[min(inside, key=lambda j: (items[j][1], -j))][1])
+    return picks
+
+
+@settings(max_examples=80, deadline=None)
+@given(
+    st.lists(st.tuples(st.integers(0, 600), st.integers(0, 20)), min_size=0, max_size=120),
+    st.sampled_from([1, 5, 40, 150]),
+    st.sampled_from([1, 36]),
+)
+def test_coarse_is_each_windows_minimum(raw: list[tuple[int, int]], window: int, w: int) -> None:
+    # Few distinct hashes and repeated positions: ties everywhere.
+    found = [P.Passage(h, start) for start, h in raw]
+    assert P.coarse(found, window, w) == coarse_by_scan(found, window, w)
+
+
 @settings(max_examples=40, deadline=None)
 @given(words, words, words, st.lists(st.sampled_from(VOCAB), min_size=RUN, max_size=RUN + 80))
 def test_a_shared_run_of_the_guarantee_shares_a_stored_passage(
