@@ -1282,7 +1282,23 @@ class CandidateGroup(models.Model):
     updated_at = models.DateTimeField(auto_now=True)
 
     class Meta:
-        indexes = [models.Index(fields=["method", "dissolved", "size"])]
+        indexes = [
+            models.Index(fields=["method", "dissolved", "size"]),
+            # The groups a review status short of "labeled" and "all" can hold
+            # (reviews.queue.group_queue): the queue reads these, a few in a hundred,
+            # not every group (at 10M a scan of them all was most of the queue page).
+            models.Index(
+                fields=["id"],
+                name="group_flagged",
+                condition=models.Q(dissolved=False)
+                & (
+                    models.Q(needs_review=True)
+                    | models.Q(chained=True)
+                    | models.Q(oversized=True)
+                    | models.Q(kind="exact")
+                ),
+            ),
+        ]
 
     def __str__(self) -> str:
         return f"group {self.pk} ({self.size})"
