@@ -2,6 +2,8 @@
 index (ingest 0043, `group_flagged`), not by a scan of every group: at 10M documents
 that scan of ~259k groups was most of the queue page (docs/scaling.md)."""
 
+from typing import Any
+
 import pytest
 from django.db import connection
 
@@ -25,8 +27,8 @@ def _groups(method: FingerprintMethod, n: int, flagged_every: int) -> None:
     )
 
 
-def _statements(run) -> list[tuple[str, object]]:
-    seen: list[tuple[str, object]] = []
+def _statements(run) -> list[tuple[str, Any]]:
+    seen: list[tuple[str, Any]] = []
 
     def record(execute, sql, params, many, context):
         seen.append((sql, params))
@@ -37,7 +39,7 @@ def _statements(run) -> list[tuple[str, object]]:
     return seen
 
 
-def _plan(sql: str, params: object) -> str:
+def _plan(sql: str, params: Any) -> str:
     with connection.cursor() as cursor:
         cursor.execute("EXPLAIN " + sql, params)
         return "\n".join(row[0] for row in cursor.fetchall())
