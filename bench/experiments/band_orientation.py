@@ -8,7 +8,7 @@ nominates most of a lookup's rows. This counts, in numpy over the real-distribut
 fingerprints (bench/corpus.py), the band entries a k=6 lookup reads under (2, 3), under
 (3, 2), under the better of the two for each query (the oracle), and under a choice
 made from the crowding of each half's radius-1 ball (the 33 keys next to the query's:
-what a cheap first probe could read).
+what a cheap first probe could read), or from a histogram of each half's top 16 bits.
 
     python bench/experiments/band_orientation.py --size 10000000 --queries 2000
 """
@@ -60,7 +60,21 @@ def main() -> None:
     assert B32X2.radii(6) in ((2, 3), (3, 2))
     rng = np.random.default_rng(7)
     picks = rng.choice(len(values), size=args.queries, replace=False)
-    rows = {"fixed (2, 3)": [], "fixed (3, 2)": [], "oracle": [], "radius-1 crowding": []}
+    rows: dict[str, list[int]] = {
+        "fixed (2, 3)": [],
+        "fixed (3, 2)": [],
+        "oracle": [],
+        "radius-1 crowding": [],
+        "16-bit prefix histogram": [],
+    }
+    # Per half, entries by the top 16 bits of the half key: what a worker could count
+    # when it warms the band btrees, and estimate a ball's entries from.
+    hist = [np.bincount(high >> 16, minlength=1 << 16), np.bincount(low >> 16, minlength=1 << 16)]
+
+    def estimate(half: int, key: int, r: int) -> float:
+        probes = (np.uint64(key) ^ _mask_array(32, r)) >> np.uint64(16)
+        return float(hist[half][probes.astype(np.int64)].sum()) / (1 << 16)
+
     for p in picks:
         v = int(values[p]) ^ (1 << int(rng.integers(0, 64))) ^ (1 << int(rng.integers(0, 64)))
         h, lo = v >> 32, v & 0xFFFFFFFF
@@ -71,8 +85,11 @@ def main() -> None:
         rows["oracle"].append(min(a, b))
         # The half whose near keys are more crowded gets the smaller radius.
         rows["radius-1 crowding"].append(
-            a if ball_count(low, lo, 1) >= ball_count(high, h, 1) else b
+            b if ball_count(low, lo, 1) >= ball_count(high, h, 1) else a
         )
+        est_a = estimate(0, h, 2) + estimate(1, lo, 3)
+        est_b = estimate(0, h, 3) + estimate(1, lo, 2)
+        rows["16-bit prefix histogram"].append(a if est_a <= est_b else b)
     print(
         f"{args.size:,} fingerprints, {args.queries} k=6 lookups (a stored value, 2 bits flipped)"
     )
