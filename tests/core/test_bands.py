@@ -284,3 +284,45 @@ def test_covering_indexes_and_one_branch_per_combo() -> None:
         " INCLUDE (simhash, document_id)"
     )
     assert B32X2.sql_key_condition("bk", 1) == "bk_1(simhash) = ANY(%s::int4[])"
+
+
+def found_with(scheme: BandScheme, a: int, b: int, k: int, radii: tuple[int, ...]) -> bool:
+    """`found`, probing with the given orientation of the radii."""
+    probes = scheme.probe_arrays(a, k, radii)
+    return any(key in set(p.tolist()) for key, p in zip(scheme.keys(b), probes, strict=True))
+
+
+@pytest.mark.parametrize("scheme", [B32X2, B24_20_20], ids=lambda s: s.name)
+def test_every_orientation_finds_every_spread_of_k_bits(scheme: BandScheme) -> None:
+    """Each permutation of the radii that `orientations` offers finds every pair within
+    k bits, at its worst: every spread of the bits over the blocks."""
+    rng = random.Random(5)
+    caps = tuple(w for _, w in scheme.blocks)
+    for k in range(scheme.k_max):
+        for radii in scheme.orientations(k):
+            assert sorted(radii) == sorted(scheme.radii(k))
+            for spread in spreads(k, caps):
+                a = rng.getrandbits(64)
+                positions: list[int] = []
+                for (shift, width), count in zip(scheme.blocks, spread, strict=True):
+                    positions += rng.sample(range(shift, shift + width), count)
+                b = flip(a, positions)
+                assert found_with(scheme, a, b, k, radii), (scheme.name, k, radii, spread)
+
+
+def test_the_halves_orientations() -> None:
+    assert B32X2.orientations(6) == ((2, 3), (3, 2))
+    assert B32X2.orientations(4) == ((1, 2), (2, 1))
+    assert B32X2.orientations(3) == ((1, 1),)
+    with pytest.raises(ValueError, match="do not find every pair"):
+        B32X2.probe_arrays(0, 6, (2, 2))
+
+
+@given(st.integers(0, 10_000), st.integers(0, 10_000))
+def test_the_larger_radius_goes_to_the_less_crowded_half(high: int, low: int) -> None:
+    radii = B32X2.oriented(6, [high, low])
+    if high < low:
+        assert radii == (3, 2)
+    else:  # ties keep the computed radii
+        assert radii == (2, 3)
+    assert B32X2.oriented(3, [high, low]) == (1, 1)

@@ -316,3 +316,52 @@ def test_warming_reads_each_band_btree_whole_and_nothing_else() -> None:
             scans = [n for n in nodes if "Scan" in n["Node Type"]]
             assert scans and all(n["Node Type"] == "Index Only Scan" for n in scans)
             assert all(f"dedup_band_key_{i}" in n["Index Name"] for n in scans)
+
+
+def _crowded(low_crowded: bool) -> tuple[list[int], int]:
+    """200 values sharing the query's key of one half within 1 bit, each differing from
+    the query in 3-8 bits of the other half; 30 within 6 bits of it in both halves."""
+    rng = random.Random(21 + low_crowded)
+    query = rng.getrandbits(64)
+    shift_same, shift_other = (0, 32) if low_crowded else (32, 0)
+    values = []
+    for i in range(230):
+        v = query
+        if i < 200:
+            v ^= 1 << (shift_same + rng.randrange(32))
+            for b in rng.sample(range(32), rng.randint(3, 8)):
+                v ^= 1 << (shift_other + b)
+        else:
+            for b in rng.sample(range(64), rng.randint(0, 6)):
+                v ^= 1 << b
+        values.append(v)
+    ids = _documents(len(values))
+    index.entries_add([(METHOD, d, v, T0) for d, v in zip(ids, values, strict=True)])
+    return values, query
+
+
+@pytest.mark.parametrize("low_crowded", [True, False])
+def test_a_k6_lookup_gives_the_larger_radius_to_the_less_crowded_half(low_crowded: bool) -> None:
+    """The crowding read counts the entries near each half's key; the lookup then probes
+    the crowded half within 2 bits and the other within 3, and still answers exactly
+    what brute force answers (both orientations find every pair within 6 bits)."""
+    values, query = _crowded(low_crowded)
+    sql, params = index.crowding_statement(METHOD, query)
+    with index.pg_cursor() as cursor:
+        cursor.execute(sql, params)
+        row = cursor.fetchone()
+        assert row is not None
+        high, low = row
+        assert (low > high) == low_crowded
+        radii = index._oriented(cursor, METHOD, query, 6, None)
+    assert radii == ((3, 2) if low_crowded else (2, 3))
+    got = {(h.document_id, h.distance) for h in index.query(method_id=METHOD, value=query, k=6)}
+    truth = {
+        (h.document_id, h.distance) for h in index.brute_force(method_id=METHOD, value=query, k=6)
+    }
+    assert got == truth and len(truth) >= 30
+    for other in index.SCHEME.orientations(6):  # the same answer either way round
+        sql, params = index.pg_statement(METHOD, query, 6, None, other)
+        with index.pg_cursor() as cursor:
+            cursor.execute(sql, params)
+            assert {(d, dist) for d, _, dist in cursor.fetchall()} == truth
