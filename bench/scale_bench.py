@@ -262,6 +262,8 @@ def load(args: argparse.Namespace) -> None:
     state.data.setdefault("passages_until", args.passages_until or args.size)
     state.data.setdefault("language", args.language)
     state.data.setdefault("chunk", args.chunk)
+    # The measure stage compares the band lookups with brute force over these values.
+    state.data.setdefault("base", args.base)
     real_counts = passage_counts_of(state.data["language"], args.data)
     state.save()
     t_start = time.perf_counter()
@@ -912,7 +914,15 @@ def measure(args: argparse.Namespace) -> dict[str, Any]:
     flips = [
         (v ^ (1 << int(rng.integers(0, 64))) ^ (1 << int(rng.integers(0, 64)))) for _, v in probes
     ]
-    values = fingerprints(n, args.base, args.seed)
+    # The loaded values (the load's --base, kept in the state file): recall and the
+    # entries read are counted over them, so they must be the stored ones.
+    values = fingerprints(n, int(state.data.get("base", args.base)), args.seed)
+    differ = [d for d, v in probes if int(values[d - 1]) != v]
+    if differ:
+        raise SystemExit(
+            f"the fingerprints generated are not the stored ones (documents {differ[:5]}):"
+            " give the load's --base"
+        )
     for k in (3, 6):
         index.query(method_id=method_id, value=flips[0], k=k)  # warm
         out[f"band_k{k}"] = timed(
