@@ -2,9 +2,7 @@
 
 Six differing bits over two 32-bit halves leave one half within 2 bits or the other
 within 3, and equally one within 3 or the other within 2: both radii (2, 3) and (3, 2)
-find every pair. The scheme computes (2, 3); before 2026-12-07 every query probed with
-it, since then the lookup chooses (ingest.index._oriented, from the radius-1 counts
-below). Real SimHash bits are
+find every pair. The scheme computes (2, 3) for every query. Real SimHash bits are
 biased, so the half keys are crowded unevenly, and the radius-3 ball of a crowded half
 nominates most of a lookup's rows. This counts, in numpy over the real-distribution
 fingerprints (bench/corpus.py), the band entries a k=6 lookup reads under (2, 3), under
