@@ -32,10 +32,6 @@ The chosen scheme
 index each on (method, half). The stored keys do not depend on k, so one pair of
 indexes serves every threshold in settings. k <= 3 probes radii (1, 1), 66 keys; k = 6
 probes radii (2, 3), 6,018 keys; k = 7 (the most it accepts) radii (3, 3), 10,978.
-(3, 2) finds every pair within 6 bits as well (`orientations`): the lookup counts the
-entries within one bit of each half's key and gives the larger radius to the less
-crowded half (`oriented`; ingest/index.py), which at 10M reads about half the entries
-at p95.
 Since ingest 0029 each btree also carries (INCLUDE) the SimHash, the document id and
 the fetch time, and the lookup runs one branch per half (ingest/index.py): an
 index-only scan, so the rows a lookup nominates are read from the index, not the table.
