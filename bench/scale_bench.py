@@ -1001,24 +1001,16 @@ def band_work(index: Any, method_id: int, probes: list[int], k: int, values: np.
     halves = [
         (values >> np.uint64(shift)) & np.uint64((1 << width) - 1) for shift, width in scheme.blocks
     ]
-    nominated, chosen = [], []
+    nominated = []
     for v in probes:
-        distances = [
-            np.bitwise_count(halves[i] ^ np.uint64(scheme.combo_value(v, i)))
-            for i in range(len(halves))
-        ]
-        # The product's orientation (ingest.index._oriented): from the entries within
-        # CROWDING_RADIUS bits of each half's key, where the probes are many.
-        radii = scheme.radii(k)
-        if scheme.probe_count(k) >= index.ORIENT_PROBES_MIN:
-            near = [int((d <= index.CROWDING_RADIUS).sum()) for d in distances]
-            radii = scheme.oriented(k, near, index.CROWDING_RADIUS)
-        chosen.append(radii)
-        nominated.append(
-            float(sum(int((d <= r).sum()) for d, r in zip(distances, radii, strict=True) if r >= 0))
-        )
+        total = 0
+        for i, r in enumerate(scheme.radii(k)):
+            if r >= 0:
+                near = np.bitwise_count(halves[i] ^ np.uint64(scheme.combo_value(v, i))) <= r
+                total += int(near.sum())
+        nominated.append(float(total))
     crowded = probes[int(np.argmax(nominated))]
-    sql, params = index.pg_statement(method_id, crowded, k, None, chosen[int(np.argmax(nominated))])
+    sql, params = index.pg_statement(method_id, crowded, k)
     with index.pg_cursor() as cur:
         cur.execute("EXPLAIN (ANALYZE, BUFFERS, FORMAT JSON) " + sql, params)
         plan = cur.fetchone()[0]

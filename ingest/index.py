@@ -139,53 +139,17 @@ _PG_QUERY = _pg_query(window=False)
 _PG_QUERY_WINDOW = _pg_query(window=True)
 
 
-# Orienting a lookup (below) costs one statement of CROWDING_RADIUS probes a combo (33
-# keys a half): worth it only where the lookup's own probes are many more (k = 6: 6,018).
-ORIENT_PROBES_MIN = 1000
-CROWDING_RADIUS = 1
-
-
-def _pg_crowding(window: bool) -> str:
-    return "SELECT " + ", ".join(
-        "(SELECT count(*) FROM ingest_indexentry WHERE method = %s AND "
-        f"{SCHEME.sql_key_condition(SQL_FUNCTION, i)}{_WINDOW if window else ''})"
-        for i in range(len(SCHEME.combos))
-    )
-
-
-_PG_CROWDING = _pg_crowding(window=False)
-_PG_CROWDING_WINDOW = _pg_crowding(window=True)
-
-
-def crowding_statement(
-    method_id: int, value: int, window: tuple[datetime, datetime] | None = None
-) -> tuple[str, list[object]]:
-    """The entries within CROWDING_RADIUS bits of each of the query's band keys, one
-    count a combo: how crowded the key space is around the query in each half."""
-    params: list[object] = []
-    for keys in SCHEME.near_arrays(value, (CROWDING_RADIUS,) * len(SCHEME.combos)):
-        params += [method_id, Int4Array(np.sort(keys))]
-        if window:
-            params += window
-    return (_PG_CROWDING_WINDOW if window else _PG_CROWDING), params
-
-
 def pg_statement(
-    method_id: int,
-    value: int,
-    k: int,
-    window: tuple[datetime, datetime] | None = None,
-    radii: tuple[int, ...] | None = None,
+    method_id: int, value: int, k: int, window: tuple[datetime, datetime] | None = None
 ) -> tuple[str, list[object]]:
     """The band lookup's SQL and parameters (run through a cursor that knows Int4Array:
     `pg_cursor`). With a window it reads only the partitions of the window's months.
-    `radii`: one of the scheme's orientations for k (default: its computed radii).
 
     Probe keys go sorted: the btree sorts a search array first, and a sorted one it
     only checks."""
     signed = to_signed64(value)
     params: list[object] = []
-    for keys in SCHEME.probe_arrays(value, k, radii):
+    for keys in SCHEME.probe_arrays(value, k):
         params += [signed, method_id, Int4Array(np.sort(keys)), signed, k]
         if window:
             params += window
@@ -207,46 +171,18 @@ def _query_pg(
     exclude: int | None,
     window: tuple[datetime, datetime] | None,
 ) -> list[Hit]:
+    sql, params = pg_statement(method_id, value, k, window)
     # Server-side binding and a prepared statement (generic plan: see the connection
     # options in settings): the probe arrays are large, and planning them afresh costs
     # more than the lookup. Errors go through Django's wrapper like any ORM query's: a
     # lost connection is then django.db.OperationalError, and the connection is marked
     # broken so the next attempt opens a fresh one.
     with connection.wrap_database_errors, pg_cursor() as cursor:
-        sql, params = pg_statement(
-            method_id, value, k, window, _oriented(cursor, method_id, value, k, window)
-        )
         cursor.execute(sql, params, prepare=True)
         rows = cursor.fetchall()
     return [
         Hit(d, to_unsigned64(s), dist) for d, s, dist in rows if exclude is None or d != exclude
     ]
-
-
-def _oriented(
-    cursor: psycopg.Cursor,
-    method_id: int,
-    value: int,
-    k: int,
-    window: tuple[datetime, datetime] | None,
-) -> tuple[int, ...]:
-    """The radii a lookup probes with: of the scheme's orientations for k (at k = 6 the
-    halves' (2, 3) and (3, 2): both find every pair), the one that puts the larger
-    radius on the less crowded half. Real SimHash bits are biased, so the halves' keys
-    are crowded unevenly around a query, and the larger radius's ball holds most of
-    the entries a lookup reads: at 10M real-distribution fingerprints, 15,528 entries
-    at p95 with (2, 3) always, 8,542 with the half chosen by the entries within one bit
-    of each half's key, as many as the better of the two for each query
-    (bench/experiments/band_orientation.py). Only where the lookup's probes outnumber
-    the crowding read's many times over (ORIENT_PROBES_MIN)."""
-    options = SCHEME.orientations(k)
-    if len(options) == 1 or SCHEME.probe_count(k) < ORIENT_PROBES_MIN:
-        return options[0]
-    sql, params = crowding_statement(method_id, value, window)
-    cursor.execute(sql, params, prepare=True)
-    near = cursor.fetchone()
-    assert near is not None
-    return SCHEME.oriented(k, near, CROWDING_RADIUS)
 
 
 class Int4Array:

@@ -103,7 +103,7 @@ import struct
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 from functools import cache, cached_property
-from itertools import combinations, permutations
+from itertools import combinations
 from math import comb
 
 import numpy as np
@@ -203,52 +203,16 @@ class BandScheme:
             return self.fixed_radii[k]
         return _radii(self.widths, self.combos, tuple(w for _, w in self.blocks), k)
 
-    def orientations(self, k: int) -> tuple[tuple[int, ...], ...]:
-        """Every permutation of `radii(k)` that also finds every pair within k bits, the
-        computed one first. On combos of one width all of them do: at k = 6 the halves'
-        (2, 3) and (3, 2). A lookup may take whichever reads fewer entries
-        (`oriented`)."""
-        return _orientations(self, k)
-
-    def oriented(self, k: int, near: Sequence[int], near_radius: int = 1) -> tuple[int, ...]:
-        """Of `orientations(k)`, the radii expected to read the fewest entries, given
-        `near`: for each combo, the entries within `near_radius` bits of the query's key
-        (a density a key, once divided by the keys of that ball). A combo's expected cost
-        is its density times the keys its radius probes; ties keep the computed radii."""
-        options = self.orientations(k)
-        if len(options) == 1:
-            return options[0]
-        density = [n / _probes(w, near_radius) for n, w in zip(near, self.widths, strict=True)]
-
-        def cost(radii: tuple[int, ...]) -> float:
-            return sum(
-                d * _probes(w, r) for d, w, r in zip(density, self.widths, radii, strict=True)
-            )
-
-        return min(options, key=cost)
-
     def probes(self, value: int, k: int) -> list[list[int]]:
         """Per combo, the sorted keys a query for distance <= k looks up."""
         return [np.sort(keys).tolist() for keys in self.probe_arrays(value, k)]
 
-    def probe_arrays(
-        self, value: int, k: int, radii: tuple[int, ...] | None = None
-    ) -> list[np.ndarray]:
-        """`probes` as int32 arrays, in no particular order (what a statement sends).
-        `radii`: one of `orientations(k)` instead of `radii(k)`."""
+    def probe_arrays(self, value: int, k: int) -> list[np.ndarray]:
+        """`probes` as int32 arrays, in no particular order (what a statement sends)."""
         if not 0 <= k <= self.k_max:
             raise ValueError(f"scheme {self.name or self} answers k <= {self.k_max}, not {k}")
-        if radii is None:
-            radii = self.radii(k)
-        elif radii not in self.orientations(k):
-            raise ValueError(f"radii {radii} do not find every pair within {k} bits")
-        return self.near_arrays(value, radii)
-
-    def near_arrays(self, value: int, radii: Sequence[int]) -> list[np.ndarray]:
-        """Per combo, the int32 keys within that combo's radius of the value's key (none
-        for -1), whether or not the radii find every pair of some distance."""
         out = []
-        for i, r in enumerate(radii):
+        for i, r in enumerate(self.radii(k)):
             keys = np.uint64(self.combo_value(value, i)) ^ _mask_array(self.widths[i], r)
             # Every key fits in 32 bits; 32-bit ones are two's complement, as _as_key.
             out.append(keys.astype(np.uint32).view(np.int32))
@@ -319,13 +283,6 @@ class BandScheme:
         order, each bound to probes(value, k)[i] (an empty list for radius -1)."""
         terms = [self.sql_key_condition(name, i, placeholder) for i in range(len(self.combos))]
         return "(" + " OR ".join(terms) + ")"
-
-
-@cache
-def _orientations(scheme: BandScheme, k: int) -> tuple[tuple[int, ...], ...]:
-    radii = scheme.radii(k)
-    others = [r for r in sorted(set(permutations(radii))) if r != radii]
-    return (radii, *(r for r in others if scheme._covers(k, r)))
 
 
 @cache
