@@ -12,10 +12,11 @@ what a cheap first probe could read), or from a histogram of each half's top 16 
 
     python bench/experiments/band_orientation.py --size 10000000 --queries 2000
 
-With ``--database NAME`` (a scale-bench database loaded with the same fingerprints), it
-also times the product's k=6 lookups (ingest.index.query) on PostgreSQL, the oriented
-lookup and the fixed radii (2, 3) alternating query by query, after the band btrees'
-warming, and reports p50 / p95 of each.
+The product tried it (commits cde21be to ef5f11e, reverted): on the 10M scale-bench
+database the oriented lookup read half the entries at p95 but was no faster, its own
+count costing about what the entries saved (p50 9.18 against 8.12 ms, p95 13.67 against
+13.20, 500 lookups each, alternating; ``--database`` at ef5f11e timed them). At 10M a k=6
+lookup's time is its 6,018 probes more than the entries it reads: the fixed radii stay.
 """
 
 from __future__ import annotations
@@ -57,7 +58,6 @@ def main() -> None:
     parser.add_argument("--size", type=int, default=10_000_000)
     parser.add_argument("--base", type=int, default=0, help="corpus generated (default size)")
     parser.add_argument("--queries", type=int, default=2000)
-    parser.add_argument("--database", default="", help="time the lookups on this database")
     args = parser.parse_args()
     values = np.asarray(real_looking_fingerprints(args.base or args.size, 1), dtype=np.uint64)[
         : args.size
@@ -96,8 +96,6 @@ def main() -> None:
         est_a = estimate(0, h, 2) + estimate(1, lo, 3)
         est_b = estimate(0, h, 3) + estimate(1, lo, 2)
         rows["16-bit prefix histogram"].append(a if est_a <= est_b else b)
-    if args.database:
-        timed_on_postgres(args.database, values, args.queries)
     print(
         f"{args.size:,} fingerprints, {args.queries} k=6 lookups (a stored value, 2 bits flipped)"
     )
@@ -109,40 +107,6 @@ def main() -> None:
             f"| {name} | {np.percentile(c, 50):,.0f} | {np.percentile(c, 95):,.0f} "
             f"| {np.percentile(c, 99):,.0f} | {c.mean():,.0f} |"
         )
-
-
-def timed_on_postgres(database: str, values: np.ndarray, queries: int) -> None:
-    import time
-
-    from scale_bench import django_setup
-
-    django_setup(database)
-    from django.db import connection
-
-    from ingest import index
-
-    with connection.cursor() as cur:
-        cur.execute("SELECT DISTINCT method FROM ingest_indexentry LIMIT 1")
-        (method_id,) = cur.fetchone()
-    index.band_index_warm()
-    rng = np.random.default_rng(11)
-    picks = rng.choice(len(values), size=queries, replace=False)
-    flips = [
-        int(values[p]) ^ (1 << int(rng.integers(0, 64))) ^ (1 << int(rng.integers(0, 64)))
-        for p in picks
-    ]
-    fixed = index.ORIENT_PROBES_MIN
-    times: dict[str, list[float]] = {"oriented": [], "fixed (2, 3)": []}
-    for v in flips:
-        for name, threshold in (("oriented", fixed), ("fixed (2, 3)", 10**9)):
-            index.ORIENT_PROBES_MIN = threshold
-            t = time.perf_counter()
-            index.query(method_id=method_id, value=v, k=6)
-            times[name].append((time.perf_counter() - t) * 1000)
-    index.ORIENT_PROBES_MIN = fixed
-    print(f"PostgreSQL ({database}), {queries} k=6 lookups each, alternating:")
-    for name, ms in times.items():
-        print(f"  {name}: p50 {np.percentile(ms, 50):.2f} ms, p95 {np.percentile(ms, 95):.2f} ms")
 
 
 if __name__ == "__main__":
