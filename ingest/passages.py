@@ -211,8 +211,9 @@ def query_hashes(passages: Iterable[core.Passage]) -> list[int]:
 
 # Every probe below asks the GIN index for the passage's bucket and keeps the rows that
 # hold the passage itself: since ingest 0032 the index holds not the 64-bit hashes but
-# their buckets (`passage_buckets`, each hash's top 24 bits as int4: many documents share
-# one bucket, whose posting list is compressed, where each hash was its own index entry),
+# their buckets (since ingest 0044 `passage_buckets_23`, each hash's top 23 bits as int4;
+# 0032's `passage_buckets` took 24: many documents share one bucket, whose posting list is
+# compressed, where each hash was its own index entry),
 # and `passage_has(p.hashes, h)` is the exact test on the rows the bucket names (ingest
 # 0037: the hashes are 8 bytes each in a bytea, compared at 8-byte offsets; their count
 # is `length(p.hashes) / 8`). Both are in the probe's WHERE, so its LIMIT counts true
@@ -251,7 +252,7 @@ FROM asked LEFT JOIN LATERAL (
         SELECT p.document_id, p.site_id, p.fetched_at, length(p.hashes) / 8 AS size
         FROM ingest_passageset p
         WHERE NOT asked.template AND NOT asked.common
-            AND passage_buckets(p.hashes) @> passage_buckets(ARRAY[asked.h])
+            AND passage_buckets_23(p.hashes) @> passage_buckets_23(ARRAY[asked.h])
             AND passage_has(p.hashes, asked.h) AND p.method + 0 = %s
         LIMIT %s
     ) AS p
@@ -419,7 +420,7 @@ def _templates_count_scan(by_site: dict[int, set[int]], method: int) -> None:
 _PG_SITE_COUNTS = """
 SELECT h, (SELECT count(*) FROM (
     SELECT 1 FROM ingest_passageset p
-    WHERE passage_buckets(p.hashes) @> passage_buckets(ARRAY[h])
+    WHERE passage_buckets_23(p.hashes) @> passage_buckets_23(ARRAY[h])
         AND passage_has(p.hashes, h) AND p.method + 0 = %s AND p.site_id = %s
     LIMIT %s) AS seen)
 FROM unnest(%s::bigint[]) AS h
@@ -566,7 +567,7 @@ WITH wanted AS MATERIALIZED (
     SELECT held.docs, held.sizes FROM wanted, LATERAL (
         SELECT array_agg(p.document_id) AS docs, array_agg(p.size) AS sizes FROM (
             SELECT p.document_id, length(p.hashes) / 8 AS size FROM ingest_passageset p
-            WHERE passage_buckets(p.hashes) @> passage_buckets(ARRAY[wanted.h])
+            WHERE passage_buckets_23(p.hashes) @> passage_buckets_23(ARRAY[wanted.h])
                 AND passage_has(p.hashes, wanted.h) AND p.method + 0 = %s {window}
             LIMIT %s) AS p
     ) AS held

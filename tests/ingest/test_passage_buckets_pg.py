@@ -31,7 +31,7 @@ COLLIDING = [BUCKET + 2, BUCKET + 0xFF_FFFF_FFFF, BUCKET + 0x12_3456_789A]
 def _buckets(hashes: list[int]) -> list[int]:
     with connection.cursor() as cursor:
         cursor.execute(
-            "SELECT passage_buckets(%s::bigint[])", [[core.to_signed(h) for h in hashes]]
+            "SELECT passage_buckets_23(%s::bigint[])", [[core.to_signed(h) for h in hashes]]
         )
         return list(cursor.fetchone()[0])
 
@@ -42,7 +42,7 @@ def _add(n: int, host: str, hashes: list[int]) -> Document:
 
 def _own(n: int) -> list[int]:
     # Each page's own passages, in buckets of their own.
-    return [(0x1000 + n * 16 + j) << 40 for j in range(4)]
+    return [(0x1000 + n * 16 + j) << 41 for j in range(4)]
 
 
 def test_the_crafted_hashes_share_one_bucket_and_no_other_does() -> None:
@@ -52,8 +52,8 @@ def test_the_crafted_hashes_share_one_bucket_and_no_other_does() -> None:
 
 @examples(max_examples=60, deadline=None)
 @given(st.lists(st.integers(min_value=0, max_value=2**64 - 1), min_size=1, max_size=50))
-def test_a_bucket_is_the_top_24_bits_of_the_hash(hashes: list[int]) -> None:
-    assert _buckets(hashes) == [core.to_signed(h) >> 40 for h in hashes]
+def test_a_bucket_is_the_top_23_bits_of_the_hash(hashes: list[int]) -> None:
+    assert _buckets(hashes) == [core.to_signed(h) >> 41 for h in hashes]
 
 
 def test_a_page_holding_another_hash_of_the_bucket_is_not_a_hit() -> None:
@@ -129,7 +129,7 @@ def test_every_probe_can_read_the_bucket_index_and_the_hashes_have_none() -> Non
             " JOIN pg_am a ON a.oid = i.relam WHERE a.amname = 'gin'"
         )
         gin = dict(cursor.fetchall())
-    assert gin and all("passage_buckets(hashes)" in d for d in gin.values()), gin
+    assert gin and all("passage_buckets_23(hashes)" in d for d in gin.values()), gin
     statements: list[tuple[str, Sequence[Any]]] = [
         passages.pg_statement([PASSAGE]),
         passages.holders_statement(signed),

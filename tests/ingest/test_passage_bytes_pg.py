@@ -26,6 +26,7 @@ pytestmark = [pytest.mark.postgres, pytest.mark.django_db]
 WHEN = datetime(2026, 5, 1, tzinfo=UTC)
 MIN, MAX = -(2**63), 2**63 - 1
 EDGES = [0, -1, MIN, MAX, 2**40, -(2**40), 2**40 - 1, -(2**40) - 1, 1, MIN + 1, MAX - 1]
+EDGES += [2**41, -(2**41), 2**41 - 1, -(2**41) - 1]
 _signed = st.integers(min_value=MIN, max_value=MAX)
 
 
@@ -92,22 +93,30 @@ def test_a_partial_hash_is_refused() -> None:
         hashes_unpack(b"\x00" * 12)
 
 
-def test_the_bytes_buckets_are_the_arrays_on_edge_values() -> None:
-    buckets = _one("SELECT passage_buckets(%s::bytea)", [hashes_pack(EDGES)])
-    assert buckets == _one("SELECT passage_buckets(%s::bigint[])", [EDGES])
-    assert buckets == [v >> 40 for v in EDGES]
-    assert buckets[:6] == [0, -1, -(2**23), 2**23 - 1, 1, -1]
+# Ingest 0032's 24-bit buckets (which 0044's GIN no longer uses, still defined) and
+# 0044's 23-bit ones: the bytes' overload gives the array's.
+FUNCTIONS = [("passage_buckets", 40), ("passage_buckets_23", 41)]
 
 
-@examples(max_examples=60, deadline=None)
+@pytest.mark.parametrize(("function", "shift"), FUNCTIONS)
+def test_the_bytes_buckets_are_the_arrays_on_edge_values(function: str, shift: int) -> None:
+    buckets = _one(f"SELECT {function}(%s::bytea)", [hashes_pack(EDGES)])
+    assert buckets == _one(f"SELECT {function}(%s::bigint[])", [EDGES])
+    assert buckets == [v >> shift for v in EDGES]
+    top = 63 - shift
+    assert buckets[:4] == [0, -1, -(2**top), 2**top - 1]
+
+
+@pytest.mark.parametrize(("function", "shift"), FUNCTIONS)
+@examples(max_examples=40, deadline=None)
 @given(st.lists(_signed, min_size=1, max_size=40))
-def test_the_bytes_buckets_are_the_arrays(values: list[int]) -> None:
+def test_the_bytes_buckets_are_the_arrays(function: str, shift: int, values: list[int]) -> None:
     assert _one(
-        "SELECT passage_buckets(%s::bytea) = passage_buckets(%s::bigint[])",
+        f"SELECT {function}(%s::bytea) = {function}(%s::bigint[])",
         [hashes_pack(values), values],
     )
-    assert _one("SELECT passage_buckets(%s::bytea)", [hashes_pack(values)]) == [
-        v >> 40 for v in values
+    assert _one(f"SELECT {function}(%s::bytea)", [hashes_pack(values)]) == [
+        v >> shift for v in values
     ]
 
 
@@ -203,7 +212,7 @@ def test_a_partition_made_later_has_the_bytes_and_the_bucket_gin() -> None:
             [part],
         )
         (definition,) = cursor.fetchone()
-    assert "passage_buckets(hashes)" in definition and "fastupdate=off" in definition
+    assert "passage_buckets_23(hashes)" in definition and "fastupdate=off" in definition
     doc = passage_document(9, "later.example.com", [5, 6], later)
     assert PassageSet.objects.get(document=doc).hashes == [5, 6]
     assert [h.document_id for h in passages.lookup(hashes=[5, 6])] == [doc.pk]
