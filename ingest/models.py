@@ -1250,6 +1250,19 @@ def _database_numbered(field: object) -> bool:
     return isinstance(getattr(field, "db_default", None), DatabaseNumbered)
 
 
+def group_flagged() -> models.Q:
+    """Groups flagged by their own columns: for review, chained, oversized or exact. The
+    review statuses short of "labeled" and "all" hold these (and the disputed ones:
+    reviews.queue.group_queue). The condition of the partial index `group_flagged`,
+    which the queue's filter must imply for PostgreSQL to read the index."""
+    return (
+        models.Q(needs_review=True)
+        | models.Q(chained=True)
+        | models.Q(oversized=True)
+        | models.Q(kind="exact")  # CandidateGroup.Kind.EXACT
+    )
+
+
 class CandidateGroup(models.Model):
     class Kind(models.TextChoices):
         EXACT = "exact"
@@ -1290,13 +1303,7 @@ class CandidateGroup(models.Model):
             models.Index(
                 fields=["id"],
                 name="group_flagged",
-                condition=models.Q(dissolved=False)
-                & (
-                    models.Q(needs_review=True)
-                    | models.Q(chained=True)
-                    | models.Q(oversized=True)
-                    | models.Q(kind="exact")
-                ),
+                condition=models.Q(dissolved=False) & group_flagged(),
             ),
         ]
 

@@ -15,7 +15,7 @@ from django.db.models import Case, Exists, F, OuterRef, Q, QuerySet, Subquery, W
 
 from ingest.core import channels
 from ingest.core.extract import EXTRACTOR_VERSION
-from ingest.models import CandidateGroup, CandidatePair, Document, GroupMember
+from ingest.models import CandidateGroup, CandidatePair, Document, GroupMember, group_flagged
 from reviews.models import Claim, Decision, Label, PairState
 from reviews.queue.compiled_sql import compiled, compiled_rows
 from reviews.queue.pair_queue import pair_channel, pair_guard
@@ -199,13 +199,7 @@ def _group_status_filter(
     qs: QuerySet[WithAnnotations[CandidateGroup, GroupStatus]], status: str
 ) -> QuerySet[WithAnnotations[CandidateGroup, GroupStatus]]:
     # An exact group is reviewed as one item (its pairs are not queued one by one).
-    flagged = (
-        Q(needs_review=True)
-        | Q(chained=True)
-        | Q(oversized=True)
-        | Q(is_disputed=True)
-        | Q(kind=CandidateGroup.Kind.EXACT)
-    )
+    flagged = group_flagged() | Q(is_disputed=True)
     if status == "unlabeled":
         return qs.filter(flagged, ever_decided=False)
     if status == "disputed":
@@ -241,13 +235,7 @@ def _group_status_holds(status: str, row: dict[str, Any]) -> bool:
 def _group_flagged(disputed: Collection[int] | None = None) -> Q:
     """Groups the review statuses short of "labeled" and "all" can hold: flagged,
     chained, oversized, exact, or holding both sides of a "distinct" label."""
-    return (
-        Q(needs_review=True)
-        | Q(chained=True)
-        | Q(oversized=True)
-        | Q(kind=CandidateGroup.Kind.EXACT)
-        | _disputed(disputed)
-    )
+    return group_flagged() | _disputed(disputed)
 
 
 # A group's columns the queue page shows, read with its facts.
